@@ -1,0 +1,1 @@
+//! config (skeleton; see ARCHITECTURE in docs/architecture.md)

@@ -1,0 +1,1 @@
+//! coolify-api (skeleton; see ARCHITECTURE in docs/architecture.md)

@@ -1,0 +1,1 @@
+//! llm (skeleton; see ARCHITECTURE in docs/architecture.md)

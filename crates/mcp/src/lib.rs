@@ -1,0 +1,11 @@
+//! coyote-mcp — the MCP host: connections, runtime, catalog, content policy (render),
+//! meta-functions, prompt flattening, URI templates and the client handler. The only
+//! client-side user of rmcp; rmcp types never leave this crate (ARCHITECTURE.md).
+
+pub mod catalog_item;
+pub mod content;
+
+pub use catalog_item::{CatalogItem, CatalogKind, McpServerFeatures};
+pub use content::{
+    ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,
+};

@@ -1,0 +1,151 @@
+//! Validated MCP server specs, produced by `coyote-config` from mcp.json and consumed by
+//! `coyote-mcp`. Values here are already expanded (`${VAR}` resolved); the `Debug` impls
+//! redact env values, header values and URLs' secrets so a spec can be logged safely.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Default time allowed for spawn/connect + `initialize`.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default inactivity timeout of one request (reset by progress notifications).
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// One configured MCP server.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpServerSpec {
+    /// Validated name: `[A-Za-z0-9_-]{1,40}`; it becomes part of function names.
+    pub name: String,
+    pub transport: McpTransport,
+    pub timeouts: Timeouts,
+    /// When the user must approve a tool call (`"approve"` in mcp.json).
+    pub approve: ApprovalPolicy,
+    /// How the server's tools are shown to the model (`"expose"` in mcp.json).
+    pub expose: Exposure,
+    /// Tools the user pre-approved in the file (`autoApprove` / `alwaysAllow`).
+    pub auto_approve: Vec<String>,
+    /// The file this entry came from (for messages).
+    pub source: PathBuf,
+}
+
+impl fmt::Debug for McpServerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServerSpec")
+            .field("name", &self.name)
+            .field("transport", &self.transport)
+            .field("timeouts", &self.timeouts)
+            .field("approve", &self.approve)
+            .field("expose", &self.expose)
+            .field("source", &self.source)
+            .finish()
+    }
+}
+
+/// How to reach the server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum McpTransport {
+    Stdio(StdioSpec),
+    /// Streamable HTTP.
+    Http(HttpSpec),
+    /// Legacy HTTP+SSE (2024-11-05). rmcp 3.x has no client for it: connecting reports
+    /// a clear "unsupported" error.
+    Sse(HttpSpec),
+}
+
+impl McpTransport {
+    /// Short label for tables: `stdio`, `http`, `sse`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            McpTransport::Stdio(_) => "stdio",
+            McpTransport::Http(_) => "http",
+            McpTransport::Sse(_) => "sse",
+        }
+    }
+}
+
+/// A child process speaking MCP on stdin/stdout.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StdioSpec {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+}
+
+impl fmt::Debug for StdioSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let env: Vec<String> = self.env.keys().map(|k| format!("{k}=<redacted>")).collect();
+        f.debug_struct("StdioSpec")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &env)
+            .field("cwd", &self.cwd)
+            .finish()
+    }
+}
+
+/// An HTTP endpoint.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpSpec {
+    pub url: String,
+    /// Extra request headers, in file order.
+    pub headers: Vec<(String, String)>,
+    /// Name of an env var holding a bearer token (`bearerTokenEnv` in mcp.json).
+    pub bearer_token_env: Option<String>,
+}
+
+impl fmt::Debug for HttpSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<String> =
+            self.headers.iter().map(|(k, _)| format!("{k}: <redacted>")).collect();
+        f.debug_struct("HttpSpec")
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("bearer_token_env", &self.bearer_token_env)
+            .finish()
+    }
+}
+
+/// Per-server timeouts (`startupTimeoutSec`, `toolTimeoutSec`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeouts {
+    pub startup: Duration,
+    /// Inactivity timeout of one request; progress notifications reset it.
+    pub call: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts { startup: DEFAULT_STARTUP_TIMEOUT, call: DEFAULT_TOOL_TIMEOUT }
+    }
+}
+
+/// When the user is asked before a tool runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalPolicy {
+    /// Ask for tools annotated `destructiveHint: true`.
+    #[default]
+    Destructive,
+    /// Ask for every tool not annotated `readOnlyHint: true`.
+    All,
+    /// Never ask.
+    Never,
+}
+
+/// How a server's tools are declared to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exposure {
+    /// Direct while the declarations fit a budget, else meta-functions.
+    #[default]
+    Auto,
+    /// Each tool declared as itself (`<server>__<tool>`).
+    Direct,
+    /// The five meta-functions.
+    Meta,
+}

@@ -1,0 +1,1 @@
+//! session (skeleton; see ARCHITECTURE in docs/architecture.md)

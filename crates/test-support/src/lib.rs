@@ -1,0 +1,1 @@
+//! test-support (skeleton; see ARCHITECTURE in docs/architecture.md)
