@@ -10,13 +10,32 @@
 //   host 127.0.0.1;
 // - Unix sockets / named pipes (a non-numeric string or `{path}`), inherited handles and `{fd}`
 //   are left alone, and so is an explicit non-wildcard host.
+// - `server.address()` is available synchronously right after `listen()` returns, as it is
+//   for a host-less listen (the conformance suite reads `.port` at once). Node resolves any
+//   given host through `dns.lookup`, which answers asynchronously even for an IP literal; so,
+//   only while our own listen call runs and only for 127.0.0.1, `dns.lookup` answers inline.
 // It prints nothing: stdout belongs to stdio MCP servers.
+import dns from 'node:dns';
 import net from 'node:net';
 
 const LOOPBACK = '127.0.0.1';
 const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]', '::0']);
 
 const original = net.Server.prototype.listen;
+const originalLookup = dns.lookup;
+let insideListen = false;
+
+dns.lookup = function lookupLoopbackInline(hostname, options, callback) {
+  const cb = typeof options === 'function' ? options : callback;
+  if (insideListen && hostname === LOOPBACK && typeof cb === 'function') {
+    // Node 20 asks for one address, Node 22 for `{ all: true }` (a list).
+    const all = options !== null && typeof options === 'object' && options.all;
+    if (all) cb(null, [{ address: LOOPBACK, family: 4 }]);
+    else cb(null, LOOPBACK, 4);
+    return {};
+  }
+  return originalLookup.apply(this, arguments);
+};
 
 function isPort(value) {
   return (
@@ -55,5 +74,11 @@ function rewrite(args) {
 }
 
 net.Server.prototype.listen = function listenOnLoopback(...args) {
-  return original.apply(this, rewrite(args));
+  const outer = insideListen;
+  insideListen = true;
+  try {
+    return original.apply(this, rewrite(args));
+  } finally {
+    insideListen = outer;
+  }
 };
