@@ -1,0 +1,1 @@
+//! Integration tests of coolify-api against coolify-fixture.

@@ -1,0 +1,1 @@
+//! coolify-fixture (in progress)
