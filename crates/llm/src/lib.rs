@@ -1,1 +1,52 @@
-//! llm (skeleton; see ARCHITECTURE in docs/architecture.md)
+//! coyote-llm: LLM providers for coyote — OpenAI-compatible chat completions and the Anthropic
+//! Messages API — behind one object-safe [`Provider`] trait: request building, streaming parse
+//! (text and several parallel tool calls), usage, typed errors, and a bounded retry. It knows
+//! nothing about MCP and depends on no terminal, clap or config crate.
+//!
+//! Choice: our own wire code over `reqwest`, not a provider crate. Why: (1) streamed tool-call
+//! deltas must work against *any* OpenAI-compatible base URL (Ollama, vLLM, llama.cpp, LM Studio,
+//! OpenRouter, Groq), each with its own quirks — missing `index`/`id`, repeated names, arguments
+//! as objects, usage in odd places — which we must be able to tolerate in one place;
+//! (2) errors must be typed by cause (auth, rate limit with `Retry-After`, context length, …)
+//! from status codes and bodies, which provider crates flatten into strings; (3) tests must see
+//! the raw request bodies and feed raw SSE bytes split at any point; (4) one small dependency
+//! set (reqwest + rustls/ring, shared with rmcp) instead of a crate per vendor.
+
+#![deny(clippy::print_stdout)]
+
+mod anthropic;
+mod anthropic_stream;
+mod config;
+mod error;
+mod event;
+mod http;
+mod names;
+mod openai;
+mod openai_stream;
+mod provider;
+mod retry;
+mod sse;
+mod stream;
+mod types;
+mod validate;
+
+pub use anthropic::{ANTHROPIC_VERSION, Anthropic};
+pub use config::{
+    ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MAX_TOKENS, DEFAULT_ANTHROPIC_MODEL,
+    DEFAULT_OPENAI_MODEL, HttpTimeouts, KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig,
+    ProviderKind, detect_providers,
+};
+pub use error::{LlmError, TimeoutPhase};
+pub use event::{ResponseAssembler, StreamEvent};
+pub use http::install_crypto_provider;
+pub use names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
+pub use openai::OpenAiCompatible;
+pub use provider::{Provider, ProviderBuilder, build_provider};
+pub use retry::{BASE_BACKOFF, MAX_RETRIES, MAX_RETRY_WAIT, RetryClock, RetryPolicy, TokioClock};
+pub use sse::MAX_SSE_LINE_BYTES;
+pub use stream::EventStream;
+pub use types::{
+    ArgumentsError, AssistantMessage, ChatRequest, ChatResponse, FinishReason, Message, StreamMode,
+    ToolCall, ToolOutcome, ToolResult, Usage,
+};
+pub use validate::{ConversationError, validate_conversation};

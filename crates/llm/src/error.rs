@@ -1,0 +1,153 @@
+//! The one error type of coyote-llm. Callers match on variants, never on text; the wording
+//! (what went wrong and what to do) lives in `Display`. No variant ever carries an API key:
+//! response bodies are excerpted and scrubbed of the configured key before they land here.
+
+use std::fmt;
+use std::time::Duration;
+
+/// Which wait ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutPhase {
+    /// Opening the TCP/TLS connection.
+    Connect,
+    /// Waiting for the response status and headers.
+    Response,
+    /// Waiting for the next piece of the response body.
+    Idle,
+}
+
+impl fmt::Display for TimeoutPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TimeoutPhase::Connect => "connecting",
+            TimeoutPhase::Response => "waiting for the response to start",
+            TimeoutPhase::Idle => "waiting for more of the response",
+        })
+    }
+}
+
+/// Everything that can go wrong talking to a model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmError {
+    /// HTTP 401/403.
+    #[error("{provider}: the API key was rejected (HTTP {status}: {detail}); {advice}")]
+    Auth {
+        provider: String,
+        status: u16,
+        detail: String,
+        advice: String,
+    },
+
+    /// HTTP 429 after the bounded retries, or with a wait longer than we are willing to sleep.
+    #[error(
+        "{provider}: rate limited (HTTP 429) after {attempts} attempt(s): {detail}; {}",
+        rate_limit_advice(.retry_after)
+    )]
+    RateLimited {
+        provider: String,
+        retry_after: Option<Duration>,
+        attempts: u32,
+        detail: String,
+    },
+
+    /// The conversation no longer fits the model's context window.
+    #[error(
+        "{provider}: the conversation is too long for the model's context window ({detail}); \
+         start a new conversation (.clear), shorten the input, or choose a model with a larger \
+         context"
+    )]
+    ContextLength { provider: String, detail: String },
+
+    /// HTTP 5xx (after the bounded retries).
+    #[error(
+        "{provider}: server error (HTTP {status}): {detail}; the service may be overloaded or \
+         down, try again later"
+    )]
+    Server {
+        provider: String,
+        status: u16,
+        detail: String,
+    },
+
+    /// The server could not be reached or the connection failed before a response started.
+    #[error(
+        "{provider}: could not reach {endpoint}: {detail}; check `api_base` and that the server is \
+         running"
+    )]
+    Network {
+        provider: String,
+        endpoint: String,
+        detail: String,
+    },
+
+    #[error(
+        "{provider}: timed out after {}s while {phase}; the server may be overloaded or the model \
+         still loading, try again or raise the client's timeouts",
+        .after.as_secs()
+    )]
+    Timeout {
+        provider: String,
+        phase: TimeoutPhase,
+        after: Duration,
+    },
+
+    /// The response broke the wire protocol: bad SSE or JSON, or the stream was cut mid-answer.
+    #[error(
+        "{provider}: unexpected response ({detail}); the connection may have dropped or the server \
+         is not {provider}-compatible, try again or check `type` and `api_base`"
+    )]
+    Protocol { provider: String, detail: String },
+
+    /// HTTP 400/404/422…: the server refused the request itself.
+    #[error(
+        "{provider}: the request was rejected (HTTP {status}): {detail}; check the model name and \
+         its options"
+    )]
+    InvalidRequest {
+        provider: String,
+        status: u16,
+        detail: String,
+    },
+
+    /// The client configuration cannot work (bad `api_base`, unusable header, TLS setup).
+    #[error("{provider}: invalid client configuration: {detail}; fix the client in config.yaml")]
+    Config { provider: String, detail: String },
+
+    /// The caller built a conversation that no provider accepts (a bug in the caller).
+    #[error("internal error: invalid conversation: {0}; this is a coyote bug, please report it")]
+    InvalidConversation(#[from] crate::validate::ConversationError),
+}
+
+fn rate_limit_advice(retry_after: &Option<Duration>) -> String {
+    match retry_after {
+        Some(wait) => format!(
+            "the server asks to wait {}s before retrying",
+            wait.as_secs()
+        ),
+        None => "wait a moment and retry, or check the account's quota".to_string(),
+    }
+}
+
+impl LlmError {
+    pub(crate) fn protocol(provider: &str, detail: impl Into<String>) -> Self {
+        LlmError::Protocol {
+            provider: provider.to_string(),
+            detail: detail.into(),
+        }
+    }
+
+    pub(crate) fn config(provider: &str, detail: impl Into<String>) -> Self {
+        LlmError::Config {
+            provider: provider.to_string(),
+            detail: detail.into(),
+        }
+    }
+
+    /// The wait the server asked for, when it did.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            LlmError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}

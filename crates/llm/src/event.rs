@@ -1,0 +1,118 @@
+//! Streamed response events and the assembler that folds them into a [`ChatResponse`].
+//!
+//! Every provider yields the same sequence shape, whether it streamed or not:
+//! `TextDelta*` and per call `ToolCallStarted → ToolCallArgumentsDelta* → ToolCallFinished`
+//! (calls may interleave, told apart by `index`), then at most one `Usage`, then exactly one
+//! `Done` as the last item. `index` is the call's position in the final
+//! [`AssistantMessage::tool_calls`] (0, 1, 2… in order of `ToolCallStarted`), not a provider's
+//! content-block index.
+
+use crate::error::LlmError;
+use crate::types::{AssistantMessage, ChatResponse, FinishReason, ToolCall, Usage};
+
+/// One increment of a model's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    TextDelta(String),
+    ToolCallStarted {
+        index: usize,
+        id: String,
+        name: String,
+    },
+    ToolCallArgumentsDelta {
+        index: usize,
+        delta: String,
+    },
+    /// The call is complete; `call.arguments` is the whole raw argument text.
+    ToolCallFinished {
+        index: usize,
+        call: ToolCall,
+    },
+    Usage(Usage),
+    /// Always the last event of a successful stream.
+    Done {
+        finish_reason: FinishReason,
+    },
+}
+
+/// Folds [`StreamEvent`]s into a [`ChatResponse`]; keep one per request and feed it every event
+/// you forward to the UI, so a cancelled turn can still keep its partial answer.
+#[derive(Debug, Default)]
+pub struct ResponseAssembler {
+    text: String,
+    /// Finished calls by index; `None` while still streaming.
+    calls: Vec<Option<ToolCall>>,
+    usage: Option<Usage>,
+    finish_reason: Option<FinishReason>,
+}
+
+impl ResponseAssembler {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TextDelta(delta) => self.text.push_str(delta),
+            StreamEvent::ToolCallStarted { index, .. } => self.slot(*index),
+            StreamEvent::ToolCallArgumentsDelta { .. } => {}
+            StreamEvent::ToolCallFinished { index, call } => {
+                self.slot(*index);
+                self.calls[*index] = Some(call.clone());
+            }
+            StreamEvent::Usage(usage) => self.usage = Some(*usage),
+            StreamEvent::Done { finish_reason } => self.finish_reason = Some(finish_reason.clone()),
+        }
+    }
+
+    fn slot(&mut self, index: usize) {
+        if self.calls.len() <= index {
+            self.calls.resize(index + 1, None);
+        }
+    }
+
+    /// True once `Done` arrived.
+    pub fn is_done(&self) -> bool {
+        self.finish_reason.is_some()
+    }
+
+    /// What the model said so far: the text and the calls that finished streaming. Use this to
+    /// keep the partial answer of a cancelled turn.
+    pub fn partial(&self) -> AssistantMessage {
+        AssistantMessage {
+            text: self.text.clone(),
+            tool_calls: self.calls.iter().flatten().cloned().collect(),
+        }
+    }
+
+    /// The complete response; a stream that ended without `Done`, or with a call that never
+    /// finished, is a protocol error.
+    pub fn finish(self, provider: &str) -> Result<ChatResponse, LlmError> {
+        let Some(finish_reason) = self.finish_reason else {
+            return Err(LlmError::protocol(
+                provider,
+                "the response ended before the model finished",
+            ));
+        };
+        let mut tool_calls = Vec::with_capacity(self.calls.len());
+        for (index, call) in self.calls.into_iter().enumerate() {
+            match call {
+                Some(call) => tool_calls.push(call),
+                None => {
+                    return Err(LlmError::protocol(
+                        provider,
+                        format!("tool call #{index} was started but never finished"),
+                    ));
+                }
+            }
+        }
+        Ok(ChatResponse {
+            message: AssistantMessage {
+                text: self.text,
+                tool_calls,
+            },
+            usage: self.usage,
+            finish_reason,
+        })
+    }
+}

@@ -1,0 +1,473 @@
+//! The HTTP plumbing both providers share: building the reqwest client (after installing the
+//! rustls `ring` provider, idempotently), sending one request with the bounded retry, mapping
+//! non-2xx responses to typed errors, and reading bodies under the idle timeout.
+//!
+//! Invariants: every await on the network has a timeout; a retry only ever happens before the
+//! caller has seen a byte of a successful response; error details are excerpts scrubbed of the
+//! configured API key.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+
+use crate::config::{ApiKey, KeySource, ProviderConfig};
+use crate::error::{LlmError, TimeoutPhase};
+use crate::retry::{RetryClock, RetryPolicy, retry_after};
+
+/// Most of an error body we read (the useful part is the first few hundred bytes).
+const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+/// Most of a non-streamed response we accept.
+pub(crate) const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+/// Characters of a server's error message kept in our error.
+const DETAIL_CHARS: usize = 400;
+
+/// Installs rustls' `ring` crypto provider for the process unless one is installed already.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// Shared state of one provider instance.
+#[derive(Debug)]
+pub(crate) struct HttpCore {
+    pub provider: String,
+    client: reqwest::Client,
+    key: Option<ApiKey>,
+    pub idle_timeout: Duration,
+    response_timeout: Duration,
+    connect_timeout: Duration,
+    retry: RetryPolicy,
+    clock: Arc<dyn RetryClock>,
+}
+
+/// How the retry loop treats one failed attempt.
+enum Attempt {
+    Retry {
+        error: LlmError,
+        wait: Option<Duration>,
+    },
+    Fail(LlmError),
+}
+
+impl HttpCore {
+    pub fn new(
+        config: &ProviderConfig,
+        retry: RetryPolicy,
+        clock: Arc<dyn RetryClock>,
+    ) -> Result<Self, LlmError> {
+        url::Url::parse(&config.api_base).map_err(|e| {
+            LlmError::config(
+                &config.name,
+                format!("`api_base` {:?} is not a URL ({e})", config.api_base),
+            )
+        })?;
+        install_crypto_provider();
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.timeouts.connect)
+            .build()
+            .map_err(|e| {
+                LlmError::config(&config.name, format!("cannot build the HTTP client: {e}"))
+            })?;
+        Ok(HttpCore {
+            provider: config.name.clone(),
+            client,
+            key: config.api_key.clone(),
+            idle_timeout: config.timeouts.idle,
+            response_timeout: config.timeouts.response,
+            connect_timeout: config.timeouts.connect,
+            retry,
+            clock,
+        })
+    }
+
+    pub fn key(&self) -> Option<&ApiKey> {
+        self.key.as_ref()
+    }
+
+    /// A header value holding a secret: marked sensitive so it never shows in debug output.
+    pub fn secret_header(&self, value: String) -> Result<HeaderValue, LlmError> {
+        let mut header = HeaderValue::from_str(&value).map_err(|_| {
+            LlmError::config(
+                &self.provider,
+                "the API key contains characters not allowed in an HTTP header",
+            )
+        })?;
+        header.set_sensitive(true);
+        Ok(header)
+    }
+
+    /// POSTs `body` as JSON, retrying 429/transient 5xx per the policy; returns the 2xx response
+    /// with its body unread.
+    pub async fn post_json(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<reqwest::Response, LlmError> {
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let request = self
+                .client
+                .post(url)
+                .headers(headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+            let (error, asked) = match self.attempt(url, request, attempts).await? {
+                Ok(response) => return Ok(response),
+                Err(Attempt::Fail(error)) => return Err(error),
+                Err(Attempt::Retry { error, wait }) => (error, wait),
+            };
+            let retry = attempts - 1;
+            if retry >= self.retry.max_retries {
+                return Err(error);
+            }
+            let wait = asked.unwrap_or_else(|| self.retry.backoff(retry));
+            if wait > self.retry.max_wait {
+                return Err(error);
+            }
+            tracing::warn!(provider = %self.provider, attempt = attempts, wait_ms = wait.as_millis() as u64, %error, "retrying model request");
+            self.clock.sleep(wait).await;
+        }
+    }
+
+    /// GETs `url` (no retry) and returns the 2xx body.
+    pub async fn get(&self, url: &str, headers: HeaderMap) -> Result<Bytes, LlmError> {
+        let request = self.client.get(url).headers(headers);
+        match self.attempt(url, request, 1).await? {
+            Ok(response) => self.read_body(response, MAX_RESPONSE_BYTES).await,
+            Err(Attempt::Fail(error)) | Err(Attempt::Retry { error, .. }) => Err(error),
+        }
+    }
+
+    async fn attempt(
+        &self,
+        url: &str,
+        request: reqwest::RequestBuilder,
+        attempts: u32,
+    ) -> Result<Result<reqwest::Response, Attempt>, LlmError> {
+        let response = match tokio::time::timeout(self.response_timeout, request.send()).await {
+            Err(_) => return Err(self.timeout(TimeoutPhase::Response, self.response_timeout)),
+            Ok(Err(e)) if e.is_timeout() && e.is_connect() => {
+                return Err(self.timeout(TimeoutPhase::Connect, self.connect_timeout));
+            }
+            Ok(Err(e)) => {
+                return Err(LlmError::Network {
+                    provider: self.provider.clone(),
+                    endpoint: display_endpoint(url),
+                    detail: error_chain(e.without_url()),
+                });
+            }
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status();
+        if status.is_success() {
+            return Ok(Ok(response));
+        }
+        let wait = retry_after(response.headers(), self.clock.now());
+        let body = self
+            .read_body(response, MAX_ERROR_BODY_BYTES)
+            .await
+            .unwrap_or_default();
+        Ok(Err(self.classify(status, &body, wait, attempts)))
+    }
+
+    fn classify(
+        &self,
+        status: StatusCode,
+        body: &[u8],
+        wait: Option<Duration>,
+        attempts: u32,
+    ) -> Attempt {
+        let info = ErrorInfo::parse(body);
+        let detail = self.redact(&info.excerpt(status));
+        let provider = self.provider.clone();
+        let code = status.as_u16();
+        if info.is_context_length() && matches!(code, 400 | 413 | 422 | 500) {
+            return Attempt::Fail(LlmError::ContextLength { provider, detail });
+        }
+        match code {
+            401 | 403 => Attempt::Fail(LlmError::Auth {
+                provider,
+                status: code,
+                detail,
+                advice: self.auth_advice(),
+            }),
+            429 if info.has_code("insufficient_quota") => Attempt::Fail(LlmError::RateLimited {
+                provider,
+                retry_after: None,
+                attempts,
+                detail,
+            }),
+            429 => Attempt::Retry {
+                error: LlmError::RateLimited {
+                    provider,
+                    retry_after: wait,
+                    attempts,
+                    detail,
+                },
+                wait,
+            },
+            408 | 500 | 502 | 503 | 504 | 529 => Attempt::Retry {
+                error: LlmError::Server {
+                    provider,
+                    status: code,
+                    detail,
+                },
+                wait,
+            },
+            500..=599 => Attempt::Fail(LlmError::Server {
+                provider,
+                status: code,
+                detail,
+            }),
+            400..=499 => Attempt::Fail(LlmError::InvalidRequest {
+                provider,
+                status: code,
+                detail,
+            }),
+            _ => Attempt::Fail(LlmError::Protocol {
+                provider,
+                detail: format!("unexpected HTTP status {status}: {detail}"),
+            }),
+        }
+    }
+
+    fn auth_advice(&self) -> String {
+        match self.key.as_ref().map(ApiKey::source) {
+            None => format!(
+                "no API key is configured for client `{}`: set `api_key_env` in config.yaml to the \
+                 variable holding it",
+                self.provider
+            ),
+            Some(KeySource::Env(var)) => format!("check the key in ${var} and its permissions"),
+            Some(KeySource::Provided) => {
+                "check the configured API key and its permissions".to_string()
+            }
+        }
+    }
+
+    pub fn timeout(&self, phase: TimeoutPhase, after: Duration) -> LlmError {
+        LlmError::Timeout {
+            provider: self.provider.clone(),
+            phase,
+            after,
+        }
+    }
+
+    /// Removes the configured key from text that may echo it.
+    pub fn redact(&self, text: &str) -> String {
+        match &self.key {
+            Some(key) if key.expose_secret().len() >= 4 => {
+                text.replace(key.expose_secret(), "<redacted>")
+            }
+            _ => text.to_string(),
+        }
+    }
+
+    /// Reads a whole body, each piece under the idle timeout, refusing more than `limit` bytes.
+    pub async fn read_body(
+        &self,
+        response: reqwest::Response,
+        limit: usize,
+    ) -> Result<Bytes, LlmError> {
+        let mut body = Vec::new();
+        let mut stream = response.bytes_stream();
+        loop {
+            match tokio::time::timeout(self.idle_timeout, stream.next()).await {
+                Err(_) => return Err(self.timeout(TimeoutPhase::Idle, self.idle_timeout)),
+                Ok(None) => return Ok(Bytes::from(body)),
+                Ok(Some(Err(e))) => {
+                    return Err(LlmError::protocol(
+                        &self.provider,
+                        format!("the response broke off: {}", error_chain(e.without_url())),
+                    ));
+                }
+                Ok(Some(Ok(chunk))) => {
+                    if body.len() + chunk.len() > limit {
+                        return Err(LlmError::protocol(
+                            &self.provider,
+                            format!("the response is larger than {limit} bytes"),
+                        ));
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+            }
+        }
+    }
+}
+
+/// An error and its causes on one line (reqwest's top-level text alone says little).
+pub(crate) fn error_chain(error: impl std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// `scheme://host[:port]/path` without credentials or query, for messages.
+fn display_endpoint(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.to_string()
+        }
+        Err(_) => "<invalid url>".to_string(),
+    }
+}
+
+/// The useful parts of an error body. Providers disagree on the shape:
+/// `{"error":{"message","type","code"}}` (OpenAI, Anthropic, llama.cpp, vLLM, Groq),
+/// `{"error":"text"}` (Ollama), `{"message"|"detail": …}` (others).
+#[derive(Debug, Default)]
+pub(crate) struct ErrorInfo {
+    pub message: Option<String>,
+    /// `error.code` and `error.type`, as text.
+    pub codes: Vec<String>,
+    raw: String,
+}
+
+impl ErrorInfo {
+    pub fn parse(body: &[u8]) -> Self {
+        let raw = String::from_utf8_lossy(body).into_owned();
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
+            return ErrorInfo {
+                raw,
+                ..Self::default()
+            };
+        };
+        Self::from_value(&value, raw)
+    }
+
+    /// From an already parsed error object (also used for errors inside a stream).
+    pub fn from_value(value: &serde_json::Value, raw: String) -> Self {
+        let error = value.get("error").unwrap_or(value);
+        let text = |v: Option<&serde_json::Value>| match v {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        let message = match error {
+            serde_json::Value::String(s) => Some(s.clone()),
+            _ => text(error.get("message")).or_else(|| text(error.get("detail"))),
+        };
+        let codes = ["code", "type"]
+            .iter()
+            .filter_map(|k| text(error.get(*k)))
+            .collect();
+        ErrorInfo {
+            message,
+            codes,
+            raw,
+        }
+    }
+
+    pub fn has_code(&self, code: &str) -> bool {
+        self.codes.iter().any(|c| c == code)
+    }
+
+    /// Context overflow, told by code where servers send one and by wording where they do not:
+    /// providers give no other signal, so their documented wordings are matched here, once.
+    pub fn is_context_length(&self) -> bool {
+        const CODES: [&str; 3] = [
+            "context_length_exceeded",
+            "exceed_context_size_error",
+            "string_above_max_length",
+        ];
+        const WORDINGS: [&str; 7] = [
+            "maximum context length",
+            "context length exceeded",
+            "context_length_exceeded",
+            "prompt is too long",
+            "exceeds the available context size",
+            "exceed context limit",
+            "context window",
+        ];
+        if CODES.iter().any(|c| self.has_code(c)) {
+            return true;
+        }
+        let text = self.message.as_deref().unwrap_or(&self.raw).to_lowercase();
+        WORDINGS.iter().any(|w| text.contains(w))
+    }
+
+    /// A short, single-line description for an error message.
+    pub fn excerpt(&self, status: StatusCode) -> String {
+        let text = match &self.message {
+            Some(message) => message.clone(),
+            None if self.raw.trim().is_empty() => status
+                .canonical_reason()
+                .unwrap_or("no details")
+                .to_string(),
+            None => self.raw.clone(),
+        };
+        let single_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut out: String = single_line.chars().take(DETAIL_CHARS).collect();
+        if single_line.chars().count() > DETAIL_CHARS {
+            out.push('…');
+        }
+        out
+    }
+}
+
+/// An error the server reported inside a 200 response (an SSE `error` event or an `error`
+/// object in a chunk), mapped to the same variants a status code would give.
+pub(crate) fn in_band_error(provider: &str, info: &ErrorInfo) -> LlmError {
+    let provider = provider.to_string();
+    let detail = info.excerpt(StatusCode::OK);
+    let numeric = info.codes.iter().find_map(|c| c.parse::<u16>().ok());
+    let has = |codes: &[&str]| codes.iter().any(|c| info.has_code(c));
+    if info.is_context_length() {
+        LlmError::ContextLength { provider, detail }
+    } else if has(&[
+        "authentication_error",
+        "permission_error",
+        "invalid_api_key",
+    ]) || matches!(numeric, Some(401 | 403))
+    {
+        LlmError::Auth {
+            provider,
+            status: numeric.unwrap_or(401),
+            detail,
+            advice: "check the API key".to_string(),
+        }
+    } else if has(&["rate_limit_error", "rate_limit_exceeded"]) || numeric == Some(429) {
+        LlmError::RateLimited {
+            provider,
+            retry_after: None,
+            attempts: 1,
+            detail,
+        }
+    } else if has(&["overloaded_error"]) {
+        LlmError::Server {
+            provider,
+            status: 529,
+            detail,
+        }
+    } else if has(&["api_error", "server_error"]) || numeric.is_some_and(|n| n >= 500) {
+        LlmError::Server {
+            provider,
+            status: numeric.filter(|n| *n >= 500).unwrap_or(500),
+            detail,
+        }
+    } else if has(&["invalid_request_error"]) || numeric.is_some_and(|n| (400..500).contains(&n)) {
+        LlmError::InvalidRequest {
+            provider,
+            status: numeric.unwrap_or(400),
+            detail,
+        }
+    } else {
+        LlmError::Protocol {
+            provider,
+            detail: format!("the server reported an error mid-answer: {detail}"),
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! OpenAI-compatible chat completions (`POST {api_base}/chat/completions`): OpenAI, Ollama's
+//! `/v1`, vLLM, llama.cpp server, LM Studio, OpenRouter, Groq. This module builds the request
+//! body; `openai_stream` reads the answer.
+//!
+//! Wire choices (why): `tools` is omitted when empty (several local servers reject `[]`);
+//! streaming requests ask for `stream_options.include_usage` (the only way to get usage from
+//! OpenAI while streaming); the output limit is `max_completion_tokens` on api.openai.com (its
+//! newer models refuse `max_tokens`) and `max_tokens` elsewhere (what compatible servers read);
+//! an assistant message that only called tools carries `content: null`.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
+use serde_json::{Value, json};
+
+use crate::config::{ProviderConfig, ProviderKind};
+use crate::error::LlmError;
+use crate::http::HttpCore;
+use crate::openai_stream::{OpenAiStreamParser, parse_completion, parse_model_list};
+use crate::provider::Provider;
+use crate::retry::{RetryClock, RetryPolicy};
+use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
+use crate::types::{ChatRequest, Message, StreamMode};
+use crate::validate::validate_conversation;
+
+/// Which field carries the output limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MaxTokensField {
+    MaxTokens,
+    MaxCompletionTokens,
+}
+
+/// A client for one OpenAI-compatible server.
+#[derive(Debug)]
+pub struct OpenAiCompatible {
+    core: HttpCore,
+    chat_url: String,
+    models_url: String,
+    max_tokens_field: MaxTokensField,
+}
+
+impl OpenAiCompatible {
+    pub(crate) fn new(
+        config: &ProviderConfig,
+        retry: RetryPolicy,
+        clock: Arc<dyn RetryClock>,
+    ) -> Result<Self, LlmError> {
+        let core = HttpCore::new(config, retry, clock)?;
+        let base = config.api_base.trim_end_matches('/');
+        let is_openai = url::Url::parse(base)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .as_deref()
+            == Some("api.openai.com");
+        Ok(OpenAiCompatible {
+            core,
+            chat_url: format!("{base}/chat/completions"),
+            models_url: format!("{base}/models"),
+            max_tokens_field: if is_openai {
+                MaxTokensField::MaxCompletionTokens
+            } else {
+                MaxTokensField::MaxTokens
+            },
+        })
+    }
+
+    fn headers(&self, accept: &'static str) -> Result<HeaderMap, LlmError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static(accept));
+        if let Some(key) = self.core.key() {
+            headers.insert(
+                AUTHORIZATION,
+                self.core
+                    .secret_header(format!("Bearer {}", key.expose_secret()))?,
+            );
+        }
+        Ok(headers)
+    }
+
+    fn body(&self, request: &ChatRequest) -> Value {
+        let mut body = serde_json::Map::new();
+        body.insert("model".into(), json!(request.model));
+        body.insert(
+            "messages".into(),
+            Value::Array(request.messages.iter().map(wire_message).collect()),
+        );
+        if !request.tools.is_empty() {
+            let tools = request
+                .tools
+                .iter()
+                .map(|tool| {
+                    json!({
+                        "type": "function",
+                        "function": {
+                            "name": tool.name,
+                            "description": tool.description,
+                            "parameters": object_schema(&tool.parameters),
+                        }
+                    })
+                })
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+        }
+        if let Some(temperature) = request.temperature {
+            body.insert("temperature".into(), json!(temperature));
+        }
+        if let Some(max_tokens) = request.max_tokens {
+            let field = match self.max_tokens_field {
+                MaxTokensField::MaxTokens => "max_tokens",
+                MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+            };
+            body.insert(field.into(), json!(max_tokens));
+        }
+        match request.stream {
+            StreamMode::Streaming => {
+                body.insert("stream".into(), json!(true));
+                body.insert("stream_options".into(), json!({"include_usage": true}));
+            }
+            StreamMode::Whole => {
+                body.insert("stream".into(), json!(false));
+            }
+        }
+        Value::Object(body)
+    }
+
+    async fn send(&self, request: &ChatRequest) -> Result<EventStream, LlmError> {
+        validate_conversation(&request.messages)?;
+        let body = Bytes::from(serde_json::to_vec(&self.body(request)).map_err(|e| {
+            LlmError::protocol(
+                &self.core.provider,
+                format!("cannot encode the request: {e}"),
+            )
+        })?);
+        let provider = &self.core.provider;
+        match request.stream {
+            StreamMode::Streaming => {
+                let response = self
+                    .core
+                    .post_json(&self.chat_url, self.headers("text/event-stream")?, body)
+                    .await?;
+                Ok(sse_event_stream(
+                    provider,
+                    response.bytes_stream(),
+                    OpenAiStreamParser::new(provider),
+                    self.core.idle_timeout,
+                ))
+            }
+            StreamMode::Whole => {
+                let response = self
+                    .core
+                    .post_json(&self.chat_url, self.headers("application/json")?, body)
+                    .await?;
+                let bytes = self
+                    .core
+                    .read_body(response, crate::http::MAX_RESPONSE_BYTES)
+                    .await?;
+                Ok(ready_event_stream(parse_completion(provider, &bytes)?))
+            }
+        }
+    }
+}
+
+impl Provider for OpenAiCompatible {
+    fn name(&self) -> &str {
+        &self.core.provider
+    }
+
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::OpenAiCompatible
+    }
+
+    fn stream<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<EventStream, LlmError>> {
+        Box::pin(self.send(request))
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, LlmError>> {
+        Box::pin(async move {
+            let bytes = self
+                .core
+                .get(&self.models_url, self.headers("application/json")?)
+                .await?;
+            parse_model_list(&self.core.provider, &bytes)
+        })
+    }
+}
+
+fn wire_message(message: &Message) -> Value {
+    match message {
+        Message::System { text } => json!({"role": "system", "content": text}),
+        Message::User { text } => json!({"role": "user", "content": text}),
+        Message::Assistant(assistant) => {
+            let mut wire = serde_json::Map::new();
+            wire.insert("role".into(), json!("assistant"));
+            let content = if assistant.text.is_empty() && !assistant.tool_calls.is_empty() {
+                Value::Null
+            } else {
+                json!(assistant.text)
+            };
+            wire.insert("content".into(), content);
+            if !assistant.tool_calls.is_empty() {
+                let calls = assistant
+                    .tool_calls
+                    .iter()
+                    .map(|call| {
+                        // Echo the model's own text; only a blank one becomes `{}`, which servers
+                        // that re-parse arguments need.
+                        let arguments = if call.arguments.trim().is_empty() {
+                            "{}"
+                        } else {
+                            &call.arguments
+                        };
+                        json!({
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": arguments},
+                        })
+                    })
+                    .collect();
+                wire.insert("tool_calls".into(), Value::Array(calls));
+            }
+            Value::Object(wire)
+        }
+        Message::Tool(result) => json!({
+            "role": "tool",
+            "tool_call_id": result.call_id,
+            "content": result.content,
+        }),
+    }
+}
+
+/// Providers require an object schema; MCP tools always have one, but a missing or malformed
+/// schema must not make the whole request fail.
+pub(crate) fn object_schema(parameters: &Value) -> Value {
+    match parameters {
+        Value::Object(map) if !map.is_empty() => parameters.clone(),
+        _ => json!({"type": "object", "properties": {}}),
+    }
+}

@@ -1,0 +1,106 @@
+//! The object-safe [`Provider`] trait the turn loop talks to, and [`ProviderBuilder`], the one
+//! way to turn a [`ProviderConfig`] into a provider.
+//!
+//! Contract of [`Provider::stream`]: the returned future resolves once the server accepted the
+//! request (status 2xx), after the bounded retry of 429/transient 5xx; errors before that are the
+//! future's `Err`. From then on nothing is retried: errors arrive as stream items and end the
+//! stream. The conversation is validated locally first ([`crate::validate_conversation`]).
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+
+use crate::anthropic::Anthropic;
+use crate::config::{ProviderConfig, ProviderKind};
+use crate::error::LlmError;
+use crate::event::ResponseAssembler;
+use crate::names::FunctionNameRules;
+use crate::openai::OpenAiCompatible;
+use crate::retry::{RetryClock, RetryPolicy, TokioClock};
+use crate::stream::EventStream;
+use crate::types::{ChatRequest, ChatResponse};
+
+/// A model API client.
+pub trait Provider: Send + Sync + fmt::Debug {
+    /// The configured client name (used in messages).
+    fn name(&self) -> &str;
+
+    fn kind(&self) -> ProviderKind;
+
+    /// Function names this provider accepts; callers sanitise declared names with it.
+    fn function_name_rules(&self) -> FunctionNameRules {
+        FunctionNameRules::PORTABLE
+    }
+
+    /// Sends `request` and returns its events (see the module docs for the retry contract).
+    /// With [`crate::StreamMode::Whole`] the events arrive all at once.
+    fn stream<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<EventStream, LlmError>>;
+
+    /// Model ids the server offers (`GET …/models`), for `coyote models`.
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, LlmError>>;
+
+    /// Sends `request` and assembles the whole answer.
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let mut events = self.stream(request).await?;
+            let mut assembler = ResponseAssembler::new();
+            while let Some(event) = events.next().await {
+                assembler.push(&event?);
+            }
+            assembler.finish(self.name())
+        })
+    }
+}
+
+/// Builds a provider from its config; tests inject a clock and retry policy.
+#[derive(Debug)]
+pub struct ProviderBuilder {
+    config: ProviderConfig,
+    retry: RetryPolicy,
+    clock: Arc<dyn RetryClock>,
+}
+
+impl ProviderBuilder {
+    pub fn new(config: ProviderConfig) -> Self {
+        ProviderBuilder {
+            config,
+            retry: RetryPolicy::default(),
+            clock: Arc::new(TokioClock),
+        }
+    }
+
+    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The clock the retry loop reads and sleeps on.
+    pub fn clock(mut self, clock: Arc<dyn RetryClock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    pub fn build(self) -> Result<Arc<dyn Provider>, LlmError> {
+        Ok(match self.config.kind {
+            ProviderKind::OpenAiCompatible => {
+                Arc::new(OpenAiCompatible::new(&self.config, self.retry, self.clock)?)
+            }
+            ProviderKind::Anthropic => {
+                Arc::new(Anthropic::new(&self.config, self.retry, self.clock)?)
+            }
+        })
+    }
+}
+
+/// `ProviderBuilder::new(config).build()`.
+pub fn build_provider(config: ProviderConfig) -> Result<Arc<dyn Provider>, LlmError> {
+    ProviderBuilder::new(config).build()
+}

@@ -1,0 +1,266 @@
+//! The provider-neutral conversation model: messages, tool calls and results, one chat request
+//! and its assembled response. Providers translate these into their wire shapes; nothing here
+//! knows HTTP, JSON wire formats or MCP.
+//!
+//! Invariants a well-formed conversation keeps (checked by [`crate::validate_conversation`]
+//! before anything is sent): every [`ToolResult`] answers a tool call of the assistant message
+//! just before it, every tool call is answered before the conversation moves on, and no
+//! assistant message is empty (the library never synthesizes assistant turns).
+
+use coyote_protocol::FunctionDeclaration;
+use serde::{Deserialize, Serialize};
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// Instructions. Anthropic receives all system text in its `system` parameter.
+    System {
+        text: String,
+    },
+    User {
+        text: String,
+    },
+    /// What the model said: text, tool calls, or both.
+    Assistant(AssistantMessage),
+    /// The answer to one tool call.
+    Tool(ToolResult),
+}
+
+impl Message {
+    pub fn system(text: impl Into<String>) -> Self {
+        Message::System { text: text.into() }
+    }
+
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::User { text: text.into() }
+    }
+
+    pub fn assistant(message: AssistantMessage) -> Self {
+        Message::Assistant(message)
+    }
+
+    pub fn tool_result(result: ToolResult) -> Self {
+        Message::Tool(result)
+    }
+}
+
+/// An assistant turn as the model produced it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AssistantMessage {
+    /// Visible text; empty when the model only called tools.
+    pub text: String,
+    /// Calls in the order the model emitted them.
+    pub tool_calls: Vec<ToolCall>,
+}
+
+impl AssistantMessage {
+    pub fn text(text: impl Into<String>) -> Self {
+        AssistantMessage {
+            text: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// True when the model said nothing at all (such a message must not be sent back).
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty() && self.tool_calls.is_empty()
+    }
+}
+
+/// One function call requested by the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Provider-assigned id (synthesized only when an OpenAI-compatible server sends none).
+    pub id: String,
+    pub name: String,
+    /// The arguments exactly as the model sent them (a JSON object as text, possibly invalid or
+    /// empty). Kept raw so the conversation echoes what the model said; parse with
+    /// [`ToolCall::parse_arguments`].
+    pub arguments: String,
+}
+
+/// The model's arguments were not a JSON object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the arguments of tool call `{name}` are not a JSON object ({reason}); the model must send \
+     an object such as {{\"key\": \"value\"}}"
+)]
+pub struct ArgumentsError {
+    pub name: String,
+    pub reason: String,
+}
+
+impl ToolCall {
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    /// Parses the raw arguments; blank text counts as `{}` (several local servers send nothing
+    /// for argument-less calls).
+    pub fn parse_arguments(
+        &self,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, ArgumentsError> {
+        if self.arguments.trim().is_empty() {
+            return Ok(serde_json::Map::new());
+        }
+        let error = |reason: String| ArgumentsError {
+            name: self.name.clone(),
+            reason,
+        };
+        match serde_json::from_str::<serde_json::Value>(&self.arguments) {
+            Ok(serde_json::Value::Object(map)) => Ok(map),
+            Ok(other) => Err(error(format!("got {}", json_kind(&other)))),
+            Err(e) => Err(error(e.to_string())),
+        }
+    }
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// Whether the tool succeeded; Anthropic carries it as `is_error`, OpenAI only in the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOutcome {
+    #[default]
+    Success,
+    Error,
+}
+
+/// The answer to one [`ToolCall`], always sent (also for refused or cancelled calls) so the next
+/// request stays valid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The [`ToolCall::id`] this answers.
+    pub call_id: String,
+    pub content: String,
+    pub outcome: ToolOutcome,
+}
+
+impl ToolResult {
+    pub fn success(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ToolResult {
+            call_id: call_id.into(),
+            content: content.into(),
+            outcome: ToolOutcome::Success,
+        }
+    }
+
+    pub fn error(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ToolResult {
+            call_id: call_id.into(),
+            content: content.into(),
+            outcome: ToolOutcome::Error,
+        }
+    }
+}
+
+/// Whether the answer is streamed as it is generated or fetched whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamMode {
+    #[default]
+    Streaming,
+    /// One non-streaming request; the provider still yields [`crate::StreamEvent`]s, all at
+    /// once when the answer arrives, so callers have a single code path.
+    Whole,
+}
+
+/// One request to a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatRequest {
+    pub model: String,
+    pub messages: Vec<Message>,
+    /// Functions the model may call; sent only when non-empty.
+    pub tools: Vec<FunctionDeclaration>,
+    pub temperature: Option<f32>,
+    /// Output limit. Anthropic requires one and uses [`crate::DEFAULT_ANTHROPIC_MAX_TOKENS`]
+    /// when unset.
+    pub max_tokens: Option<u32>,
+    pub stream: StreamMode,
+}
+
+impl ChatRequest {
+    /// A streaming request without tools or sampling options.
+    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
+        ChatRequest {
+            model: model.into(),
+            messages,
+            tools: Vec::new(),
+            temperature: None,
+            max_tokens: None,
+            stream: StreamMode::Streaming,
+        }
+    }
+
+    pub fn with_tools(mut self, tools: Vec<FunctionDeclaration>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    pub fn with_stream(mut self, stream: StreamMode) -> Self {
+        self.stream = stream;
+        self
+    }
+}
+
+/// Token counts of one response. `input` includes prompt-cache reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+}
+
+/// Why the model stopped. Callers decide whether to run tools from
+/// [`AssistantMessage::tool_calls`], not from this value: some OpenAI-compatible servers report
+/// `stop` even when they emitted tool calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A natural end (OpenAI `stop`, Anthropic `end_turn` / `stop_sequence`).
+    Stop,
+    /// The output limit was hit (`length` / `max_tokens`).
+    Length,
+    /// The model wants its tool calls run (`tool_calls` / `tool_use`).
+    ToolCalls,
+    /// Filtered or refused (`content_filter` / `refusal`).
+    ContentFilter,
+    /// Anything else, verbatim.
+    Other(String),
+}
+
+/// The assembled answer of one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatResponse {
+    pub message: AssistantMessage,
+    /// Absent when the server reported none.
+    pub usage: Option<Usage>,
+    pub finish_reason: FinishReason,
+}
