@@ -1,0 +1,456 @@
+//! Real MCP peers that no one here wrote, as installed by `scripts/test` (or by hand):
+//! `npm ci` at the repo root puts `@modelcontextprotocol/server-everything` and
+//! `@modelcontextprotocol/conformance` under `node_modules/`, and `scripts/test` fetches a Node 22
+//! binary into `.tools/node22/` (the conformance suite crashes on Node 20).
+//!
+//! Invariants:
+//! - Every Node process started through this module gets `NODE_OPTIONS=--import
+//!   <repo>/scripts/loopback.mjs`, which forces host-less `listen()` onto 127.0.0.1: tests never
+//!   open a port on another interface.
+//! - A server started here runs in its own process group and the whole group is killed (SIGKILL)
+//!   and reaped when its guard drops, so no test leaves a Node process behind.
+//! - A missing peer is a [`PeerError::NotInstalled`] whose message says to run `npm ci`;
+//!   [`require`] turns it into a test failure under CI (`CI` set) or `scripts/test`
+//!   (`COYOTE_REQUIRE_PEERS=1`, it has just installed them) and into a skip note otherwise.
+//!   Any other failure (spawn error, server never ready) always fails the test.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{self, Read};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use coyote_protocol::StdioSpec;
+
+/// How long a freshly spawned Node server may take to accept TCP connections. Generous because
+/// CI shares two cores with a cargo build; only the failure path ever waits this long.
+pub const HTTP_READY_DEADLINE: Duration = Duration::from_secs(60);
+/// How many fresh ports we try when a port picked as free was taken before Node bound it.
+const PORT_ATTEMPTS: usize = 3;
+/// Bytes of the server's combined stdout/stderr kept for error messages.
+const OUTPUT_TAIL_BYTES: usize = 8 * 1024;
+const READY_POLL: Duration = Duration::from_millis(50);
+
+const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything";
+const CONFORMANCE: &str = "@modelcontextprotocol/conformance";
+const NPM_FIX: &str = "run `npm ci` at the repository root (scripts/test does this)";
+const NODE22_FIX: &str = "run `scripts/test` once (it fetches Node 22 into .tools/node22), or `scripts/test --setup-only`";
+const NODE_FIX: &str = "install Node.js >= 20 and put `node` on PATH";
+
+/// Why a real peer could not be provided.
+#[derive(Debug)]
+pub enum PeerError {
+    /// The peer is not installed at `path`; `fix` says how to install it.
+    NotInstalled {
+        peer: &'static str,
+        path: PathBuf,
+        fix: &'static str,
+    },
+    /// The peer is installed but its process could not be spawned.
+    Spawn {
+        peer: &'static str,
+        source: io::Error,
+    },
+    /// The peer started but never became ready (exited, or did not listen in time).
+    NotReady {
+        peer: &'static str,
+        reason: String,
+        output_tail: String,
+    },
+}
+
+impl fmt::Display for PeerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PeerError::NotInstalled { peer, path, fix } => {
+                write!(
+                    f,
+                    "{peer} is not installed (looked for {}); {fix}",
+                    path.display()
+                )
+            }
+            PeerError::Spawn { peer, source } => write!(f, "could not start {peer}: {source}"),
+            PeerError::NotReady {
+                peer,
+                reason,
+                output_tail,
+            } => write!(
+                f,
+                "{peer} did not become ready: {reason}; its last output:\n{output_tail}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PeerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PeerError::Spawn { source, .. } => Some(source),
+            PeerError::NotInstalled { .. } | PeerError::NotReady { .. } => None,
+        }
+    }
+}
+
+/// True when running under CI (`CI` set to anything but empty, `0` or `false`).
+pub fn is_ci() -> bool {
+    std::env::var("CI")
+        .map(|value| {
+            !matches!(
+                value.trim().to_ascii_lowercase().as_str(),
+                "" | "0" | "false"
+            )
+        })
+        .unwrap_or(false)
+}
+
+/// What a test does when a peer is not installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MissingPeer {
+    /// Fail the test (CI: a missing peer means the install step is broken).
+    Fail,
+    /// Print a skip note to stderr and let the test return early (local runs).
+    Skip,
+}
+
+impl MissingPeer {
+    /// `Fail` under CI ([`is_ci`]) or when `COYOTE_REQUIRE_PEERS=1` (set by `scripts/test`),
+    /// `Skip` otherwise.
+    pub fn from_env() -> Self {
+        let required = std::env::var("COYOTE_REQUIRE_PEERS").is_ok_and(|v| v.trim() == "1");
+        if is_ci() || required {
+            MissingPeer::Fail
+        } else {
+            MissingPeer::Skip
+        }
+    }
+}
+
+/// Decides what a test does with a peer result: `Some(peer)` when available; when the peer is
+/// merely not installed, panic under CI and otherwise print a skip note and return `None`; any
+/// other error always panics.
+///
+/// ```ignore
+/// let Some(server) = peers::require(peers::ServerEverythingHttp::start()) else { return };
+/// ```
+pub fn require<T>(result: Result<T, PeerError>) -> Option<T> {
+    require_with(result, MissingPeer::from_env())
+}
+
+/// [`require`] with an explicit policy.
+pub fn require_with<T>(result: Result<T, PeerError>, missing: MissingPeer) -> Option<T> {
+    match (result, missing) {
+        (Ok(peer), _) => Some(peer),
+        (Err(err @ PeerError::NotInstalled { .. }), MissingPeer::Skip) => {
+            eprintln!("SKIPPED (real peer missing; under CI this fails): {err}");
+            None
+        }
+        (Err(err), _) => panic!("{err}"),
+    }
+}
+
+/// The repository root (the workspace directory that holds `package.json`).
+pub fn repo_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .ancestors()
+        .nth(2)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| manifest_dir.to_path_buf())
+}
+
+/// Absolute path of the Node preload that keeps listeners on 127.0.0.1.
+pub fn loopback_preload() -> PathBuf {
+    repo_root().join("scripts").join("loopback.mjs")
+}
+
+/// The `NODE_OPTIONS` value every Node peer gets: `--import <abs preload>` (quoted when the path
+/// contains spaces, as NODE_OPTIONS splits on them).
+pub fn node_options() -> String {
+    let preload = loopback_preload().to_string_lossy().into_owned();
+    if preload.contains(' ') {
+        format!("--import \"{preload}\"")
+    } else {
+        format!("--import {preload}")
+    }
+}
+
+/// The Node 22 binary fetched by `scripts/test` (used for the conformance suite).
+pub fn node22() -> Result<PathBuf, PeerError> {
+    let path = repo_root()
+        .join(".tools")
+        .join("node22")
+        .join("bin")
+        .join("node");
+    existing(path, "Node 22 (.tools/node22)", NODE22_FIX)
+}
+
+/// The Node that runs server-everything: `node` on PATH, else the fetched Node 22.
+pub fn system_node() -> Result<PathBuf, PeerError> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("node"))
+            .find(|p| p.is_file())
+    });
+    match on_path {
+        Some(path) => Ok(path),
+        None => node22().map_err(|_| PeerError::NotInstalled {
+            peer: "node",
+            path: PathBuf::from("$PATH"),
+            fix: NODE_FIX,
+        }),
+    }
+}
+
+/// The conformance suite's entry script. It needs Node 22: run it as `node22() <script> …`,
+/// never through its `#!/usr/bin/env node` shebang (that may pick Node 20, which crashes).
+pub fn conformance_bin() -> Result<PathBuf, PeerError> {
+    let path = package_dir(CONFORMANCE).join("dist").join("index.js");
+    existing(path, CONFORMANCE, NPM_FIX)
+}
+
+/// server-everything's entry script (`dist/index.js`).
+pub fn server_everything_entry() -> Result<PathBuf, PeerError> {
+    let path = package_dir(SERVER_EVERYTHING).join("dist").join("index.js");
+    existing(path, SERVER_EVERYTHING, NPM_FIX)
+}
+
+/// server-everything over stdio, as a spec ready for an `McpServerSpec`: absolute `node`, the
+/// entry script and `stdio`, with `NODE_OPTIONS` set to the loopback preload.
+pub fn server_everything_stdio_command() -> Result<StdioSpec, PeerError> {
+    let entry = server_everything_entry()?;
+    let node = system_node()?;
+    Ok(StdioSpec {
+        command: node.to_string_lossy().into_owned(),
+        args: vec![entry.to_string_lossy().into_owned(), "stdio".to_owned()],
+        env: [("NODE_OPTIONS".to_owned(), node_options())]
+            .into_iter()
+            .collect(),
+        cwd: None,
+    })
+}
+
+/// The `mcpServers` entry (Claude Desktop format) for a stdio spec, for tests that write an
+/// `mcp.json` and run the `coyote` binary.
+pub fn mcp_json_entry(spec: &StdioSpec) -> serde_json::Value {
+    serde_json::json!({ "command": spec.command, "args": spec.args, "env": spec.env })
+}
+
+/// server-everything in `streamableHttp` mode on a free 127.0.0.1 port. The whole process group
+/// is killed when this guard drops.
+pub struct ServerEverythingHttp {
+    child: Child,
+    port: u16,
+    output: OutputTail,
+}
+
+impl fmt::Debug for ServerEverythingHttp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerEverythingHttp")
+            .field("pid", &self.child.id())
+            .field("port", &self.port)
+            .finish()
+    }
+}
+
+impl ServerEverythingHttp {
+    /// Starts the server and blocks until it accepts TCP connections on 127.0.0.1 (at most
+    /// [`HTTP_READY_DEADLINE`]). Blocking: from async tests call it before other work starts
+    /// or through `spawn_blocking`.
+    pub fn start() -> Result<Self, PeerError> {
+        let entry = server_everything_entry()?;
+        let node = system_node()?;
+        let mut last_error = None;
+        for _ in 0..PORT_ATTEMPTS {
+            match Self::start_on_free_port(&node, &entry) {
+                Ok(server) => return Ok(server),
+                Err(StartError::PortTaken(err)) => last_error = Some(err),
+                Err(StartError::Fatal(err)) => return Err(err),
+            }
+        }
+        Err(last_error.unwrap_or(PeerError::NotReady {
+            peer: SERVER_EVERYTHING,
+            reason: "no free port".to_owned(),
+            output_tail: String::new(),
+        }))
+    }
+
+    /// The MCP endpoint, `http://127.0.0.1:<port>/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The last bytes the server wrote to stdout/stderr (for assertion messages).
+    pub fn output_tail(&self) -> String {
+        self.output.snapshot()
+    }
+
+    fn start_on_free_port(node: &Path, entry: &Path) -> Result<Self, StartError> {
+        let port = free_port().map_err(|source| {
+            StartError::Fatal(PeerError::Spawn {
+                peer: SERVER_EVERYTHING,
+                source,
+            })
+        })?;
+        let mut command = Command::new(node);
+        command
+            .arg(entry)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .env("NODE_OPTIONS", node_options())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|source| {
+            StartError::Fatal(PeerError::Spawn {
+                peer: SERVER_EVERYTHING,
+                source,
+            })
+        })?;
+        let output = OutputTail::default();
+        if let Some(stdout) = child.stdout.take() {
+            output.drain(stdout);
+        }
+        if let Some(stderr) = child.stderr.take() {
+            output.drain(stderr);
+        }
+        let mut server = ServerEverythingHttp {
+            child,
+            port,
+            output,
+        };
+        // On error `server` drops here, which kills and reaps the process group.
+        server.wait_ready()?;
+        Ok(server)
+    }
+
+    fn wait_ready(&mut self) -> Result<(), StartError> {
+        let deadline = Instant::now() + HTTP_READY_DEADLINE;
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        loop {
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok() {
+                return Ok(());
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                // Give the drain threads a moment to collect the last words.
+                thread::sleep(READY_POLL);
+                let tail = self.output.snapshot();
+                let err = PeerError::NotReady {
+                    peer: SERVER_EVERYTHING,
+                    reason: format!(
+                        "it exited ({status}) before listening on port {}",
+                        self.port
+                    ),
+                    output_tail: tail.clone(),
+                };
+                // server-everything prints this when another process grabbed the port first.
+                return Err(if tail.contains("already in use") {
+                    StartError::PortTaken(err)
+                } else {
+                    StartError::Fatal(err)
+                });
+            }
+            if Instant::now() >= deadline {
+                return Err(StartError::Fatal(PeerError::NotReady {
+                    peer: SERVER_EVERYTHING,
+                    reason: format!(
+                        "not listening on 127.0.0.1:{} after {HTTP_READY_DEADLINE:?}",
+                        self.port
+                    ),
+                    output_tail: self.output.snapshot(),
+                }));
+            }
+            thread::sleep(READY_POLL);
+        }
+    }
+}
+
+impl Drop for ServerEverythingHttp {
+    fn drop(&mut self) {
+        kill_process_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+enum StartError {
+    /// The port we picked was taken before Node bound it: try another one.
+    PortTaken(PeerError),
+    Fatal(PeerError),
+}
+
+/// A bounded ring of the last bytes a child wrote; drained by one thread per pipe so a chatty
+/// server never blocks on a full pipe.
+#[derive(Clone, Default)]
+struct OutputTail(Arc<Mutex<VecDeque<u8>>>);
+
+impl OutputTail {
+    fn drain(&self, mut pipe: impl Read + Send + 'static) {
+        let buffer = Arc::clone(&self.0);
+        thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = pipe.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                let mut tail = buffer
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                tail.extend(&chunk[..n]);
+                let excess = tail.len().saturating_sub(OUTPUT_TAIL_BYTES);
+                tail.drain(..excess);
+            }
+        });
+    }
+
+    fn snapshot(&self) -> String {
+        let tail = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).into_owned()
+    }
+}
+
+fn package_dir(package: &str) -> PathBuf {
+    repo_root().join("node_modules").join(package)
+}
+
+fn existing(path: PathBuf, peer: &'static str, fix: &'static str) -> Result<PathBuf, PeerError> {
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(PeerError::NotInstalled { peer, path, fix })
+    }
+}
+
+/// A port that was free a moment ago on 127.0.0.1 (the listener is closed before returning;
+/// the caller retries when another process wins the race).
+fn free_port() -> io::Result<u16> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// SIGKILL the process group led by `pgid` (the child was spawned with `process_group(0)`).
+#[allow(unsafe_code)]
+fn kill_process_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours; a negative pid
+    // addresses the process group, which only contains the child we spawned and its children.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+#[path = "peers_tests.rs"]
+mod tests;
