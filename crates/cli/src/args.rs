@@ -1,0 +1,191 @@
+//! Command-line grammar (clap derive). Only parsing lives here: each subcommand's behaviour is
+//! in its own module. Help texts are written for people reading `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "coyote",
+    version,
+    about = "An LLM command-line client with a complete MCP client",
+    long_about = "coyote talks to MCP servers configured in mcp.json (Claude Desktop format).\n\
+                  `coyote mcp …` runs every MCP operation from the shell, without an LLM.",
+    after_help = "Config: $COYOTE_CONFIG_DIR or ~/.config/coyote (mcp.json). Logs: the state dir's coyote.log.\n\
+                  Exit codes: 0 ok, 1 server/tool error, 2 usage or configuration error."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// Use DIR instead of the default config directory (holds mcp.json).
+    #[arg(long, global = true, env = "COYOTE_CONFIG_DIR", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+    /// Trust the project-local .coyote/mcp.json without asking (it can start programs).
+    #[arg(long, global = true)]
+    pub trust_project: bool,
+    /// Log level for the log file (error, warn, info, debug, trace); default info.
+    #[arg(long, global = true, env = "COYOTE_LOG", value_name = "LEVEL")]
+    pub log_level: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run MCP operations against configured servers (no LLM involved).
+    #[command(subcommand)]
+    Mcp(McpCommand),
+}
+
+/// Output format of listings.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print JSON (one document) instead of a table, for scripts.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    Tool,
+    Resource,
+    #[value(alias = "template")]
+    ResourceTemplate,
+    Prompt,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Show every configured server: transport, state, protocol, capabilities, counts.
+    Servers {
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// List tools (of one server, or of all).
+    Tools {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// List resources.
+    Resources {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// List resource templates.
+    Templates {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// List prompts with their arguments.
+    Prompts {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Search a server's catalog (tools, resources, templates, prompts) with BM25.
+    Search {
+        server: String,
+        query: String,
+        /// Number of results (1–20).
+        #[arg(long, default_value_t = 5)]
+        top_k: usize,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Describe one catalog item (default kind: tool).
+    Describe {
+        server: String,
+        id: String,
+        #[arg(long, value_enum, default_value = "tool")]
+        kind: KindArg,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Call a tool. Arguments are key=value (coerced by the tool's inputSchema) or --json-args.
+    #[command(
+        after_help = "Examples:\n  coyote mcp call everything echo message=hi\n  \
+                            coyote mcp call everything get-sum --json-args '{\"a\":1,\"b\":2}'\n\
+                            A result with isError exits 1."
+    )]
+    Call {
+        server: String,
+        tool: String,
+        /// key=value pairs; values may be quoted. Numbers/booleans/JSON follow the schema.
+        args: Vec<String>,
+        /// All arguments as one JSON object (instead of key=value pairs).
+        #[arg(long, value_name = "JSON", conflicts_with = "args")]
+        json_args: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Read a resource (text to stdout; binaries are spilled to the cache and described).
+    Read {
+        server: String,
+        /// A resource URI, or a template with {var} placeholders filled by --arg.
+        uri: String,
+        /// Template variable, key=value (repeatable).
+        #[arg(long = "arg", value_name = "K=V")]
+        template_args: Vec<String>,
+        /// Only lines matching this regex, with 2 lines of context (like `rg -n -C2`).
+        #[arg(long)]
+        pattern: Option<String>,
+        /// Byte offset into the (filtered) text.
+        #[arg(long)]
+        offset: Option<u64>,
+        /// Bytes per page (default 51200, at most 204800).
+        #[arg(long)]
+        max_bytes: Option<u64>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Get a prompt and print it flattened into one labelled text block.
+    Prompt {
+        server: String,
+        name: String,
+        /// key=value arguments (strings).
+        args: Vec<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Run a meta-function exactly as the model would: `meta mcp_search_srv '{"query":"x"}'`.
+    Meta {
+        function_name: String,
+        /// Arguments as a JSON object.
+        #[arg(default_value = "{}")]
+        json_args: String,
+    },
+    /// Add a server to mcp.json: `add NAME [-e K=V…] -- CMD ARGS…` or `add NAME --url URL`.
+    #[command(
+        after_help = "Examples:\n  coyote mcp add everything -- npx -y @modelcontextprotocol/server-everything\n  \
+                            coyote mcp add gh -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- github-mcp-server stdio\n  \
+                            coyote mcp add remote --url https://mcp.example.com/mcp --header 'X-Team: core'"
+    )]
+    Add {
+        name: String,
+        /// Environment variable for a stdio server, K=V (repeatable; `${VAR}` allowed).
+        #[arg(short = 'e', long = "env", value_name = "K=V")]
+        env: Vec<String>,
+        /// URL of a streamable HTTP server (instead of a command).
+        #[arg(long, conflicts_with = "command")]
+        url: Option<String>,
+        /// HTTP header, "K: V" (repeatable).
+        #[arg(long = "header", value_name = "K:V", requires = "url")]
+        headers: Vec<String>,
+        /// Replace an existing entry of the same name.
+        #[arg(long)]
+        force: bool,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Remove a server from mcp.json.
+    Remove { name: String },
+}

@@ -1,0 +1,82 @@
+//! `coyote mcp add` / `coyote mcp remove`: edit the user's mcp.json atomically, keeping the
+//! other entries and their key order (the config crate does the file work).
+
+use coyote_config::{
+    AddOutcome, ConfigPaths, IfExists, ServerEntry, add_server, parse_env_assignment, parse_header,
+    remove_server,
+};
+
+use crate::exit::{CliError, CliResult};
+
+pub struct AddArgs {
+    pub name: String,
+    pub env: Vec<String>,
+    pub url: Option<String>,
+    pub headers: Vec<String>,
+    pub force: bool,
+    pub command: Vec<String>,
+}
+
+pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
+    let usage = |e: coyote_config::ConfigError| CliError::usage(e.to_string());
+    let entry = match (&a.url, a.command.split_first()) {
+        (Some(url), None) => {
+            if !a.env.is_empty() {
+                return Err(CliError::usage(
+                    "-e/--env applies to stdio servers; an HTTP server takes --header",
+                ));
+            }
+            let mut http = ServerEntry::http(url.clone());
+            for h in &a.headers {
+                let (k, v) = parse_header(h).map_err(usage)?;
+                http = http.header(k, v);
+            }
+            ServerEntry::Http(http)
+        }
+        (None, Some((cmd, args))) => {
+            let mut stdio = ServerEntry::stdio(cmd.clone()).args(args.iter().cloned());
+            for e in &a.env {
+                let (k, v) = parse_env_assignment(e).map_err(usage)?;
+                stdio = stdio.env(k, v);
+            }
+            ServerEntry::Stdio(stdio)
+        }
+        (Some(_), Some(_)) => {
+            return Err(CliError::usage(
+                "give either --url or a command after --, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(CliError::usage(
+                "nothing to add: give a command after -- (`coyote mcp add NAME -- CMD ARGS…`) or --url URL",
+            ));
+        }
+    };
+    let path = paths.mcp_json();
+    let if_exists = if a.force {
+        IfExists::Replace
+    } else {
+        IfExists::Refuse
+    };
+    let outcome = add_server(&path, &a.name, &entry, if_exists).map_err(usage)?;
+    let verb = match outcome {
+        AddOutcome::Added => "added",
+        AddOutcome::Replaced => "replaced",
+    };
+    eprintln!(
+        "coyote: {verb} MCP server '{}' in {}",
+        a.name,
+        path.display()
+    );
+    Ok(())
+}
+
+pub fn remove(paths: &ConfigPaths, name: &str) -> CliResult {
+    let path = paths.mcp_json();
+    remove_server(&path, name).map_err(|e| CliError::usage(e.to_string()))?;
+    eprintln!(
+        "coyote: removed MCP server '{name}' from {}",
+        path.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,339 @@
+//! `coyote mcp servers|tools|resources|templates|prompts`: listings as tables (people) or JSON
+//! (`--json`, scripts). Listing all servers degrades per server: a failed server is reported on
+//! stderr and the command exits 1 after printing what the others returned.
+
+use std::future::Future;
+
+use coyote_config::McpConfig;
+use coyote_mcp::{McpError, McpRuntime, ServerHandle, ServerState};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::args::OutputArgs;
+use crate::exit::{CliError, CliResult};
+use crate::output::{Table, print, print_json};
+
+/// Rows of one kind from every targeted server, plus the failures.
+struct Gathered<T> {
+    rows: Vec<(String, T)>,
+    failed: Vec<String>,
+}
+
+impl<T> Gathered<T> {
+    /// Exit 1 when any server failed (its error was already printed).
+    fn finish(&self) -> CliResult {
+        if self.failed.is_empty() {
+            Ok(())
+        } else {
+            Err(CliError::silent())
+        }
+    }
+}
+
+async fn gather<T, F, Fut>(runtime: &McpRuntime, only: Option<&str>, list: F) -> Gathered<T>
+where
+    F: Fn(ServerHandle) -> Fut,
+    Fut: Future<Output = Option<Result<Vec<T>, McpError>>>,
+{
+    let names = match only {
+        Some(name) => vec![name.to_owned()],
+        None => runtime.server_names(),
+    };
+    let mut out = Gathered {
+        rows: Vec::new(),
+        failed: Vec::new(),
+    };
+    for name in names {
+        let result = match runtime.server(&name) {
+            Ok(handle) => list(handle).await,
+            Err(e) => Some(Err(e)),
+        };
+        match result {
+            // The kind is not advertised by this server: nothing to list.
+            None => {
+                if only.is_some() {
+                    eprintln!(
+                        "coyote: note: MCP server '{name}' does not advertise this capability"
+                    );
+                }
+            }
+            Some(Ok(items)) => out
+                .rows
+                .extend(items.into_iter().map(|i| (name.clone(), i))),
+            Some(Err(e)) => {
+                eprintln!("coyote: {e}");
+                out.failed.push(name);
+            }
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct WithServer<'a, T: Serialize> {
+    server: &'a str,
+    #[serde(flatten)]
+    item: &'a T,
+}
+
+fn json_rows<T: Serialize>(rows: &[(String, T)]) -> Vec<Value> {
+    rows.iter()
+        .map(|(server, item)| {
+            serde_json::to_value(WithServer { server, item }).unwrap_or(Value::Null)
+        })
+        .collect()
+}
+
+fn opt(s: &Option<String>) -> String {
+    s.clone().unwrap_or_default()
+}
+
+pub async fn servers(runtime: &McpRuntime, config: &McpConfig, out: OutputArgs) -> CliResult {
+    let mut rows = Vec::new();
+    for status in runtime.statuses() {
+        let counts = match runtime.server(&status.name) {
+            Ok(handle) => Some(counts(&handle).await),
+            Err(_) => None,
+        };
+        let (state, reason) = match &status.state {
+            ServerState::Failed(reason) => ("failed", Some(reason.clone())),
+            other => (state_label(other), None),
+        };
+        let info = status.info.as_ref();
+        rows.push(json!({
+            "name": status.name,
+            "transport": status.transport,
+            "state": state,
+            "reason": reason,
+            "protocol_version": info.and_then(|i| i.protocol_version.clone()),
+            "server_name": info.and_then(|i| i.server_name.clone()),
+            "server_version": info.and_then(|i| i.server_version.clone()),
+            "capabilities": info.map(|i| capability_list(&i.capabilities)).unwrap_or_default(),
+            "counts": counts,
+        }));
+    }
+    for disabled in &config.disabled {
+        rows.push(
+            json!({"name": disabled.name, "state": "disabled", "transport": null,
+            "reason": null, "protocol_version": null, "server_name": null, "server_version": null,
+            "capabilities": [], "counts": null}),
+        );
+    }
+    if out.json {
+        return print_json(&rows);
+    }
+    if rows.is_empty() {
+        eprintln!(
+            "coyote: no MCP servers configured in {}; add one with `coyote mcp add NAME -- CMD ARGS…`",
+            config.user_file.display()
+        );
+        return Ok(());
+    }
+    let mut table = Table::new(vec![
+        "name",
+        "transport",
+        "state",
+        "protocol",
+        "capabilities",
+        "tools",
+        "resources",
+        "templates",
+        "prompts",
+    ]);
+    let mut failures = Vec::new();
+    for r in &rows {
+        let s = |k: &str| r[k].as_str().unwrap_or("-").to_owned();
+        let c = |k: &str| {
+            r["counts"][k]
+                .as_u64()
+                .map_or("-".to_owned(), |n| n.to_string())
+        };
+        let caps: Vec<&str> = r["capabilities"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        table.row(vec![
+            s("name"),
+            s("transport"),
+            s("state"),
+            s("protocol_version"),
+            if caps.is_empty() {
+                "-".into()
+            } else {
+                caps.join(",")
+            },
+            c("tools"),
+            c("resources"),
+            c("templates"),
+            c("prompts"),
+        ]);
+        if let Some(reason) = r["reason"].as_str() {
+            failures.push(format!("{}: {reason}", s("name")));
+        }
+    }
+    print(&table.render())?;
+    for f in failures {
+        print(&format!("\n{f}\n"))?;
+    }
+    Ok(())
+}
+
+fn state_label(state: &ServerState) -> &'static str {
+    match state {
+        ServerState::Starting => "starting",
+        ServerState::Ready => "ready",
+        ServerState::Failed(_) => "failed",
+        ServerState::Closed => "closed",
+    }
+}
+
+fn capability_list(c: &coyote_mcp::ServerCapabilityFlags) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    for (on, name) in [
+        (c.tools, "tools"),
+        (c.resources, "resources"),
+        (c.prompts, "prompts"),
+        (c.completions, "completions"),
+        (c.logging, "logging"),
+    ] {
+        if on {
+            v.push(name);
+        }
+    }
+    v
+}
+
+/// Item counts per kind; `null` where the kind is not advertised, `"error"` where listing failed.
+async fn counts(handle: &ServerHandle) -> Value {
+    let caps = handle.info().capabilities;
+    let n = |r: Result<usize, McpError>| match r {
+        Ok(n) => json!(n),
+        Err(e) => {
+            tracing::warn!(server = handle.name(), "listing failed: {e}");
+            json!("error")
+        }
+    };
+    json!({
+        "tools": if caps.tools { n(handle.list_tools().await.map(|v| v.len())) } else { Value::Null },
+        "resources": if caps.resources { n(handle.list_resources().await.map(|v| v.len())) } else { Value::Null },
+        "templates": if caps.resources { n(handle.list_resource_templates().await.map(|v| v.len())) } else { Value::Null },
+        "prompts": if caps.prompts { n(handle.list_prompts().await.map(|v| v.len())) } else { Value::Null },
+    })
+}
+
+pub async fn tools(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) -> CliResult {
+    let g = gather(runtime, only, |h| async move {
+        if h.info().capabilities.tools {
+            Some(h.list_tools().await)
+        } else {
+            None
+        }
+    })
+    .await;
+    if out.json {
+        print_json(&json_rows(&g.rows))?;
+    } else {
+        let mut t = Table::new(vec!["server", "tool", "description"]);
+        for (s, tool) in &g.rows {
+            t.row(vec![s.clone(), tool.name.clone(), opt(&tool.description)]);
+        }
+        print(&t.render())?;
+    }
+    g.finish()
+}
+
+pub async fn resources(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) -> CliResult {
+    let g = gather(runtime, only, |h| async move {
+        if h.info().capabilities.resources {
+            Some(h.list_resources().await)
+        } else {
+            None
+        }
+    })
+    .await;
+    if out.json {
+        print_json(&json_rows(&g.rows))?;
+    } else {
+        let mut t = Table::new(vec!["server", "uri", "name", "mime", "description"]);
+        for (s, r) in &g.rows {
+            t.row(vec![
+                s.clone(),
+                r.uri.clone(),
+                r.name.clone(),
+                opt(&r.mime_type),
+                opt(&r.description),
+            ]);
+        }
+        print(&t.render())?;
+    }
+    g.finish()
+}
+
+pub async fn templates(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) -> CliResult {
+    let g = gather(runtime, only, |h| async move {
+        if h.info().capabilities.resources {
+            Some(h.list_resource_templates().await)
+        } else {
+            None
+        }
+    })
+    .await;
+    if out.json {
+        print_json(&json_rows(&g.rows))?;
+    } else {
+        let mut t = Table::new(vec!["server", "template", "name", "description"]);
+        for (s, r) in &g.rows {
+            t.row(vec![
+                s.clone(),
+                r.uri_template.clone(),
+                r.name.clone(),
+                opt(&r.description),
+            ]);
+        }
+        print(&t.render())?;
+    }
+    g.finish()
+}
+
+pub async fn prompts(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) -> CliResult {
+    let g = gather(runtime, only, |h| async move {
+        if h.info().capabilities.prompts {
+            Some(h.list_prompts().await)
+        } else {
+            None
+        }
+    })
+    .await;
+    if out.json {
+        print_json(&json_rows(&g.rows))?;
+    } else {
+        let mut t = Table::new(vec!["server", "prompt", "arguments", "description"]);
+        for (s, p) in &g.rows {
+            let args: Vec<String> = p
+                .arguments
+                .iter()
+                .map(|a| {
+                    if a.required {
+                        format!("{}*", a.name)
+                    } else {
+                        a.name.clone()
+                    }
+                })
+                .collect();
+            t.row(vec![
+                s.clone(),
+                p.name.clone(),
+                args.join(" "),
+                opt(&p.description),
+            ]);
+        }
+        print(&t.render())?;
+        if g.rows
+            .iter()
+            .any(|(_, p)| p.arguments.iter().any(|a| a.required))
+        {
+            print("(* = required argument)\n")?;
+        }
+    }
+    g.finish()
+}

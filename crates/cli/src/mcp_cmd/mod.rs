@@ -1,0 +1,122 @@
+//! `coyote mcp …`: every MCP operation from the shell, without an LLM. Each subcommand starts
+//! only the servers it needs, runs, and always shuts them down (process groups killed) before
+//! returning, whatever the outcome.
+
+mod call;
+mod edit;
+mod list;
+
+use coyote_mcp::{McpError, McpRuntime, ServerHandle};
+
+use crate::args::{GlobalArgs, McpCommand};
+use crate::exit::{CliError, CliResult};
+use crate::setup;
+
+pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
+    let paths = setup::paths(global)?;
+    crate::logging::init(&paths.log_dir(), global.log_level.as_deref());
+    match cmd {
+        McpCommand::Add {
+            name,
+            env,
+            url,
+            headers,
+            force,
+            command,
+        } => {
+            return edit::add(
+                &paths,
+                edit::AddArgs {
+                    name,
+                    env,
+                    url,
+                    headers,
+                    force,
+                    command,
+                },
+            );
+        }
+        McpCommand::Remove { name } => return edit::remove(&paths, &name),
+        _ => {}
+    }
+    let config = setup::load_mcp(global, &paths)?;
+    let only = cmd_server(&cmd);
+    let specs = match only.as_deref() {
+        Some("") => Vec::new(),
+        other => setup::select(&config, other)?,
+    };
+    let runtime = setup::start(specs).await;
+    let result = dispatch(&runtime, &config, cmd).await;
+    runtime.shutdown().await;
+    result
+}
+
+/// The one server a command is about, if it names one.
+fn cmd_server(cmd: &McpCommand) -> Option<String> {
+    match cmd {
+        McpCommand::Servers { .. } => None,
+        McpCommand::Tools { server, .. }
+        | McpCommand::Resources { server, .. }
+        | McpCommand::Templates { server, .. }
+        | McpCommand::Prompts { server, .. } => server.clone(),
+        McpCommand::Search { server, .. }
+        | McpCommand::Describe { server, .. }
+        | McpCommand::Call { server, .. }
+        | McpCommand::Read { server, .. }
+        | McpCommand::Prompt { server, .. } => Some(server.clone()),
+        // A name that is no meta-function starts nothing; dispatch reports it.
+        McpCommand::Meta { function_name, .. } => Some(
+            coyote_mcp::MetaFunction::parse(function_name).map_or_else(String::new, |m| m.server),
+        ),
+        McpCommand::Add { .. } | McpCommand::Remove { .. } => None,
+    }
+}
+
+async fn dispatch(
+    runtime: &McpRuntime,
+    config: &coyote_config::McpConfig,
+    cmd: McpCommand,
+) -> CliResult {
+    match cmd {
+        McpCommand::Servers { out } => list::servers(runtime, config, out).await,
+        McpCommand::Tools { server, out } => list::tools(runtime, server.as_deref(), out).await,
+        McpCommand::Resources { server, out } => {
+            list::resources(runtime, server.as_deref(), out).await
+        }
+        McpCommand::Templates { server, out } => {
+            list::templates(runtime, server.as_deref(), out).await
+        }
+        McpCommand::Prompts { server, out } => list::prompts(runtime, server.as_deref(), out).await,
+        McpCommand::Call {
+            server,
+            tool,
+            args,
+            json_args,
+            out,
+        } => {
+            call::call(
+                &handle(runtime, &server)?,
+                &tool,
+                call::ArgsInput::new(args, json_args),
+                out,
+            )
+            .await
+        }
+        McpCommand::Search { .. }
+        | McpCommand::Describe { .. }
+        | McpCommand::Read { .. }
+        | McpCommand::Prompt { .. }
+        | McpCommand::Meta { .. } => Err(CliError::usage("this command is not available yet")),
+        McpCommand::Add { .. } | McpCommand::Remove { .. } => Ok(()),
+    }
+}
+
+/// The Ready handle of `server`, or exit 1 with its state (failed: reason + stderr tail).
+pub(crate) fn handle(runtime: &McpRuntime, server: &str) -> CliResult<ServerHandle> {
+    runtime.server(server).map_err(mcp_failure)
+}
+
+/// An MCP error as a CLI failure (exit 1).
+pub(crate) fn mcp_failure(e: McpError) -> CliError {
+    CliError::failure(e.to_string())
+}

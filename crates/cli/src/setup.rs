@@ -1,0 +1,116 @@
+//! Everything a command needs before it talks to a server: resolved paths, the logging file,
+//! the merged MCP configuration (with the project-trust question asked or refused), and a
+//! runtime with the chosen servers started. Configuration problems become usage errors (exit 2)
+//! whose text names the file, the key and the fix (the config crate words them).
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use coyote_config::{
+    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, TrustDecision, TrustStore,
+};
+use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions};
+use coyote_protocol::McpServerSpec;
+
+use crate::args::GlobalArgs;
+use crate::exit::{CliError, CliResult};
+
+/// Resolves the directories from the environment and `--config-dir`.
+pub fn paths(global: &GlobalArgs) -> CliResult<ConfigPaths> {
+    let overrides = PathOverrides {
+        config_dir: global.config_dir.clone(),
+    };
+    ConfigPaths::resolve(&ProcessEnv, &overrides).map_err(|e| CliError::usage(e.to_string()))
+}
+
+/// Loads mcp.json (user + project). An untrusted project file is used only after the user
+/// trusts it: `--trust-project`, or a yes at an interactive prompt; otherwise it is ignored
+/// and the warning says how to trust it.
+pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| CliError::usage(format!("cannot read the current directory: {e}")))?;
+    let load = || {
+        McpLoader::new(paths, &ProcessEnv, &cwd)
+            .load()
+            .map_err(|e| CliError::usage(e.to_string()))
+    };
+    let mut config = load()?;
+    if let Some(project) = config.project.clone().filter(|p| !p.is_trusted()) {
+        let decision = if global.trust_project {
+            Some(TrustDecision::Trust)
+        } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            Some(ask_trust(&project.path.display().to_string()))
+        } else {
+            None
+        };
+        if let Some(decision) = decision {
+            TrustStore::new(paths)
+                .decide(&project, decision)
+                .map_err(|e| CliError::usage(e.to_string()))?;
+            if decision == TrustDecision::Trust {
+                config = load()?;
+            }
+        }
+    }
+    for warning in &config.warnings {
+        eprintln!("coyote: warning: {warning}");
+    }
+    Ok(config)
+}
+
+fn ask_trust(path: &str) -> TrustDecision {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(
+        err,
+        "coyote: {path} can start programs from this project.\nTrust it (remembered until the file changes)? [y/N] "
+    );
+    let _ = err.flush();
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    match line.trim() {
+        "y" | "Y" | "yes" | "Yes" => TrustDecision::Trust,
+        _ => TrustDecision::Distrust,
+    }
+}
+
+/// The specs of `only` (or all enabled servers). An unknown or disabled name is a usage error
+/// that lists the configured names.
+pub fn select(config: &McpConfig, only: Option<&str>) -> CliResult<Vec<McpServerSpec>> {
+    let Some(name) = only else {
+        return Ok(config.servers.clone());
+    };
+    if let Some(spec) = config.servers.iter().find(|s| s.name == name) {
+        return Ok(vec![spec.clone()]);
+    }
+    if let Some(d) = config.disabled.iter().find(|d| d.name == name) {
+        return Err(CliError::usage(format!(
+            "MCP server '{name}' is disabled in {} (\"disabled\": true); remove that key to use it",
+            d.source.display()
+        )));
+    }
+    let known: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+    let hint = if known.is_empty() {
+        format!(
+            "no servers are configured in {}; add one with `coyote mcp add NAME -- CMD ARGS…`",
+            config.user_file.display()
+        )
+    } else {
+        format!("configured servers: {}", known.join(", "))
+    };
+    Err(CliError::usage(format!(
+        "unknown MCP server '{name}'; {hint}"
+    )))
+}
+
+/// A runtime with `specs` started (concurrently; returns once each is Ready or Failed).
+pub async fn start(specs: Vec<McpServerSpec>) -> McpRuntime {
+    let options = RuntimeOptions {
+        client: ClientIdentity {
+            name: "coyote".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        ..RuntimeOptions::default()
+    };
+    let runtime = McpRuntime::new(options);
+    runtime.start_all(specs).await;
+    runtime
+}
