@@ -1,0 +1,270 @@
+//! Routing of `/api/v1/...` requests to canned answers (SPEC §7.1 "Routes").
+//!
+//! Pure: `route` maps (method, raw path, query, mutable fixture state) to a [`Reply`]; the HTTP
+//! layer in `fixture.rs` does I/O and logging. Paths are matched on the raw (still
+//! percent-encoded) request path, so an encoded id such as `..%2Fservers` is just an unknown id
+//! here — which is what makes the client's path-injection tests meaningful.
+
+use serde_json::{Value, json};
+
+use crate::data;
+
+/// What the fixture answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// JSON body with a status.
+    Json(u16, Value),
+    /// `text/plain` body with a status.
+    Text(u16, String),
+    /// Never answer (the connection stays open until the fixture stops).
+    Hang,
+}
+
+/// How unknown ids are answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NotFoundMode {
+    /// Like the reference fixture: HTTP 200 `{"message":"Not found."}`.
+    #[default]
+    Ok200,
+    /// Like real Coolify: HTTP 404 `{"message":"<Kind> not found."}`.
+    Real404,
+}
+
+/// Mutable inputs of the router (held under the fixture's lock only while routing).
+#[derive(Debug)]
+pub(crate) struct RouteState<'a> {
+    pub not_found: NotFoundMode,
+    pub poison: Option<&'a str>,
+    /// Status sequence of `dep-new-1` and how many times it was read so far.
+    pub new_deployment: &'a mut Option<(Vec<String>, usize)>,
+}
+
+fn json(value: Value) -> Reply {
+    Reply::Json(200, value)
+}
+
+fn find(list: Value, key: &str, id: &str, kind: &str, mode: NotFoundMode) -> Reply {
+    let found = match list {
+        Value::Array(rows) => rows
+            .into_iter()
+            .find(|row| row.get(key).and_then(Value::as_str) == Some(id)),
+        _ => None,
+    };
+    match (found, mode) {
+        (Some(row), _) => json(row),
+        (None, NotFoundMode::Ok200) => json(json!({ "message": "Not found." })),
+        (None, NotFoundMode::Real404) => {
+            Reply::Json(404, json!({ "message": format!("{kind} not found.") }))
+        }
+    }
+}
+
+fn logs_for(uuid: &str, poison: Option<&str>) -> String {
+    match (uuid, poison) {
+        ("app-api", _) => data::CRASHING_LOGS.to_owned(),
+        (data::POISONED_APP_UUID, Some(poison)) => format!("{}\n{poison}", data::HEALTHY_LOGS),
+        _ => data::HEALTHY_LOGS.to_owned(),
+    }
+}
+
+fn query_u64(query: Option<&str>, key: &str) -> Option<u64> {
+    query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
+}
+
+fn app_id(uuid: &str) -> Option<i64> {
+    data::applications()
+        .as_array()?
+        .iter()
+        .find(|a| a.get("uuid").and_then(Value::as_str) == Some(uuid))?
+        .get("id")?
+        .as_i64()
+}
+
+/// Answer one `/api/v1` request. `p` is the raw path after `/api/v1` (no query).
+pub(crate) fn route(
+    method: &str,
+    p: &str,
+    query: Option<&str>,
+    state: &mut RouteState<'_>,
+) -> Reply {
+    let segs: Vec<&str> = p.trim_start_matches('/').split('/').collect();
+    let mode = state.not_found;
+    if method == "GET" {
+        match segs.as_slice() {
+            ["version"] => return Reply::Text(200, data::FIXTURE_VERSION.to_owned()),
+            ["health"] => return Reply::Text(200, "OK".to_owned()),
+            ["servers"] => return json(data::servers()),
+            ["servers", u] => return find(data::servers(), "uuid", u, "Server", mode),
+            ["servers", _, "resources"] => {
+                let rows: Vec<Value> = rows(data::applications())
+                    .iter()
+                    .map(|a| json!({ "uuid": a["uuid"], "name": a["name"], "type": "application", "status": a["status"] }))
+                    .collect();
+                return json(Value::Array(rows));
+            }
+            ["servers", u, "destinations"] => {
+                return json(
+                    json!([{ "uuid": "dest-coolify", "name": "coolify", "network": "coolify", "server_uuid": u }]),
+                );
+            }
+            ["destinations"] => {
+                return json(
+                    json!([{ "uuid": "dest-coolify", "name": "coolify", "network": "coolify", "server_uuid": "srv0-localhost" }]),
+                );
+            }
+            ["servers", _, "domains"] => {
+                let rows: Vec<Value> = rows(data::applications())
+                    .iter()
+                    .map(|a| json!({ "ip": "198.51.100.10", "domains": [a["fqdn"]] }))
+                    .collect();
+                return json(Value::Array(rows));
+            }
+            ["projects"] => return json(data::projects()),
+            ["projects", u] => return find(data::projects(), "uuid", u, "Project", mode),
+            ["projects", u, "environments"] => {
+                return match find(data::projects(), "uuid", u, "Project", mode) {
+                    Reply::Json(200, project) if project.get("environments").is_some() => {
+                        json(project["environments"].clone())
+                    }
+                    other => other,
+                };
+            }
+            ["projects", u, env] => {
+                return match find(data::projects(), "uuid", u, "Project", mode) {
+                    Reply::Json(200, project) if project.get("environments").is_some() => {
+                        let by_name = find(
+                            project["environments"].clone(),
+                            "name",
+                            env,
+                            "Environment",
+                            mode,
+                        );
+                        match by_name {
+                            Reply::Json(200, ref row) if row.get("uuid").is_some() => by_name,
+                            _ => find(
+                                project["environments"].clone(),
+                                "uuid",
+                                env,
+                                "Environment",
+                                mode,
+                            ),
+                        }
+                    }
+                    other => other,
+                };
+            }
+            ["applications"] => return json(data::applications()),
+            ["applications", u, "logs"] => {
+                return json(json!({ "logs": logs_for(u, state.poison) }));
+            }
+            ["applications", u, "envs"] => return json(data::app_envs(u)),
+            ["applications", u] => {
+                return find(data::applications(), "uuid", u, "Application", mode);
+            }
+            ["databases"] => return json(data::databases()),
+            ["databases", _, "logs"] => return json(json!({ "logs": data::HEALTHY_LOGS })),
+            ["databases", _, "envs"] | ["services", _, "envs"] => return json(json!([])),
+            ["databases", u] => return find(data::databases(), "uuid", u, "Database", mode),
+            ["services"] => return json(data::services()),
+            ["services", _, "logs"] => return json(json!({ "logs": data::HEALTHY_LOGS })),
+            ["services", u] => return find(data::services(), "uuid", u, "Service", mode),
+            ["deployments"] => {
+                let running: Vec<Value> = rows(data::deployments())
+                    .into_iter()
+                    .filter(|d| d["status"] != "finished")
+                    .collect();
+                return json(Value::Array(running));
+            }
+            ["deployments", "applications", u] => {
+                let id = app_id(u);
+                let all: Vec<Value> = rows(data::deployments())
+                    .into_iter()
+                    .filter(|d| id.is_some() && d["application_id"].as_i64() == id)
+                    .collect();
+                let count = all.len();
+                let skip = query_u64(query, "skip").unwrap_or(0) as usize;
+                let take = query_u64(query, "take").map_or(usize::MAX, |t| t as usize);
+                let page: Vec<Value> = all.into_iter().skip(skip).take(take).collect();
+                return json(json!({ "count": count, "deployments": page }));
+            }
+            ["deployments", u] if *u == data::NEW_DEPLOYMENT_UUID => {
+                if let Some((statuses, reads)) = state.new_deployment.as_mut() {
+                    let status = statuses
+                        .get(*reads)
+                        .or(statuses.last())
+                        .cloned()
+                        .unwrap_or_default();
+                    *reads += 1;
+                    return json(data::new_deployment(&status));
+                }
+                return find(
+                    data::deployments(),
+                    "deployment_uuid",
+                    u,
+                    "Deployment",
+                    mode,
+                );
+            }
+            ["deployments", u] => {
+                return find(
+                    data::deployments(),
+                    "deployment_uuid",
+                    u,
+                    "Deployment",
+                    mode,
+                );
+            }
+            ["security", "keys"] => return json(data::private_keys()),
+            ["security", "keys", u] => {
+                return find(data::private_keys(), "uuid", u, "Private Key", mode);
+            }
+            ["cloud-tokens"] => return json(data::cloud_tokens()),
+            ["cloud-tokens", u] => {
+                return find(data::cloud_tokens(), "uuid", u, "Cloud token", mode);
+            }
+            ["teams"] => return json(json!([{ "id": 0, "name": "Root Team" }])),
+            ["teams", "current"] => return json(json!({ "id": 0, "name": "Root Team" })),
+            ["resources"] => {
+                let all: Vec<Value> = [data::applications(), data::databases(), data::services()]
+                    .into_iter()
+                    .flat_map(rows)
+                    .map(|r| json!({ "uuid": r["uuid"], "name": r["name"], "status": r["status"] }))
+                    .collect();
+                return json(Value::Array(all));
+            }
+            _ => {}
+        }
+    }
+    // Mutations: acknowledge plausibly, change nothing.
+    // Like the reference fixture, any POST under `/deploy…` (including `/deployments/{u}/cancel`)
+    // answers with the queued deployment.
+    if method == "POST" && p.starts_with("/deploy") {
+        return json(
+            json!({ "deployments": [{ "message": "Deployment queued.", "deployment_uuid": data::NEW_DEPLOYMENT_UUID }] }),
+        );
+    }
+    if method == "POST"
+        && ["/start", "/stop", "/restart"]
+            .iter()
+            .any(|a| p.contains(a))
+    {
+        return json(json!({ "message": "Requested." }));
+    }
+    if method != "GET" {
+        return Reply::Json(201, json!({ "message": "ok", "uuid": "fixture-created" }));
+    }
+    // Coolify's routing catch-all.
+    Reply::Json(
+        404,
+        json!({ "message": "Not found.", "docs": "https://coolify.io/docs" }),
+    )
+}
+
+fn rows(list: Value) -> Vec<Value> {
+    match list {
+        Value::Array(rows) => rows,
+        _ => Vec::new(),
+    }
+}
