@@ -1,1 +1,42 @@
-//! config (skeleton; see ARCHITECTURE in docs/architecture.md)
+//! coyote's configuration: where files live ([`ConfigPaths`]), the MCP server list from
+//! `mcp.json` in the Claude Desktop format ([`McpLoader`], [`parse_mcp_json`]), trust of
+//! project-local files ([`TrustStore`]) and `coyote mcp add/remove` edits ([`add_server`],
+//! [`remove_server`]). No globals and no printing: every function takes what it reads from
+//! (paths, an [`EnvLookup`]) and returns values, warnings included.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod dupes;
+mod edit;
+mod entry;
+mod env;
+mod error;
+mod expand;
+mod fsutil;
+mod json_path;
+mod keys;
+mod loader;
+mod mcp_json;
+mod paths;
+mod trust;
+mod warning;
+
+pub use edit::{
+    AddOutcome, HttpEntry, HttpTransport, IfExists, ServerEntry, StdioEntry, add_server,
+    parse_env_assignment, parse_header, remove_server,
+};
+pub use env::{EnvLookup, MapEnv, ProcessEnv};
+pub use error::{
+    ConfigError, Expected, IoOp, MAX_SERVER_NAME_BYTES, NameProblem, Problem, ProblemKind,
+};
+pub use expand::VarProblem;
+pub use json_path::JsonPath;
+pub use loader::{
+    McpConfig, McpLoader, PROJECT_DIR, PROJECT_MCP_FILE, ProjectFiles, find_project_file,
+};
+pub use mcp_json::{
+    DisabledServer, McpFile, McpFileContext, ServerDefaults, check_server_name, load_mcp_file,
+    parse_mcp_json,
+};
+pub use paths::{ConfigPaths, PathOverrides};
+pub use trust::{ProjectFile, TrustDecision, TrustStatus, TrustStore, sha256_hex};
+pub use warning::{ConfigWarning, WarningKind};

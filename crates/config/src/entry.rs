@@ -1,0 +1,589 @@
+//! One `mcpServers` entry → [`McpServerSpec`]. Every key is type-checked, `${VAR}`-expanded
+//! where allowed, and every problem is recorded with its JSON path (never with a value).
+
+use std::path::Path;
+use std::time::Duration;
+
+use coyote_protocol::{
+    ApprovalPolicy, Exposure, HttpSpec, McpServerSpec, McpTransport, StdioSpec, Timeouts,
+};
+use serde_json::{Map, Value};
+
+use crate::error::{Expected, Problem, ProblemKind};
+use crate::expand::{ExpandMode, VarProblem, is_var_name};
+use crate::json_path::JsonPath;
+use crate::keys::{ENTRY_KEYS, IGNORED_KEYS, UNSUPPORTED_KEYS, suggest};
+use crate::mcp_json::{McpFileContext, json_type};
+use crate::warning::{ConfigWarning, WarningKind};
+
+pub(crate) enum EntryOutcome {
+    Enabled(Box<McpServerSpec>),
+    Disabled,
+}
+
+/// Accepted spellings of `type` / `transportType` (normalised before matching).
+const TYPE_VALUES: &[&str] = &["stdio", "http", "streamable-http", "streamableHttp", "sse"];
+const APPROVE_VALUES: &[&str] = &["destructive", "all", "never"];
+const EXPOSE_VALUES: &[&str] = &["auto", "direct", "meta"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Stdio,
+    Http,
+    Sse,
+}
+
+impl Kind {
+    fn parse(value: &str) -> Option<Kind> {
+        let norm: String = value
+            .chars()
+            .filter(|c| *c != '-' && *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect();
+        match norm.as_str() {
+            "stdio" => Some(Kind::Stdio),
+            "http" | "streamablehttp" => Some(Kind::Http),
+            "sse" => Some(Kind::Sse),
+            _ => None,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Stdio => "stdio",
+            Kind::Http => "HTTP",
+            Kind::Sse => "SSE",
+        }
+    }
+}
+
+/// Whether `env` values may be JSON numbers/booleans (Node-based clients stringify them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scalars {
+    StringsOnly,
+    Stringify,
+}
+
+pub(crate) struct EntryReader<'r, 'a> {
+    file: &'r Path,
+    server: &'r str,
+    path: JsonPath,
+    cx: &'r McpFileContext<'a>,
+    problems: &'r mut Vec<Problem>,
+    warnings: &'r mut Vec<ConfigWarning>,
+}
+
+impl<'r, 'a> EntryReader<'r, 'a> {
+    pub(crate) fn new(
+        file: &'r Path,
+        server: &'r str,
+        path: JsonPath,
+        cx: &'r McpFileContext<'a>,
+        problems: &'r mut Vec<Problem>,
+        warnings: &'r mut Vec<ConfigWarning>,
+    ) -> Self {
+        EntryReader {
+            file,
+            server,
+            path,
+            cx,
+            problems,
+            warnings,
+        }
+    }
+
+    /// `None` when the entry has problems (they were recorded).
+    pub(crate) fn read(&mut self, entry: &Value) -> Option<EntryOutcome> {
+        let Value::Object(obj) = entry else {
+            self.problem(self.path.clone(), wrong(Expected::Object, entry));
+            return None;
+        };
+        // A disabled entry is not validated further: disabling is how users park a server
+        // whose variables are not set on this machine.
+        if self.bool(obj, "disabled") == Some(true) {
+            return Some(EntryOutcome::Disabled);
+        }
+        let before = self.problems.len();
+        self.check_keys(obj);
+        let timeouts = self.timeouts(obj);
+        let approve = self
+            .choice(obj, "approve", APPROVE_VALUES)
+            .map(|v| match v {
+                "all" => ApprovalPolicy::All,
+                "never" => ApprovalPolicy::Never,
+                _ => ApprovalPolicy::Destructive,
+            });
+        let expose = self.choice(obj, "expose", EXPOSE_VALUES).map(|v| match v {
+            "direct" => Exposure::Direct,
+            "meta" => Exposure::Meta,
+            _ => Exposure::Auto,
+        });
+        let mut auto_approve = self.string_array(obj, "autoApprove").unwrap_or_default();
+        for tool in self.string_array(obj, "alwaysAllow").unwrap_or_default() {
+            if !auto_approve.contains(&tool) {
+                auto_approve.push(tool);
+            }
+        }
+        let transport = self.transport(obj);
+        if self.problems.len() > before {
+            return None;
+        }
+        Some(EntryOutcome::Enabled(Box::new(McpServerSpec {
+            name: self.server.to_owned(),
+            transport: transport?,
+            timeouts,
+            approve: approve.unwrap_or(self.cx.defaults.approve),
+            expose: expose.unwrap_or(self.cx.defaults.expose),
+            auto_approve,
+            source: self.file.to_owned(),
+        })))
+    }
+
+    fn check_keys(&mut self, obj: &Map<String, Value>) {
+        for key in obj.keys() {
+            if ENTRY_KEYS.contains(&key.as_str()) || IGNORED_KEYS.contains(&key.as_str()) {
+                continue;
+            }
+            let kind = match UNSUPPORTED_KEYS.iter().find(|(k, _)| k == key) {
+                Some((key, advice)) => WarningKind::UnsupportedKey { key, advice },
+                None => WarningKind::UnknownKey {
+                    key: key.clone(),
+                    suggestion: suggest(key, ENTRY_KEYS),
+                },
+            };
+            self.warn(self.path.key(key), kind);
+        }
+    }
+
+    fn timeouts(&mut self, obj: &Map<String, Value>) -> Timeouts {
+        let defaults = self.cx.defaults.timeouts;
+        let cline = self.seconds(obj, "timeout");
+        let tool = self.seconds(obj, "toolTimeoutSec");
+        if cline.is_some() && tool.is_some() {
+            self.warn(
+                self.path.key("timeout"),
+                WarningKind::Superseded {
+                    key: "timeout",
+                    winner: "toolTimeoutSec",
+                },
+            );
+        }
+        Timeouts {
+            startup: self
+                .seconds(obj, "startupTimeoutSec")
+                .unwrap_or(defaults.startup),
+            call: tool.or(cline).unwrap_or(defaults.call),
+        }
+    }
+
+    fn transport(&mut self, obj: &Map<String, Value>) -> Option<McpTransport> {
+        let before = self.problems.len();
+        let declared = self.kind_key(obj, "type");
+        let cline = self.kind_key(obj, "transportType");
+        if self.problems.len() > before {
+            // An unreadable `type` leaves the transport unknown: guessing would add noise.
+            return None;
+        }
+        if let (Some((a, a_text)), Some((b, b_text))) = (&declared, &cline)
+            && a != b
+        {
+            self.problem(
+                self.path.key("transportType"),
+                ProblemKind::ConflictingTypes {
+                    type_value: a_text.clone(),
+                    transport_type_value: b_text.clone(),
+                },
+            );
+        }
+        let declared = declared.or(cline);
+        let url_key = match (obj.contains_key("url"), obj.contains_key("serverUrl")) {
+            (true, true) => {
+                self.warn(
+                    self.path.key("serverUrl"),
+                    WarningKind::Superseded {
+                        key: "serverUrl",
+                        winner: "url",
+                    },
+                );
+                Some("url")
+            }
+            (true, false) => Some("url"),
+            (false, true) => Some("serverUrl"),
+            (false, false) => None,
+        };
+        let has_command = obj.contains_key("command");
+        let kind = match (&declared, has_command, url_key) {
+            (Some((Kind::Stdio, _)), _, Some(key)) => {
+                self.problem(self.path.key(key), conflicts(key, "stdio"));
+                return None;
+            }
+            (Some((Kind::Stdio, _)), false, None) => {
+                self.problem(
+                    self.path.key("command"),
+                    ProblemKind::MissingKey {
+                        key: "command",
+                        transport: "stdio",
+                    },
+                );
+                return None;
+            }
+            (Some((Kind::Http | Kind::Sse, text)), true, _) => {
+                self.problem(self.path.key("command"), conflicts("command", text));
+                return None;
+            }
+            (Some((kind, _)), false, None) => {
+                self.problem(
+                    self.path.key("url"),
+                    ProblemKind::MissingKey {
+                        key: "url",
+                        transport: kind.label(),
+                    },
+                );
+                return None;
+            }
+            (Some((kind, _)), _, _) => *kind,
+            (None, true, Some(_)) => {
+                self.problem(self.path.clone(), ProblemKind::CommandAndUrl);
+                return None;
+            }
+            (None, true, None) => Kind::Stdio,
+            (None, false, Some(_)) => Kind::Http,
+            (None, false, None) => {
+                let (path, kind) = if ["args", "env", "cwd"].iter().any(|k| obj.contains_key(*k)) {
+                    (
+                        self.path.key("command"),
+                        ProblemKind::MissingKey {
+                            key: "command",
+                            transport: "stdio",
+                        },
+                    )
+                } else if obj.contains_key("headers") {
+                    (
+                        self.path.key("url"),
+                        ProblemKind::MissingKey {
+                            key: "url",
+                            transport: "HTTP",
+                        },
+                    )
+                } else {
+                    (self.path.clone(), ProblemKind::NoTransport)
+                };
+                self.problem(path, kind);
+                return None;
+            }
+        };
+        match kind {
+            Kind::Stdio => {
+                for key in ["headers", "bearerTokenEnv"] {
+                    self.warn_unused(obj, key, kind);
+                }
+                self.stdio(obj).map(McpTransport::Stdio)
+            }
+            Kind::Http | Kind::Sse => {
+                for key in ["args", "env", "cwd"] {
+                    self.warn_unused(obj, key, kind);
+                }
+                let spec = self.http(obj, url_key.unwrap_or("url"))?;
+                Some(if kind == Kind::Sse {
+                    McpTransport::Sse(spec)
+                } else {
+                    McpTransport::Http(spec)
+                })
+            }
+        }
+    }
+
+    fn stdio(&mut self, obj: &Map<String, Value>) -> Option<StdioSpec> {
+        let command = self.expanded_string(obj, "command");
+        if command.as_deref() == Some("") {
+            self.problem(self.path.key("command"), ProblemKind::Empty);
+        }
+        let args_path = self.path.key("args");
+        let mut args = Vec::new();
+        for (i, raw) in self
+            .string_array(obj, "args")
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(arg) = self.expand(args_path.index(i), &raw) {
+                args.push(arg);
+            }
+        }
+        let env_path = self.path.key("env");
+        let mut env = std::collections::BTreeMap::new();
+        for (name, raw) in self
+            .string_map(obj, "env", Scalars::Stringify)
+            .unwrap_or_default()
+        {
+            if name.is_empty() || name.contains(['=', '\0']) {
+                self.problem(env_path.key(&name), ProblemKind::BadEnvName { name });
+                continue;
+            }
+            if let Some(value) = self.expand(env_path.key(&name), &raw) {
+                env.insert(name, value);
+            }
+        }
+        let cwd = match self.expanded_string(obj, "cwd") {
+            Some(dir) => Some(self.cx.base_dir.join(dir)),
+            None => self.cx.default_cwd.clone(),
+        };
+        Some(StdioSpec {
+            command: command?,
+            args,
+            env,
+            cwd,
+        })
+    }
+
+    fn http(&mut self, obj: &Map<String, Value>, url_key: &'static str) -> Option<HttpSpec> {
+        let url = self.expanded_string(obj, url_key);
+        // `coyote mcp add` may store a URL built from variables not set yet.
+        if let Some(url) = &url
+            && (self.cx.mode == ExpandMode::Resolve || !url.contains("${"))
+            && let Err(reason) = check_url(url)
+        {
+            self.problem(self.path.key(url_key), ProblemKind::BadUrl { reason });
+        }
+        let headers_path = self.path.key("headers");
+        let mut headers = Vec::new();
+        for (name, raw) in self
+            .string_map(obj, "headers", Scalars::StringsOnly)
+            .unwrap_or_default()
+        {
+            if !is_header_name(&name) {
+                self.problem(headers_path.key(&name), ProblemKind::BadHeaderName { name });
+                continue;
+            }
+            let Some(value) = self.expand(headers_path.key(&name), &raw) else {
+                continue;
+            };
+            if value.chars().any(|c| c.is_control() && c != '\t') {
+                self.problem(headers_path.key(&name), ProblemKind::BadHeaderValue);
+                continue;
+            }
+            headers.push((name, value));
+        }
+        let bearer_token_env = self.string(obj, "bearerTokenEnv");
+        if let Some(name) = &bearer_token_env {
+            let path = self.path.key("bearerTokenEnv");
+            if !is_var_name(name) {
+                self.problem(path, ProblemKind::BadVarName { name: name.clone() });
+            } else if self.cx.mode == ExpandMode::Resolve && self.cx.env.var(name).is_none() {
+                self.problem(
+                    path,
+                    ProblemKind::Variable(VarProblem::Unset { var: name.clone() }),
+                );
+            }
+        }
+        Some(HttpSpec {
+            url: url?,
+            headers,
+            bearer_token_env,
+        })
+    }
+
+    // ---- typed getters: each records its own problem and returns None on it ----
+
+    fn problem(&mut self, path: JsonPath, kind: ProblemKind) {
+        self.problems.push(Problem {
+            path,
+            server: Some(self.server.to_owned()),
+            kind,
+        });
+    }
+
+    fn warn(&mut self, path: JsonPath, kind: WarningKind) {
+        self.warnings.push(ConfigWarning {
+            file: self.file.to_owned(),
+            path,
+            kind,
+        });
+    }
+
+    fn warn_unused(&mut self, obj: &Map<String, Value>, key: &'static str, kind: Kind) {
+        if obj.contains_key(key) {
+            self.warn(
+                self.path.key(key),
+                WarningKind::UnusedKey {
+                    key,
+                    transport: kind.label(),
+                },
+            );
+        }
+    }
+
+    fn kind_key(&mut self, obj: &Map<String, Value>, key: &str) -> Option<(Kind, String)> {
+        let text = self.string(obj, key)?;
+        match Kind::parse(&text) {
+            Some(kind) => Some((kind, text)),
+            None => {
+                let suggestion = suggest(&text, TYPE_VALUES);
+                self.problem(
+                    self.path.key(key),
+                    ProblemKind::UnknownValue {
+                        found: text,
+                        allowed: TYPE_VALUES,
+                        suggestion,
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    fn string(&mut self, obj: &Map<String, Value>, key: &str) -> Option<String> {
+        match obj.get(key)? {
+            Value::String(s) => Some(s.clone()),
+            other => {
+                self.problem(self.path.key(key), wrong(Expected::String, other));
+                None
+            }
+        }
+    }
+
+    fn expanded_string(&mut self, obj: &Map<String, Value>, key: &str) -> Option<String> {
+        let raw = self.string(obj, key)?;
+        self.expand(self.path.key(key), &raw)
+    }
+
+    fn expand(&mut self, path: JsonPath, raw: &str) -> Option<String> {
+        match self.cx.expander().expand(raw) {
+            Ok(value) if value.contains('\0') => {
+                self.problem(path, ProblemKind::NulByte);
+                None
+            }
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.problem(path, ProblemKind::Variable(e));
+                None
+            }
+        }
+    }
+
+    fn bool(&mut self, obj: &Map<String, Value>, key: &str) -> Option<bool> {
+        match obj.get(key)? {
+            Value::Bool(b) => Some(*b),
+            other => {
+                self.problem(self.path.key(key), wrong(Expected::Bool, other));
+                None
+            }
+        }
+    }
+
+    fn seconds(&mut self, obj: &Map<String, Value>, key: &str) -> Option<Duration> {
+        let value = obj.get(key)?;
+        let secs = value.as_f64().filter(|s| *s > 0.0);
+        match secs.and_then(|s| Duration::try_from_secs_f64(s).ok()) {
+            Some(d) => Some(d),
+            None => {
+                self.problem(self.path.key(key), wrong(Expected::Seconds, value));
+                None
+            }
+        }
+    }
+
+    fn choice(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        allowed: &'static [&'static str],
+    ) -> Option<&'static str> {
+        let text = self.string(obj, key)?;
+        match allowed.iter().find(|a| **a == text) {
+            Some(value) => Some(value),
+            None => {
+                let suggestion = suggest(&text, allowed);
+                self.problem(
+                    self.path.key(key),
+                    ProblemKind::UnknownValue {
+                        found: text,
+                        allowed,
+                        suggestion,
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    fn string_array(&mut self, obj: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+        let path = self.path.key(key);
+        match obj.get(key)? {
+            Value::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        Value::String(s) => out.push(s.clone()),
+                        other => self.problem(path.index(i), wrong(Expected::String, other)),
+                    }
+                }
+                Some(out)
+            }
+            other => {
+                self.problem(path, wrong(Expected::StringArray, other));
+                None
+            }
+        }
+    }
+
+    fn string_map(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        scalars: Scalars,
+    ) -> Option<Vec<(String, String)>> {
+        let path = self.path.key(key);
+        match obj.get(key)? {
+            Value::Object(map) => {
+                let mut out = Vec::with_capacity(map.len());
+                for (name, value) in map {
+                    match (value, scalars) {
+                        (Value::String(s), _) => out.push((name.clone(), s.clone())),
+                        (Value::Number(_) | Value::Bool(_), Scalars::Stringify) => {
+                            out.push((name.clone(), value.to_string()))
+                        }
+                        (other, _) => self.problem(path.key(name), wrong(Expected::String, other)),
+                    }
+                }
+                Some(out)
+            }
+            other => {
+                self.problem(path, wrong(Expected::StringMap, other));
+                None
+            }
+        }
+    }
+}
+
+fn wrong(expected: Expected, found: &Value) -> ProblemKind {
+    ProblemKind::WrongType {
+        expected,
+        found: json_type(found),
+    }
+}
+
+fn conflicts(key: &'static str, declared: &str) -> ProblemKind {
+    ProblemKind::KeyConflictsWithType {
+        key,
+        declared: declared.to_owned(),
+    }
+}
+
+/// RFC 9110 token characters.
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+/// http(s) with a host. The reason never repeats the URL (it may carry a token).
+fn check_url(url: &str) -> Result<(), String> {
+    let parsed = url::Url::parse(url).map_err(|e| e.to_string())?;
+    match parsed.scheme() {
+        "http" | "https" if parsed.host().is_some() => Ok(()),
+        "http" | "https" => Err("no host".to_owned()),
+        other => Err(format!("scheme \"{other}\" is not http or https")),
+    }
+}

@@ -1,0 +1,397 @@
+//! The crate's errors. Every message names the file, the JSON path and the fix; callers (the
+//! CLI maps any `ConfigError` to exit 2) never match on the wording.
+//!
+//! Invariant: no message and no `Debug` output contains an `env` value, a header value, a URL
+//! or the text of a default (they are often secrets). Names of keys, variables and servers are
+//! fine: they are what the user needs to find the mistake.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use crate::expand::VarProblem;
+use crate::json_path::JsonPath;
+
+/// Everything that can go wrong while finding, loading, editing or trusting configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(
+        "cannot determine the home directory. Fix: set HOME, or set COYOTE_CONFIG_DIR, \
+         COYOTE_STATE_DIR and COYOTE_CACHE_DIR"
+    )]
+    NoHomeDir,
+
+    #[error("cannot {op} {}: {source}. Fix: {}", path.display(), op.fix())]
+    Io {
+        path: PathBuf,
+        op: IoOp,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error(
+        "{}:{line}:{column}: invalid JSON: {message}. Fix: correct the syntax at that position \
+         (mcp.json is strict JSON: no comments, no trailing commas, keys in double quotes)",
+        path.display()
+    )]
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+
+    #[error("{}", DisplayInvalid { path, problems })]
+    Invalid {
+        path: PathBuf,
+        problems: Vec<Problem>,
+    },
+
+    #[error(
+        "{}: server \"{name}\" already exists. Fix: choose another name, remove it first with \
+         `coyote mcp remove {name}`, or ask to replace it",
+        path.display()
+    )]
+    ServerExists { path: PathBuf, name: String },
+
+    #[error("{flag} expects {expected}. Fix: write it as {example}")]
+    BadArgument {
+        flag: &'static str,
+        expected: &'static str,
+        example: &'static str,
+    },
+
+    #[error("{}: no server named \"{name}\" ({}). Fix: use one of the names listed", path.display(), DisplayKnown(known))]
+    UnknownServer {
+        path: PathBuf,
+        name: String,
+        known: Vec<String>,
+    },
+}
+
+/// The file operation that failed (selects the fix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IoOp {
+    Read,
+    Write,
+    CreateDir,
+    Replace,
+}
+
+impl IoOp {
+    fn fix(self) -> &'static str {
+        match self {
+            IoOp::Read => "check that the file exists and that you may read it",
+            IoOp::Write => "check free disk space and that you may write to the directory",
+            IoOp::CreateDir => {
+                "check that the parent directory exists and that you may write to it"
+            }
+            IoOp::Replace => "check that you may write to the directory holding the file",
+        }
+    }
+}
+
+impl fmt::Display for IoOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            IoOp::Read => "read",
+            IoOp::Write => "write",
+            IoOp::CreateDir => "create directory",
+            IoOp::Replace => "replace",
+        })
+    }
+}
+
+struct DisplayKnown<'a>(&'a [String]);
+
+impl fmt::Display for DisplayKnown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("the file has no servers");
+        }
+        write!(f, "servers: {}", self.0.join(", "))
+    }
+}
+
+struct DisplayInvalid<'a> {
+    path: &'a PathBuf,
+    problems: &'a [Problem],
+}
+
+impl fmt::Display for DisplayInvalid<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.problems {
+            [one] => write!(f, "{}: {one}", self.path.display()),
+            many => {
+                write!(f, "{}: {} problems:", self.path.display(), many.len())?;
+                for p in many {
+                    write!(f, "\n  - {p}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One thing wrong in an mcp.json document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Where: `mcpServers.github.env.TOKEN`.
+    pub path: JsonPath,
+    /// The server entry it belongs to, if any.
+    pub server: Option<String>,
+    pub kind: ProblemKind,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.path)?;
+        if let Some(server) = &self.server {
+            write!(f, "server \"{server}\": ")?;
+        }
+        write!(f, "{}", self.kind)
+    }
+}
+
+/// The JSON shape a key requires (selects the example in the fix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    Object,
+    String,
+    StringArray,
+    /// An object whose values are strings (`env`, `headers`).
+    StringMap,
+    Bool,
+    /// Seconds, a number greater than zero.
+    Seconds,
+}
+
+impl Expected {
+    fn describe(self) -> &'static str {
+        match self {
+            Expected::Object => "an object",
+            Expected::String => "a string",
+            Expected::StringArray => "an array of strings",
+            Expected::StringMap => "an object of strings",
+            Expected::Bool => "true or false",
+            Expected::Seconds => "a number of seconds greater than 0",
+        }
+    }
+
+    fn example(self) -> &'static str {
+        match self {
+            Expected::Object => "{ ... }",
+            Expected::String => "\"text\"",
+            Expected::StringArray => "[\"-y\", \"some-package\"]",
+            Expected::StringMap => "{\"NAME\": \"value\"}",
+            Expected::Bool => "true",
+            Expected::Seconds => "60",
+        }
+    }
+}
+
+/// What is wrong, with the fix in its `Display`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// A value of the wrong JSON type; `found` is a type name, never the value.
+    WrongType {
+        expected: Expected,
+        found: &'static str,
+    },
+    /// The entry has neither `command` nor `url`.
+    NoTransport,
+    /// The entry has both `command` and `url`.
+    CommandAndUrl,
+    /// A key the entry's transport requires is missing (`command` for stdio, `url` for http).
+    MissingKey {
+        key: &'static str,
+        transport: &'static str,
+    },
+    /// A key that contradicts the declared `type`.
+    KeyConflictsWithType { key: &'static str, declared: String },
+    /// `type` and `transportType` disagree.
+    ConflictingTypes {
+        type_value: String,
+        transport_type_value: String,
+    },
+    /// Invalid server name.
+    BadName { name: String, reason: NameProblem },
+    /// A string that must not be empty is.
+    Empty,
+    /// A string outside its allowed set (`type`, `approve`, `expose`).
+    UnknownValue {
+        found: String,
+        allowed: &'static [&'static str],
+        suggestion: Option<&'static str>,
+    },
+    /// A `${…}` that cannot be expanded.
+    Variable(VarProblem),
+    /// A URL that does not parse or is not http(s); `reason` never contains the URL.
+    BadUrl { reason: String },
+    /// An environment variable name containing `=` or NUL, or empty.
+    BadEnvName { name: String },
+    /// `bearerTokenEnv` is not a variable name.
+    BadVarName { name: String },
+    /// A header name with characters HTTP does not allow.
+    BadHeaderName { name: String },
+    /// A header value containing a line break or another control character.
+    BadHeaderValue,
+    /// A string containing a NUL byte (cannot be passed to a process).
+    NulByte,
+}
+
+/// Why a server name is rejected (names become part of function names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameProblem {
+    Empty,
+    TooLong { bytes: usize },
+    BadChar { ch: char },
+}
+
+/// Longest accepted server name, in bytes.
+pub const MAX_SERVER_NAME_BYTES: usize = 40;
+
+impl fmt::Display for ProblemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProblemKind::WrongType { expected, found } => write!(
+                f,
+                "expected {}, found {found}. Fix: write it as {}, e.g. {}",
+                expected.describe(),
+                expected.describe(),
+                expected.example()
+            ),
+            ProblemKind::NoTransport => f.write_str(
+                "has neither \"command\" nor \"url\". Fix: add \"command\" (a program that speaks \
+                 MCP on stdin/stdout, e.g. \"npx\") or \"url\" (an MCP server over HTTP)",
+            ),
+            ProblemKind::CommandAndUrl => f.write_str(
+                "has both \"command\" and \"url\". Fix: keep \"command\" for a local program or \
+                 \"url\" for an HTTP server, not both",
+            ),
+            ProblemKind::MissingKey { key, transport } => write!(
+                f,
+                "\"{key}\" is missing (a {transport} server needs it). Fix: add \"{key}\"{}",
+                match *key {
+                    "command" => ", e.g. \"command\": \"npx\"",
+                    "url" => ", e.g. \"url\": \"https://example.com/mcp\"",
+                    _ => "",
+                }
+            ),
+            ProblemKind::KeyConflictsWithType { key, declared } => write!(
+                f,
+                "\"{key}\" cannot be used with \"type\": \"{declared}\". Fix: remove \"{key}\" \
+                 or change \"type\""
+            ),
+            ProblemKind::ConflictingTypes {
+                type_value,
+                transport_type_value,
+            } => write!(
+                f,
+                "\"type\": \"{type_value}\" and \"transportType\": \"{transport_type_value}\" \
+                 disagree. Fix: remove \"transportType\""
+            ),
+            ProblemKind::BadName { name, reason } => {
+                write!(f, "invalid server name \"{}\": ", name.escape_debug())?;
+                match reason {
+                    NameProblem::Empty => f.write_str("it is empty")?,
+                    NameProblem::TooLong { bytes } => write!(
+                        f,
+                        "it is {bytes} bytes long (at most {MAX_SERVER_NAME_BYTES})"
+                    )?,
+                    NameProblem::BadChar { ch } => {
+                        write!(f, "it contains {:?}", ch)?;
+                    }
+                }
+                write!(
+                    f,
+                    ". Fix: rename it using only letters, digits, '_' and '-' (at most \
+                     {MAX_SERVER_NAME_BYTES} bytes; the name becomes part of function names){}",
+                    match suggest_name(name) {
+                        Some(s) if s != *name => format!(", e.g. \"{s}\""),
+                        _ => String::new(),
+                    }
+                )
+            }
+            ProblemKind::Empty => f.write_str("is empty. Fix: give it a value or remove the key"),
+            ProblemKind::UnknownValue {
+                found,
+                allowed,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "unknown value \"{}\" (allowed: {}). Fix: ",
+                    found.escape_debug(),
+                    allowed.join(", ")
+                )?;
+                match suggestion {
+                    Some(s) => write!(f, "did you mean \"{s}\"?"),
+                    None => write!(f, "use one of the allowed values"),
+                }
+            }
+            ProblemKind::Variable(VarProblem::Unset { var }) => write!(
+                f,
+                "environment variable {var} is not set (used as ${{{var}}}). Fix: set {var} \
+                 before starting coyote, or write ${{{var}:-default}} to fall back to a default"
+            ),
+            ProblemKind::Variable(VarProblem::Unterminated) => f.write_str(
+                "\"${\" without a closing \"}\". Fix: close it as ${NAME}, or write $${ for a \
+                 literal \"${\"",
+            ),
+            ProblemKind::Variable(VarProblem::BadName { name }) => write!(
+                f,
+                "\"${{{}}}\" is not a variable reference. Fix: use ${{NAME}} with NAME made of \
+                 letters, digits and '_' (or $${{ for a literal \"${{\")",
+                name.escape_debug()
+            ),
+            ProblemKind::BadUrl { reason } => write!(
+                f,
+                "not a usable URL ({reason}). Fix: write a full http:// or https:// URL, e.g. \
+                 \"https://example.com/mcp\""
+            ),
+            ProblemKind::BadEnvName { name } => write!(
+                f,
+                "\"{}\" is not a valid environment variable name. Fix: use a name without '=' \
+                 or NUL, e.g. \"API_TOKEN\"",
+                name.escape_debug()
+            ),
+            ProblemKind::BadVarName { name } => write!(
+                f,
+                "\"{}\" is not a variable name. Fix: give the NAME of the variable that holds \
+                 the token (letters, digits and '_'), e.g. \"GITHUB_TOKEN\", not the token itself",
+                name.escape_debug()
+            ),
+            ProblemKind::BadHeaderName { name } => write!(
+                f,
+                "\"{}\" is not a valid HTTP header name. Fix: use letters, digits and '-', e.g. \
+                 \"Authorization\"",
+                name.escape_debug()
+            ),
+            ProblemKind::BadHeaderValue => f.write_str(
+                "the header value contains a line break or control character. Fix: remove it \
+                 (check the variable it is expanded from)",
+            ),
+            ProblemKind::NulByte => f.write_str(
+                "contains a NUL character, which cannot be passed to a program. Fix: remove it",
+            ),
+        }
+    }
+}
+
+/// A valid name close to `name`: bad characters become '_', then truncated to the limit.
+pub(crate) fn suggest_name(name: &str) -> Option<String> {
+    let mapped: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(MAX_SERVER_NAME_BYTES)
+        .collect();
+    let trimmed = mapped.trim_matches('_');
+    (!trimmed.is_empty()).then(|| trimmed.to_owned())
+}
