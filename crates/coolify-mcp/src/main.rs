@@ -1,1 +1,97 @@
-fn main() {}
+//! `coolify-mcp`: parse the configuration, then serve over stdio or streamable HTTP.
+//! stdout belongs to the protocol: diagnostics go to stderr only.
+#![deny(clippy::print_stdout)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use coolify_mcp::config::{self, Command, Transport};
+use coolify_mcp::{BackendFactory, CoolifyServer, ServerOptions};
+use rmcp::ServiceExt;
+
+fn main() -> ExitCode {
+    let env: BTreeMap<String, String> = std::env::vars().collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut stderr = std::io::stderr();
+    let config = match config::parse(&env, &args) {
+        Ok(Command::Run(c)) => c,
+        Ok(Command::Help) => {
+            let _ = stderr.write_all(config::USAGE.as_bytes());
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::Version) => {
+            let _ = writeln!(stderr, "coolify-mcp {}", coolify_mcp::MCP_SERVER_VERSION);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let _ = writeln!(stderr, "{e}");
+            return ExitCode::from(1);
+        }
+    };
+    for w in &config.warnings {
+        let _ = writeln!(stderr, "coolify-mcp: warning: {w}");
+    }
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("COOLIFY_MCP_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+    let factory: BackendFactory = Arc::new(coolify_mcp::backend_impl::make_backend);
+    let server = match CoolifyServer::new(ServerOptions::from_config(&config, factory)) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(stderr, "{e}");
+            return ExitCode::from(1);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(stderr, "coolify-mcp cannot start:\n  - tokio runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = runtime.block_on(async move {
+        match &config.transport {
+            Transport::Stdio => {
+                let running = server
+                    .serve(rmcp::transport::stdio())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                running.waiting().await.map_err(|e| e.to_string())?;
+                Ok::<(), String>(())
+            }
+            Transport::Http(spec) => {
+                let handle = coolify_mcp::http::start(server, spec)
+                    .await
+                    .map_err(|e| format!("cannot bind {}: {e}", spec.bind))?;
+                tracing::warn!("coolify-mcp listening on http://{}/mcp", handle.addr);
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "coolify-mcp: listening on http://{}/mcp",
+                    handle.addr
+                );
+                let shutdown = handle.shutdown.clone();
+                tokio::select! {
+                    r = handle.task => r.map_err(|e| e.to_string())?.map_err(|e| e.to_string()),
+                    _ = tokio::signal::ctrl_c() => { shutdown.cancel(); Ok(()) }
+                }
+            }
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "Fatal error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

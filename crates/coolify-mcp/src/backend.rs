@@ -1,0 +1,204 @@
+//! The seam between the MCP layer and the Coolify REST client.
+//!
+//! Tools, resources and the confirmation pre-flights speak to Coolify only through
+//! [`Backend`]: one JSON request at a time, raw (unsanitized) JSON back. Masking is applied
+//! by the caller through `sanitize`, so every surface shares one policy. Invariants:
+//! - paths are built by [`api_path`], which percent-encodes every segment, so an id such
+//!   as `../servers` or `x?reveal=true` can never change the request path (a deliberate
+//!   deviation from the reference server, SPEC §9.1);
+//! - a backend is created lazily per instance on first use, so boot does no network or
+//!   TLS work.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde_json::Value;
+
+use crate::config::InstanceSpec;
+
+/// A boxed future, so [`Backend`] stays object-safe without an async-trait dependency.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// HTTP methods the tools use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpMethod {
+    Get,
+    Post,
+    Patch,
+    Delete,
+}
+
+impl HttpMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpMethod::Get => "GET",
+            HttpMethod::Post => "POST",
+            HttpMethod::Patch => "PATCH",
+            HttpMethod::Delete => "DELETE",
+        }
+    }
+}
+
+/// One segment of a request path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seg {
+    /// Chosen by code.
+    Lit(&'static str),
+    /// Supplied by a caller: always exactly one encoded segment.
+    Id(String),
+}
+
+/// A path below `/api/v1` plus its query, built segment by segment so an id can never
+/// change the route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Path {
+    pub segments: Vec<Seg>,
+    pub query: Vec<(&'static str, String)>,
+}
+
+impl Path {
+    pub fn new(first: &'static str) -> Self {
+        Self {
+            segments: vec![Seg::Lit(first)],
+            query: Vec::new(),
+        }
+    }
+    pub fn lit(mut self, segment: &'static str) -> Self {
+        self.segments.push(Seg::Lit(segment));
+        self
+    }
+    pub fn id(mut self, id: &str) -> Self {
+        self.segments.push(Seg::Id(id.to_string()));
+        self
+    }
+    /// Append `key=value` when `value` is `Some`.
+    pub fn query_opt(mut self, key: &'static str, value: Option<String>) -> Self {
+        if let Some(v) = value {
+            self.query.push((key, v));
+        }
+        self
+    }
+    /// Append several optional pairs in order.
+    pub fn with_query(self, pairs: Vec<(&'static str, Option<String>)>) -> Self {
+        pairs.into_iter().fold(self, |p, (k, v)| p.query_opt(k, v))
+    }
+}
+
+impl fmt::Display for Path {
+    /// The encoded path and query, e.g. `/applications/app-api/logs?lines=50`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for s in &self.segments {
+            f.write_str("/")?;
+            match s {
+                Seg::Lit(l) => f.write_str(l)?,
+                Seg::Id(id) => f.write_str(&encode_segment(id))?,
+            }
+        }
+        for (i, (k, v)) in self.query.iter().enumerate() {
+            write!(
+                f,
+                "{}{k}={}",
+                if i == 0 { '?' } else { '&' },
+                utf8_percent_encode(v, SEGMENT)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// One request relative to `{base}/api/v1`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiRequest {
+    pub method: HttpMethod,
+    pub path: Path,
+    pub body: Option<Value>,
+}
+
+impl ApiRequest {
+    pub fn get(path: Path) -> Self {
+        Self {
+            method: HttpMethod::Get,
+            path,
+            body: None,
+        }
+    }
+    pub fn new(method: HttpMethod, path: Path, body: Option<Value>) -> Self {
+        Self { method, path, body }
+    }
+}
+
+/// A failed Coolify request. `message` is the complete user-facing text (upstream message,
+/// field errors and hint), never containing the token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    pub status: Option<u16>,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: Option<u16>, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+/// The Coolify API as the MCP layer needs it.
+pub trait Backend: Send + Sync + 'static {
+    /// Send one request; 2xx bodies come back as JSON (`{}` for empty, a string for text).
+    fn send(&self, request: ApiRequest) -> BoxFuture<'_, Result<Value, ApiError>>;
+    /// `GET /version` as trimmed text (cached by the implementation).
+    fn version(&self) -> BoxFuture<'_, Result<String, ApiError>>;
+    /// `POST` with the legacy `GET` fallback (SPEC §1.4).
+    fn post_with_get_fallback(&self, path: Path) -> BoxFuture<'_, Result<Value, ApiError>>;
+}
+
+/// Builds the backend of one instance on first use.
+pub type BackendFactory = Arc<dyn Fn(&InstanceSpec) -> Arc<dyn Backend> + Send + Sync>;
+
+/// Everything except RFC 3986 unreserved characters is encoded, so `/`, `?`, `#`, `%` and
+/// `.` sequences inside an id cannot alter the route.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'.');
+
+/// Encode one caller-supplied path segment. A segment consisting only of dots is encoded too (`.` → `%2E`)
+/// so `..` cannot be normalised away by a proxy.
+pub fn encode_segment(segment: &str) -> String {
+    if !segment.is_empty() && segment.bytes().all(|b| b == b'.') {
+        return segment.bytes().map(|_| "%2E").collect();
+    }
+    utf8_percent_encode(segment, SEGMENT).to_string()
+}
+
+impl fmt::Display for ApiRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.method.as_str(), self.path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_cannot_escape_the_path() {
+        let p = |id: &str| Path::new("applications").id(id).to_string();
+        assert_eq!(p("../servers"), "/applications/..%2Fservers");
+        assert_eq!(p(".."), "/applications/%2E%2E");
+        assert_eq!(p("x?reveal=true"), "/applications/x%3Freveal%3Dtrue");
+        let q = Path::new("deploy").with_query(vec![
+            ("uuid", Some("a b".into())),
+            ("x", None),
+            ("force", Some("false".into())),
+        ]);
+        assert_eq!(q.to_string(), "/deploy?uuid=a%20b&force=false");
+    }
+}

@@ -1,0 +1,620 @@
+//! Startup configuration: environment variables and flags → one validated [`Config`].
+//!
+//! Raw inputs (an env map and the argument list) are converted once, exhaustively; the rest
+//! of the server never reads the environment. Invariants:
+//! - every problem is collected in one pass and reported together ([`StartupError`]);
+//! - no message ever echoes a token, secret or header value;
+//! - a mode switch that is not exactly `1`, `true`, `0` or `false` is an error, so a typo
+//!   can never silently leave writes enabled;
+//! - unauthenticated HTTP (`--no-auth`) is only possible on a loopback bind.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+
+/// Where the Coolify token of an instance comes from.
+#[derive(Clone, PartialEq, Eq)]
+pub enum TokenSource {
+    Value(String),
+    /// Re-read by the client when the file's mtime changes (SPEC §1.2).
+    File(PathBuf),
+}
+
+impl fmt::Debug for TokenSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenSource::Value(_) => f.write_str("Value(<redacted>)"),
+            TokenSource::File(p) => write!(f, "File({})", p.display()),
+        }
+    }
+}
+
+/// One configured Coolify instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstanceSpec {
+    pub name: String,
+    /// Base URL without `/api/v1` and without a trailing `/`.
+    pub url: String,
+    pub token: TokenSource,
+    /// Extra headers sent on every request to this instance (never logged).
+    pub headers: Vec<(String, String)>,
+}
+
+/// Which tools are registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessMode {
+    ReadWrite,
+    /// Only tools annotated read-only are registered (SPEC §2.2).
+    ReadOnly,
+}
+
+/// What happens to a guarded operation when the client cannot be asked (SPEC §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HumanPolicy {
+    /// Ask when the client supports elicitation, otherwise run unconfirmed (stdio default).
+    AskWhenPossible,
+    /// Refuse guarded operations when the client cannot be asked (HTTP default).
+    RequireHuman,
+}
+
+/// `COOLIFY_MCP_ELICITATION`: only the exact string `off` disables asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElicitationSetting {
+    Enabled,
+    Off,
+}
+
+/// HTTP authentication.
+#[derive(Clone, PartialEq, Eq)]
+pub enum HttpAuth {
+    /// `Authorization: Bearer <token>` required on every request.
+    Bearer(String),
+    /// `--no-auth`: loopback binds only.
+    None,
+}
+
+impl fmt::Debug for HttpAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HttpAuth::Bearer(_) => f.write_str("Bearer(<redacted>)"),
+            HttpAuth::None => f.write_str("None"),
+        }
+    }
+}
+
+/// Streamable HTTP settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpSpec {
+    pub bind: SocketAddr,
+    pub auth: HttpAuth,
+    /// Extra `Host` values accepted besides the loopback names (`COOLIFY_MCP_ALLOWED_HOSTS`).
+    pub allowed_hosts: Vec<String>,
+    /// Extra `Origin` values accepted besides loopback origins (`COOLIFY_MCP_ALLOWED_ORIGINS`).
+    pub allowed_origins: Vec<String>,
+}
+
+/// Transport selection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http(HttpSpec),
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Never empty; the first entry is the default instance.
+    pub instances: Vec<InstanceSpec>,
+    pub access: AccessMode,
+    pub human: HumanPolicy,
+    pub elicitation: ElicitationSetting,
+    pub transport: Transport,
+    /// Printed as `coolify-mcp: warning: <text>` at startup.
+    pub warnings: Vec<String>,
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Run(Box<Config>),
+    Help,
+    Version,
+}
+
+/// Every startup problem, listed together.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct StartupError {
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for StartupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("coolify-mcp cannot start:")?;
+        for p in &self.problems {
+            write!(f, "\n  - {p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Usage text for `--help`.
+pub const USAGE: &str = "\
+coolify-mcp — MCP server for Coolify
+
+USAGE: coolify-mcp [OPTIONS]
+
+OPTIONS:
+  --transport <stdio|http>  transport (default stdio; env MCP_TRANSPORT)
+  --host <ADDR>             HTTP bind address (default 127.0.0.1; env MCP_HOST)
+  --port <N>                HTTP port (default 8080; env MCP_PORT or PORT)
+  --no-auth                 HTTP without a bearer token (loopback binds only)
+  --read-only               register read-only tools only (env COOLIFY_MCP_READONLY, MCP_READONLY)
+  --require-human           refuse guarded operations when the client cannot confirm
+                            (env COOLIFY_MCP_REQUIRE_HUMAN; default on for HTTP)
+  --header \"Key: Value\"     extra header for the default instance (repeatable)
+  -h, --help                this text
+  -V, --version             print the version
+
+Coolify: COOLIFY_BASE_URL, COOLIFY_ACCESS_TOKEN or COOLIFY_ACCESS_TOKEN_FILE,
+COOLIFY_INSTANCES (fleet), CF_ACCESS_CLIENT_ID/CF_ACCESS_CLIENT_SECRET.
+HTTP: COOLIFY_MCP_HTTP_TOKEN (required unless --no-auth).
+";
+
+#[derive(Default)]
+struct Flags {
+    transport: Option<String>,
+    host: Option<String>,
+    port: Option<String>,
+    no_auth: bool,
+    read_only: bool,
+    require_human: bool,
+    headers: Vec<String>,
+    help: bool,
+    version: bool,
+}
+
+fn parse_flags(args: &[String], problems: &mut Vec<String>) -> Flags {
+    let mut flags = Flags::default();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = |problems: &mut Vec<String>| -> Option<String> {
+            inline.clone().or_else(|| it.next().cloned()).or_else(|| {
+                problems.push(format!("{name} needs a value"));
+                None
+            })
+        };
+        match name {
+            "--transport" => flags.transport = value(problems),
+            "--host" => flags.host = value(problems),
+            "--port" => flags.port = value(problems),
+            "--header" => flags.headers.extend(value(problems)),
+            "--no-auth" => flags.no_auth = true,
+            "--read-only" => flags.read_only = true,
+            "--require-human" => flags.require_human = true,
+            "-h" | "--help" => flags.help = true,
+            "-V" | "--version" => flags.version = true,
+            other => problems.push(format!(
+                "unknown argument \"{}\"; run coolify-mcp --help for the options",
+                clip(other, 40)
+            )),
+        }
+    }
+    flags
+}
+
+/// Parse the process inputs. `env` is the full environment; `args` excludes argv\[0].
+pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command, StartupError> {
+    let mut problems = Vec::new();
+    let mut warnings = Vec::new();
+    let flags = parse_flags(args, &mut problems);
+    if flags.help {
+        return Ok(Command::Help);
+    }
+    if flags.version {
+        return Ok(Command::Version);
+    }
+    let get = |k: &str| env.get(k).map(String::as_str).filter(|v| !v.is_empty());
+
+    for name in [
+        "COOLIFY_BASE_URL",
+        "COOLIFY_ACCESS_TOKEN",
+        "COOLIFY_ACCESS_TOKEN_FILE",
+        "CF_ACCESS_CLIENT_ID",
+        "CF_ACCESS_CLIENT_SECRET",
+        "COOLIFY_MCP_HTTP_TOKEN",
+    ] {
+        if get(name).is_some_and(looks_unexpanded) {
+            problems.push(format!(
+                "{name} contains an unexpanded ${{VAR}} placeholder — the literal text reached this process instead of the value. Set the real value directly."
+            ));
+        }
+    }
+    check_token_shape(get("COOLIFY_ACCESS_TOKEN"), &mut problems);
+    let base_url = check_base_url(get("COOLIFY_BASE_URL"), &mut problems, &mut warnings);
+    let default_headers =
+        default_instance_headers(get, &flags.headers, &mut problems, &mut warnings);
+
+    let instances_json = get("COOLIFY_INSTANCES");
+    let mut instances = Vec::new();
+    let token = get("COOLIFY_ACCESS_TOKEN").map(|t| TokenSource::Value(t.trim_end().to_string()));
+    let token_file = get("COOLIFY_ACCESS_TOKEN_FILE").map(|p| TokenSource::File(PathBuf::from(p)));
+    if let Some(TokenSource::File(path)) = &token_file {
+        match std::fs::read_to_string(path) {
+            Ok(s) if !s.trim().is_empty() => {}
+            Ok(_) => problems.push(
+                "COOLIFY_ACCESS_TOKEN_FILE points at an empty file; put the token in it.".into(),
+            ),
+            Err(_) => problems.push(
+                "COOLIFY_ACCESS_TOKEN_FILE cannot be read; check the path and its permissions."
+                    .into(),
+            ),
+        }
+    }
+    let url = base_url.or_else(|| {
+        instances_json
+            .is_none()
+            .then(|| "http://localhost:3000".to_string())
+    });
+    match (url, token_file.or(token)) {
+        (Some(url), Some(token)) => instances.push(InstanceSpec {
+            name: "default".into(),
+            url,
+            token,
+            headers: default_headers,
+        }),
+        (_, None) if instances_json.is_none() => problems.push(
+            "COOLIFY_ACCESS_TOKEN environment variable is required (or COOLIFY_ACCESS_TOKEN_FILE to allow rotation without a restart)".into(),
+        ),
+        _ => {}
+    }
+    if let Some(raw) = instances_json {
+        parse_instances(raw, &mut instances, &mut problems);
+    }
+    if instances.is_empty() && problems.is_empty() {
+        problems.push("No Coolify instance configured".into());
+    }
+
+    let access = if flags.read_only
+        | switch(env, "MCP_READONLY", &mut problems).unwrap_or(false)
+        | switch(env, "COOLIFY_MCP_READONLY", &mut problems).unwrap_or(false)
+    {
+        AccessMode::ReadOnly
+    } else {
+        AccessMode::ReadWrite
+    };
+    let elicitation = match env.get("COOLIFY_MCP_ELICITATION").map(String::as_str) {
+        Some("off") => ElicitationSetting::Off,
+        _ => ElicitationSetting::Enabled,
+    };
+    let transport_name = flags
+        .transport
+        .clone()
+        .or_else(|| get("MCP_TRANSPORT").map(str::to_string));
+    let transport = match transport_name.as_deref() {
+        None | Some("stdio") => Transport::Stdio,
+        Some("http") => http_spec(env, &flags, &mut problems, &mut warnings),
+        Some(_) => {
+            problems
+                .push("the transport must be stdio or http (--transport / MCP_TRANSPORT)".into());
+            Transport::Stdio
+        }
+    };
+    let human_env = switch(env, "COOLIFY_MCP_REQUIRE_HUMAN", &mut problems);
+    let human_default = matches!(transport, Transport::Http(_));
+    let human = if flags.require_human || human_env.unwrap_or(human_default) {
+        HumanPolicy::RequireHuman
+    } else {
+        HumanPolicy::AskWhenPossible
+    };
+    if !problems.is_empty() {
+        return Err(StartupError { problems });
+    }
+    Ok(Command::Run(Box::new(Config {
+        instances,
+        access,
+        human,
+        elicitation,
+        transport,
+        warnings,
+    })))
+}
+
+/// `1`/`true` → Some(true), `0`/`false` → Some(false), unset/empty → None, anything else is
+/// a startup problem.
+fn switch(env: &BTreeMap<String, String>, name: &str, problems: &mut Vec<String>) -> Option<bool> {
+    match env.get(name).map(String::as_str) {
+        None | Some("") => None,
+        Some("1" | "true") => Some(true),
+        Some("0" | "false") => Some(false),
+        Some(_) => {
+            problems.push(format!(
+                "{name} must be 1, true, 0 or false; anything else is refused so a typo cannot leave the mode off."
+            ));
+            None
+        }
+    }
+}
+
+fn looks_unexpanded(value: &str) -> bool {
+    if value.contains("${") {
+        return true;
+    }
+    let mut chars = value.chars();
+    chars.next() == Some('$')
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && value[1..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn check_token_shape(token: Option<&str>, problems: &mut Vec<String>) {
+    let Some(token) = token.filter(|t| !looks_unexpanded(t)) else {
+        return;
+    };
+    let core = token.trim_end();
+    if core.contains(['\0', '\r', '\n']) {
+        problems.push("COOLIFY_ACCESS_TOKEN contains a line break or NUL — every request would fail before it is even sent. Re-paste the token without it.".into());
+    } else if core.starts_with([' ', '\t']) {
+        problems.push("COOLIFY_ACCESS_TOKEN has leading whitespace, which becomes part of the credential — Coolify rejects every request with 401. Re-paste the token without it.".into());
+    }
+}
+
+fn check_base_url(
+    raw: Option<&str>,
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let raw = raw?;
+    if looks_unexpanded(raw) {
+        return None;
+    }
+    let Ok(parsed) = url::Url::parse(raw) else {
+        problems.push("COOLIFY_BASE_URL is not a usable URL (a missing http:// or https:// scheme is the usual cause). Set it to your Coolify URL, e.g. https://coolify.example.com".into());
+        return None;
+    };
+    if parsed.scheme() != "http" && parsed.scheme() != "https" {
+        problems.push(format!(
+            "COOLIFY_BASE_URL has scheme \"{}:\" — it must be http or https.",
+            clip(parsed.scheme(), 16)
+        ));
+        return None;
+    }
+    let path = parsed.path().trim_end_matches('/');
+    if path.ends_with("/api/v1") {
+        problems.push("COOLIFY_BASE_URL ends with /api/v1. The server appends /api/v1 itself, so every request would hit /api/v1/api/v1 and 404. Set it to the bare Coolify URL.".into());
+        return None;
+    }
+    if path.ends_with("/api") {
+        warnings.push("COOLIFY_BASE_URL ends with /api. The server appends /api/v1 itself — unless this is a deliberate proxy prefix, set it to the bare Coolify URL.".into());
+    }
+    Some(raw.strip_suffix('/').unwrap_or(raw).to_string())
+}
+
+/// Headers for the default instance: the Cloudflare Access pair, then `--header` flags
+/// (later names replace earlier ones, case-insensitively).
+fn default_instance_headers<'a>(
+    get: impl Fn(&str) -> Option<&'a str>,
+    flags: &[String],
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = Vec::new();
+    let mut set = |name: &str, value: &str| {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        headers.push((name.to_string(), value.to_string()));
+    };
+    let id = get("CF_ACCESS_CLIENT_ID");
+    let secret = get("CF_ACCESS_CLIENT_SECRET");
+    for (name, value) in [
+        ("CF_ACCESS_CLIENT_ID", id),
+        ("CF_ACCESS_CLIENT_SECRET", secret),
+    ] {
+        if value.is_some_and(|v| !looks_unexpanded(v) && v.trim().contains(['\0', '\r', '\n'])) {
+            problems.push(format!("{name} contains a line break or NUL — every request to Coolify would fail before it is even sent. Re-paste it without it."));
+        }
+    }
+    match (id, secret) {
+        (Some(id), Some(secret)) => {
+            set("CF-Access-Client-Id", id.trim());
+            set("CF-Access-Client-Secret", secret.trim());
+        }
+        (Some(_), None) => problems.push("CF_ACCESS_CLIENT_ID is set but CF_ACCESS_CLIENT_SECRET is not. Cloudflare Access service tokens need both, or neither.".into()),
+        (None, Some(_)) => problems.push("CF_ACCESS_CLIENT_SECRET is set but CF_ACCESS_CLIENT_ID is not. Cloudflare Access service tokens need both, or neither.".into()),
+        (None, None) => {}
+    }
+    for flag in flags {
+        let Some((name, value)) = flag.split_once(':') else {
+            problems.push("--header needs the form \"Key: Value\"".into());
+            continue;
+        };
+        let name = name.trim();
+        if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("content-type") {
+            warnings.push(format!(
+                "--header {} is ignored: the server sets it itself",
+                clip(name, 40)
+            ));
+            continue;
+        }
+        set(name, value.trim());
+    }
+    headers
+}
+
+fn valid_instance_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+}
+
+fn parse_instances(raw: &str, out: &mut Vec<InstanceSpec>, problems: &mut Vec<String>) {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(raw) else {
+        problems.push("COOLIFY_INSTANCES is not valid JSON. Expected an array like [{\"name\":\"prod\",\"url\":\"https://coolify.example.com\",\"token\":\"...\"}]".into());
+        return;
+    };
+    let Some(entries) = value.as_array() else {
+        problems
+            .push("COOLIFY_INSTANCES must be a JSON array of {name, url, token} objects".into());
+        return;
+    };
+    for (i, entry) in entries.iter().enumerate() {
+        let at = format!("COOLIFY_INSTANCES[{i}]");
+        let Some(obj) = entry.as_object() else {
+            problems.push(format!("{at} is not an object"));
+            continue;
+        };
+        let name = obj.get("name").and_then(|v| v.as_str()).unwrap_or_default();
+        if !valid_instance_name(name) {
+            problems.push(format!("{at} needs a \"name\": letters, digits, \"_\", \"-\" or \".\" (max 64 chars), starting with a letter or digit"));
+            continue;
+        }
+        if name == "all" {
+            problems.push(format!("{at}: \"all\" is reserved as the fan-out selector"));
+            continue;
+        }
+        let url = obj.get("url").and_then(|v| v.as_str()).unwrap_or_default();
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            problems.push(format!(
+                "{at} (\"{name}\") needs a \"url\" starting with http:// or https://"
+            ));
+            continue;
+        }
+        let token = obj
+            .get("token")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default();
+        if token.is_empty() {
+            problems.push(format!("{at} (\"{name}\") needs a \"token\""));
+            continue;
+        }
+        if token.contains("${") {
+            problems.push(format!("{at} (\"{name}\") token contains an unexpanded ${{VAR}} placeholder — set the real value"));
+            continue;
+        }
+        let mut headers = Vec::new();
+        match obj.get("headers") {
+            None | Some(serde_json::Value::Null) => {}
+            Some(serde_json::Value::Object(map)) => {
+                for (k, v) in map {
+                    match v.as_str() {
+                        Some(s) => headers.push((k.clone(), s.to_string())),
+                        None => problems.push(format!(
+                            "{at} (\"{name}\") header \"{}\" must be a string",
+                            clip(k, 40)
+                        )),
+                    }
+                }
+            }
+            Some(_) => problems.push(format!(
+                "{at} (\"{name}\") \"headers\" must be an object of header name → value"
+            )),
+        }
+        if out.iter().any(|i| i.name == name) {
+            problems.push(format!("Instance name \"{name}\" is configured twice"));
+            continue;
+        }
+        out.push(InstanceSpec {
+            name: name.to_string(),
+            url: url.strip_suffix('/').unwrap_or(url).to_string(),
+            token: TokenSource::Value(token.to_string()),
+            headers,
+        });
+    }
+}
+
+fn http_spec(
+    env: &BTreeMap<String, String>,
+    flags: &Flags,
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Transport {
+    let get = |k: &str| env.get(k).map(String::as_str).filter(|v| !v.is_empty());
+    let host = flags
+        .host
+        .as_deref()
+        .or(get("MCP_HOST"))
+        .unwrap_or("127.0.0.1");
+    let ip: IpAddr = match host {
+        "localhost" => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        h => match h.trim_matches(['[', ']']).parse() {
+            Ok(ip) => ip,
+            Err(_) => {
+                problems
+                    .push("the HTTP bind address (--host / MCP_HOST) must be an IP address".into());
+                IpAddr::V4(Ipv4Addr::LOCALHOST)
+            }
+        },
+    };
+    let port_raw = flags
+        .port
+        .as_deref()
+        .or(get("MCP_PORT"))
+        .or(get("PORT"))
+        .unwrap_or("8080");
+    let port = port_raw.parse::<u16>().unwrap_or_else(|_| {
+        problems.push(
+            "the HTTP port (--port / MCP_PORT / PORT) must be a number from 0 to 65535".into(),
+        );
+        0
+    });
+    let token = get("COOLIFY_MCP_HTTP_TOKEN");
+    let auth = if flags.no_auth {
+        if !ip.is_loopback() {
+            problems.push("--no-auth is only allowed on a loopback bind (127.0.0.1 or ::1); set COOLIFY_MCP_HTTP_TOKEN to serve other interfaces.".into());
+        }
+        if token.is_some() {
+            warnings.push("COOLIFY_MCP_HTTP_TOKEN is set but --no-auth disables it".into());
+        }
+        HttpAuth::None
+    } else {
+        match token {
+            Some(t) if t.trim() == t && !t.contains(char::is_control) => {
+                HttpAuth::Bearer(t.to_string())
+            }
+            Some(_) => {
+                problems.push("COOLIFY_MCP_HTTP_TOKEN has whitespace or control characters at its ends or inside; set a plain token.".into());
+                HttpAuth::None
+            }
+            None => {
+                problems.push("HTTP mode needs COOLIFY_MCP_HTTP_TOKEN (clients send it as `Authorization: Bearer <token>`), or --no-auth on a loopback bind.".into());
+                HttpAuth::None
+            }
+        }
+    };
+    let list = |k: &str| -> Vec<String> {
+        get(k)
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Transport::Http(HttpSpec {
+        bind: SocketAddr::new(ip, port),
+        auth,
+        allowed_hosts: list("COOLIFY_MCP_ALLOWED_HOSTS"),
+        allowed_origins: list("COOLIFY_MCP_ALLOWED_ORIGINS"),
+    })
+}
+
+/// Cut a user-supplied string for an error message (`…` when cut).
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max).collect();
+        out.push('…');
+        out
+    }
+}

@@ -1,0 +1,271 @@
+//! Human confirmation of destructive operations through elicitation (SPEC §6.2, §6.4).
+//!
+//! Invariants:
+//! - no mutating request is sent before the decision: the pre-flight summary may only
+//!   read;
+//! - a client that cannot be asked (no `elicitation` capability, or
+//!   `COOLIFY_MCP_ELICITATION=off`) runs the operation unconfirmed, unless the server
+//!   requires a human, in which case it is refused with nothing sent;
+//! - a summary of `None` means there is nothing to confirm (the operation runs);
+//! - decline, cancel, timeout and transport failure all refuse with an `Aborted: …` text
+//!   (no `Error:` prefix, no `isError`); cancelling the tool call withdraws the prompt;
+//! - while waiting, progress notifications keep the call alive for clients that sent a
+//!   progress token;
+//! - names from Coolify are flattened and clamped by [`sanitize_for_prompt`] before they
+//!   appear in a dialog.
+
+use std::future::Future;
+
+use rmcp::model::ClientResult;
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
+    ProgressNotificationParam, ServerRequest,
+};
+use rmcp::service::PeerRequestOptions;
+
+use crate::config::{ElicitationSetting, HumanPolicy};
+use crate::server::CallCtx;
+
+/// Why an operation did not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    NoElicitation,
+    Declined,
+    Cancelled,
+}
+
+fn abort_text(reason: &str) -> String {
+    format!(
+        "Aborted: {reason}. Nothing was changed. Do not retry without new instructions from the user."
+    )
+}
+
+/// The refusal text when the server requires a human and the client cannot be asked.
+pub fn require_human_text() -> String {
+    abort_text(
+        "this server requires human confirmation for destructive operations, and this client does not support elicitation. Read-only tools work normally. For destructive operations, connect with a client that supports elicitation or use the stdio server locally",
+    )
+}
+
+/// Whether this client can be asked at all.
+pub fn can_ask(ctx: &CallCtx<'_>) -> bool {
+    if ctx.shared.elicitation == ElicitationSetting::Off {
+        return false;
+    }
+    ctx.peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.elicitation.is_some())
+}
+
+/// Ask the human, or decide without asking. `Ok(())` means proceed; `Err(text)` is the
+/// refusal to return as the tool result.
+pub async fn confirm<F>(ctx: &CallCtx<'_>, label: &str, summarize: F) -> Result<(), String>
+where
+    F: Future<Output = Result<Option<String>, String>>,
+{
+    if !can_ask(ctx) {
+        return match ctx.shared.human {
+            HumanPolicy::RequireHuman => Err(require_human_text()),
+            HumanPolicy::AskWhenPossible => Ok(()),
+        };
+    }
+    let fleet = ctx.shared.instances.is_fleet();
+    let scoped_label = if fleet {
+        format!("{label} on instance \"{}\"", ctx.instance.name())
+    } else {
+        label.to_string()
+    };
+    let message = match summarize.await {
+        Ok(None) => return Ok(()),
+        Ok(Some(summary)) if fleet => format!("Instance: {}\n{summary}", ctx.instance.name()),
+        Ok(Some(summary)) => summary,
+        Err(e) => format!("{scoped_label}\n\nProceed? (Could not load the details first: {e})"),
+    };
+    match ask(ctx, message).await {
+        Ok(ElicitationAction::Accept) => Ok(()),
+        Ok(ElicitationAction::Decline) => Err(abort_text("the user declined")),
+        Ok(_) => Err(abort_text("the user cancelled the prompt")),
+        Err(e) => Err(abort_text(&format!(
+            "could not confirm with the user ({e})"
+        ))),
+    }
+}
+
+/// Send `elicitation/create` with an empty object schema; bounded by the elicitation
+/// timeout and the tool call's cancellation, with progress keep-alives while waiting.
+async fn ask(ctx: &CallCtx<'_>, message: String) -> Result<ElicitationAction, String> {
+    let schema: ElicitationSchema =
+        serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
+            .map_err(|e| e.to_string())?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema: schema,
+    };
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    let mut handle = ctx
+        .peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|e| e.to_string())?;
+    let timeout = ctx.shared.timing.elicitation_timeout;
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let mut tick = tokio::time::interval(ctx.shared.timing.progress_interval);
+    tick.tick().await;
+    let mut progress = 0.0;
+    enum Ended {
+        Answer(Result<ClientResult, String>),
+        TimedOut,
+        Withdrawn,
+    }
+    let ended = loop {
+        tokio::select! {
+            r = &mut handle.rx => break Ended::Answer(match r {
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err("the connection closed".to_string()),
+            }),
+            _ = &mut deadline => break Ended::TimedOut,
+            _ = ctx.cancel.cancelled() => break Ended::Withdrawn,
+            _ = tick.tick() => {
+                progress += 1.0;
+                if let Some(token) = &ctx.progress {
+                    let p = ProgressNotificationParam::new(token.clone(), progress)
+                        .with_message("waiting for the user to confirm");
+                    let _ = ctx.peer.notify_progress(p).await;
+                }
+            }
+        }
+    };
+    match ended {
+        Ended::Answer(Ok(ClientResult::ElicitResult(r))) => Ok(r.action),
+        Ended::Answer(Ok(_)) => Err("unexpected response to elicitation/create".into()),
+        Ended::Answer(Err(e)) => Err(e),
+        Ended::TimedOut => {
+            let _ = handle.cancel(Some("confirmation timed out".into())).await;
+            Err(format!(
+                "Request timed out after {} ms",
+                timeout.as_millis()
+            ))
+        }
+        Ended::Withdrawn => {
+            let _ = handle
+                .cancel(Some("the tool call was cancelled".into()))
+                .await;
+            Err("the tool call was cancelled".into())
+        }
+    }
+}
+
+/// `S()`: control chars → space; strip `` ` * [ ] < > " ( ) # ``; collapse whitespace;
+/// clamp to 64 chars (63 + `…`). Keeps `_`.
+pub fn sanitize_for_prompt(name: &str) -> String {
+    let replaced: String = name
+        .chars()
+        .map(|c| {
+            if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .filter(|c| !matches!(c, '`' | '*' | '[' | ']' | '<' | '>' | '"' | '(' | ')' | '#'))
+        .collect();
+    let flat = replaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.encode_utf16().count() <= 64 {
+        return flat;
+    }
+    let mut out: String = flat.chars().take(63).collect();
+    out.push('…');
+    out
+}
+
+/// `N noun[s] (a, b, …)`: names sorted by code point, sanitized, at most 8 then `and K more`.
+pub fn blast_radius(noun: &str, names: &[String]) -> String {
+    let count = format!(
+        "{} {noun}{}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" }
+    );
+    if names.is_empty() {
+        return count;
+    }
+    let mut sorted: Vec<&String> = names.iter().collect();
+    sorted.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+    let safe: Vec<String> = sorted.iter().map(|n| sanitize_for_prompt(n)).collect();
+    if safe.len() <= 8 {
+        format!("{count} ({})", safe.join(", "))
+    } else {
+        format!(
+            "{count} ({} and {} more)",
+            safe[..8].join(", "),
+            safe.len() - 8
+        )
+    }
+}
+
+/// The delete-resource summary (SPEC §6.4).
+pub fn delete_summary(kind: &str, name: &str, uuid: &str, delete_volumes: Option<bool>) -> String {
+    let volumes = match delete_volumes {
+        Some(false) => "Persistent volumes are kept.".to_string(),
+        Some(true) => "Persistent volumes will be DESTROYED and their data is not recoverable.".to_string(),
+        None => "Persistent volumes will be DESTROYED and their data is not recoverable (delete_volumes was not set, and it defaults to true).".to_string(),
+    };
+    format!(
+        "Delete {kind} \"{}\" ({})?\n\n{volumes} This cannot be undone.",
+        sanitize_for_prompt(name),
+        sanitize_for_prompt(uuid)
+    )
+}
+
+/// The move-resource summary (SPEC §6.4).
+pub fn move_summary(
+    kind: &str,
+    name: &str,
+    uuid: &str,
+    target: &str,
+    current: Option<&str>,
+) -> String {
+    let from = current
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            format!(
+                " It is currently in environment {}.",
+                sanitize_for_prompt(c)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "Move {kind} \"{}\" ({}) to environment {}?\n\nContainers are not affected and keep running.{from} From its next deployment onwards it will use the target environment's shared environment variables instead of its current ones, so check the target is the environment you mean. The move is reversible: moving it back is the same operation in the other direction.",
+        sanitize_for_prompt(name),
+        sanitize_for_prompt(uuid),
+        sanitize_for_prompt(target)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_60_names_are_flattened_and_clamped() {
+        assert_eq!(
+            sanitize_for_prompt("a\nb  `*[x]*` \"q\" (p) #h my_app"),
+            "a b x q p h my_app"
+        );
+        let long = "x".repeat(80);
+        let s = sanitize_for_prompt(&long);
+        assert_eq!(s.chars().count(), 64);
+        assert!(s.ends_with('…'));
+        let names: Vec<String> = (0..10).map(|i| format!("app{i}")).collect();
+        assert_eq!(
+            blast_radius("application", &names),
+            "10 applications (app0, app1, app2, app3, app4, app5, app6, app7 and 2 more)"
+        );
+        assert_eq!(
+            blast_radius("application", &["b".into(), "a".into()]),
+            "2 applications (a, b)"
+        );
+    }
+}

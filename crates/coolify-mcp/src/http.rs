@@ -1,0 +1,125 @@
+//! Streamable HTTP transport (`--transport http`).
+//!
+//! Invariants:
+//! - binds 127.0.0.1 by default; `--no-auth` is refused by config on non-loopback binds;
+//! - every `/mcp` request needs `Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>` unless
+//!   `--no-auth` (compared in constant time; the token is never logged);
+//! - DNS-rebinding protection: `Host` must be a loopback name (or an explicitly allowed
+//!   host) and a present `Origin` must be a loopback origin (or explicitly allowed),
+//!   both enforced by rmcp's Streamable HTTP service;
+//! - anything but `/mcp` and `/healthz` is 404 `{"error":"not_found"}`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{HttpAuth, HttpSpec};
+use crate::server::CoolifyServer;
+
+/// A running HTTP server.
+pub struct HttpHandle {
+    pub addr: SocketAddr,
+    pub shutdown: CancellationToken,
+    pub task: JoinHandle<std::io::Result<()>>,
+}
+
+/// Bind and serve in the background.
+pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<HttpHandle> {
+    let listener = tokio::net::TcpListener::bind(spec.bind).await?;
+    let addr = listener.local_addr()?;
+    let shutdown = CancellationToken::new();
+    let mut hosts: Vec<String> = vec![
+        "localhost".into(),
+        "127.0.0.1".into(),
+        "::1".into(),
+        "[::1]".into(),
+    ];
+    if !spec.bind.ip().is_loopback() && !spec.bind.ip().is_unspecified() {
+        hosts.push(spec.bind.ip().to_string());
+    }
+    hosts.extend(spec.allowed_hosts.iter().cloned());
+    let mut origins: Vec<String> = vec![
+        "http://localhost:*".into(),
+        "http://127.0.0.1:*".into(),
+        "http://[::1]:*".into(),
+    ];
+    origins.extend(spec.allowed_origins.iter().cloned());
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .with_cancellation_token(shutdown.child_token());
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let token: Arc<Option<String>> = Arc::new(match &spec.auth {
+        HttpAuth::Bearer(t) => Some(t.clone()),
+        HttpAuth::None => None,
+    });
+    let mcp = Router::new()
+        .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(token, require_bearer));
+    let app = Router::new()
+        .route(
+            "/healthz",
+            axum::routing::get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
+        )
+        .merge(mcp)
+        .fallback(|| async {
+            (
+                StatusCode::NOT_FOUND,
+                axum::Json(serde_json::json!({"error": "not_found"})),
+            )
+        });
+    let stop = shutdown.clone();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move { stop.cancelled().await })
+            .await
+    });
+    Ok(HttpHandle {
+        addr,
+        shutdown,
+        task,
+    })
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn require_bearer(
+    State(token): State<Arc<Option<String>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if let Some(expected) = token.as_ref() {
+        let presented = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if !presented.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes())) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                axum::Json(serde_json::json!({"error": "unauthorized", "error_description": "send Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>"})),
+            )
+                .into_response();
+        }
+    }
+    next.run(request).await
+}

@@ -1,0 +1,30 @@
+//! coolify-mcp: an MCP server for the Coolify self-hosted PaaS.
+//!
+//! The crate is a library plus a thin binary (`main.rs`) so tests can drive the server
+//! in-process. `lib.rs` only declares modules and re-exports the entry points.
+#![deny(clippy::print_stdout)]
+
+pub mod backend;
+pub mod backend_impl;
+pub mod config;
+pub mod confirm;
+pub mod http;
+pub mod instances;
+pub mod instructions;
+pub mod json;
+pub mod projection;
+pub mod prompts;
+pub mod resources;
+pub mod sanitize;
+pub mod server;
+pub mod tools;
+pub mod untrusted;
+
+pub use backend::{ApiError, ApiRequest, Backend, BackendFactory, HttpMethod};
+pub use config::{Command, Config, StartupError, Transport};
+pub use server::{CoolifyServer, ServerOptions, Timing};
+
+/// The version reported by `get_mcp_version` and `serverInfo`.
+pub const MCP_SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The package name reported by `get_mcp_version`.
+pub const MCP_PACKAGE_NAME: &str = "coolify-mcp";

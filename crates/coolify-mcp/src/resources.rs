@@ -1,0 +1,248 @@
+//! Resources (seed #371; SPEC §4): `coolify://overview` and `coolify://application/{uuid}`,
+//! instance-scoped in fleet mode (`coolify://{instance}/…`, no unscoped URI).
+//!
+//! Invariants:
+//! - reads use the same client and sanitizer as the tools: the overview text is
+//!   byte-identical to `get_infrastructure_overview`, the application text is the
+//!   2-space JSON of `get_application`'s `data`; no URI takes `reveal`;
+//! - an empty `{instance}` or `{uuid}` is an error, an unknown instance is an error and
+//!   never falls back to the default;
+//! - `resources/list` fans out per instance concurrently, each bounded by the listing
+//!   deadline (default 5 s, a deliberate improvement over the reference), so a hanging
+//!   instance drops out instead of stalling the listing; every title is unique.
+
+use std::time::Duration;
+
+use futures::future::join_all;
+use serde_json::{Value, json};
+
+use crate::instances::{Instance, Instances, UnknownInstance};
+use crate::projection::{self as proj, str_of};
+use crate::sanitize::Reveal;
+use crate::tools::reads;
+
+pub const OVERVIEW_TITLE: &str = "Infrastructure overview";
+pub const OVERVIEW_DESCRIPTION: &str = "Counts and current status for every server, project, application, database and service. The same snapshot `get_infrastructure_overview` returns.";
+pub const APP_TITLE: &str = "Application detail";
+pub const APP_DESCRIPTION: &str = "Full configuration and status for one application. Credentials are masked, as they are on `get_application` without `reveal`.";
+const MIME: &str = "application/json";
+
+/// Which path a per-instance listing took (tests assert the path, not the clock).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListingOutcome {
+    Listed,
+    Failed,
+    DeadlineExceeded,
+}
+
+/// `resources/list` entries plus the per-instance outcome.
+pub async fn list(
+    instances: &Instances,
+    deadline: Duration,
+) -> (Vec<Value>, Vec<(String, ListingOutcome)>) {
+    let fleet = instances.is_fleet();
+    let mut entries = Vec::new();
+    if fleet {
+        for i in instances.all() {
+            let n = i.name();
+            entries.push(json!({"uri": format!("coolify://{n}/overview"), "name": format!("{n} overview"), "title": format!("{n} overview"), "description": format!("Every resource on the \"{n}\" instance."), "mimeType": MIME}));
+        }
+    } else {
+        entries.push(json!({"uri": "coolify://overview", "name": "overview", "title": OVERVIEW_TITLE, "description": OVERVIEW_DESCRIPTION, "mimeType": MIME}));
+    }
+    let listings = join_all(
+        instances
+            .all()
+            .iter()
+            .map(|i| list_instance(i, fleet, deadline)),
+    )
+    .await;
+    let mut outcomes = Vec::new();
+    for (i, (apps, outcome)) in instances.all().iter().zip(listings) {
+        entries.extend(apps);
+        outcomes.push((i.name().to_string(), outcome));
+    }
+    (entries, outcomes)
+}
+
+async fn list_instance(
+    instance: &Instance,
+    fleet: bool,
+    deadline: Duration,
+) -> (Vec<Value>, ListingOutcome) {
+    let client = instance.client();
+    let apps =
+        match tokio::time::timeout(deadline, reads::list_applications_raw(&client, None, None))
+            .await
+        {
+            Err(_) => return (Vec::new(), ListingOutcome::DeadlineExceeded),
+            Ok(Err(_)) => return (Vec::new(), ListingOutcome::Failed),
+            Ok(Ok(v)) => v,
+        };
+    let n = instance.name();
+    let entries = proj::as_array(&apps)
+        .iter()
+        .map(|a| {
+            let uuid = str_of(a, "uuid");
+            let (uri, title) = if fleet {
+                (
+                    format!("coolify://{n}/application/{uuid}"),
+                    format!("{} ({n})", str_of(a, "name")),
+                )
+            } else {
+                (
+                    format!("coolify://application/{uuid}"),
+                    str_of(a, "name").to_string(),
+                )
+            };
+            let parts: Vec<&str> = [str_of(a, "status"), str_of(a, "fqdn")]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect();
+            let mut e = json!({"title": title, "mimeType": MIME, "uri": uri, "name": title});
+            if !parts.is_empty() {
+                e["description"] = json!(parts.join(" — "));
+            }
+            e
+        })
+        .collect();
+    (entries, ListingOutcome::Listed)
+}
+
+/// `resources/templates/list` entries.
+pub fn templates(fleet: bool) -> Vec<Value> {
+    if fleet {
+        vec![
+            json!({"name": "overview", "uriTemplate": "coolify://{instance}/overview", "title": OVERVIEW_TITLE, "description": OVERVIEW_DESCRIPTION, "mimeType": MIME}),
+            json!({"name": "application", "uriTemplate": "coolify://{instance}/application/{uuid}", "title": APP_TITLE, "description": APP_DESCRIPTION, "mimeType": MIME}),
+        ]
+    } else {
+        vec![
+            json!({"name": "application", "uriTemplate": "coolify://application/{uuid}", "title": APP_TITLE, "description": APP_DESCRIPTION, "mimeType": MIME}),
+        ]
+    }
+}
+
+/// A parsed resource URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target<'a> {
+    Overview {
+        instance: Option<&'a str>,
+    },
+    Application {
+        instance: Option<&'a str>,
+        uuid: &'a str,
+    },
+}
+
+/// Why a read failed; the server maps these to JSON-RPC errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// -32602 `Resource not found: <uri>`.
+    #[error("Resource not found: {0}")]
+    NotFound(String),
+    #[error("Resource URI is missing its instance segment")]
+    MissingInstance,
+    #[error("Resource URI is missing its application uuid")]
+    MissingUuid,
+    #[error("{0}")]
+    UnknownInstance(#[from] UnknownInstance),
+    /// Upstream failure (-32603 with the client message).
+    #[error("{0}")]
+    Upstream(String),
+}
+
+/// Match a URI against the templates of the mode. Empty segments are reported as such.
+pub fn parse(uri: &str, fleet: bool) -> Result<Target<'_>, ReadError> {
+    let not_found = || ReadError::NotFound(uri.to_string());
+    let rest = uri.strip_prefix("coolify://").ok_or_else(not_found)?;
+    let parts: Vec<&str> = rest.split('/').collect();
+    if fleet {
+        match parts.as_slice() {
+            [inst, "overview"] => Ok(Target::Overview {
+                instance: Some(non_empty(inst, ReadError::MissingInstance)?),
+            }),
+            [inst, "application", uuid] => {
+                let instance = Some(non_empty(inst, ReadError::MissingInstance)?);
+                Ok(Target::Application {
+                    instance,
+                    uuid: non_empty(uuid, ReadError::MissingUuid)?,
+                })
+            }
+            _ => Err(not_found()),
+        }
+    } else {
+        match parts.as_slice() {
+            ["overview"] => Ok(Target::Overview { instance: None }),
+            ["application", uuid] => Ok(Target::Application {
+                instance: None,
+                uuid: non_empty(uuid, ReadError::MissingUuid)?,
+            }),
+            _ => Err(not_found()),
+        }
+    }
+}
+
+fn non_empty(s: &str, err: ReadError) -> Result<&str, ReadError> {
+    if s.is_empty() { Err(err) } else { Ok(s) }
+}
+
+/// Read a resource: the text of its single `application/json` content.
+pub async fn read(instances: &Instances, uri: &str) -> Result<String, ReadError> {
+    let target = parse(uri, instances.is_fleet())?;
+    let resolve = |name: Option<&str>| match name {
+        Some(n) => instances.resolve_exact(n),
+        None => Ok(instances.default_instance()),
+    };
+    match target {
+        Target::Overview { instance } => {
+            let client = resolve(instance)?.client();
+            Ok(crate::json::pretty(&reads::overview(&client).await))
+        }
+        Target::Application { instance, uuid } => {
+            let client = resolve(instance)?.client();
+            let app = reads::application_data(&client, uuid, Reveal::Masked)
+                .await
+                .map_err(|e| ReadError::Upstream(e.message))?;
+            Ok(crate::json::pretty(&app))
+        }
+    }
+}
+
+/// `completion/complete` values for a template argument.
+pub async fn complete(
+    instances: &Instances,
+    argument: &str,
+    value: &str,
+    instance_arg: Option<&str>,
+    deadline: Duration,
+) -> Vec<String> {
+    match argument {
+        "instance" => instances
+            .names()
+            .into_iter()
+            .filter(|n| n.starts_with(value))
+            .collect(),
+        "uuid" => {
+            let Ok(instance) = (match instance_arg {
+                Some(n) if !n.is_empty() => instances.resolve_exact(n),
+                _ => Ok(instances.default_instance()),
+            }) else {
+                return Vec::new();
+            };
+            let client = instance.client();
+            match tokio::time::timeout(deadline, reads::list_applications_raw(&client, None, None))
+                .await
+            {
+                Ok(Ok(apps)) => proj::as_array(&apps)
+                    .iter()
+                    .map(|a| str_of(a, "uuid").to_string())
+                    .filter(|u| !u.is_empty() && u.starts_with(value))
+                    .take(100)
+                    .collect(),
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,425 @@
+//! The MCP server: the rmcp `ServerHandler` that wires tools, prompts, resources and
+//! completion to the policies.
+//!
+//! Invariants:
+//! - construction does no I/O (backends are lazy); the roster checks run here and fail
+//!   closed;
+//! - the protocol range stops at 2025-11-25: the 2026-07-28 revision forbids the
+//!   server→client elicitation the confirmations rely on, so it is never negotiated (SPEC
+//!   §6.3 "never auto-approve there");
+//! - tool handler failures are `Error: …` text results, never `isError`; unknown or
+//!   unregistered tools are JSON-RPC -32602 `Tool <name> not found`.
+
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    CompletionInfo, ContentBlock, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, Prompt, PromptMessage, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference, Resource,
+    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::backend::BackendFactory;
+use crate::config::{
+    AccessMode, Config, ElicitationSetting, HumanPolicy, InstanceSpec, StartupError,
+};
+use crate::instances::{Client, Instance, Instances};
+use crate::prompts::{self, PromptCtx, PromptName};
+use crate::resources::{self, ReadError};
+use crate::tools::{self, Args, ToolName, ToolSet};
+
+/// Clocks that tests inject instead of waiting.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// How long a confirmation may wait for the human (reference: 300 s).
+    pub elicitation_timeout: Duration,
+    /// Progress keep-alive interval while a confirmation is pending.
+    pub progress_interval: Duration,
+    /// `deploy` with `wait`: poll interval (reference: 5 s).
+    pub deploy_poll_interval: Duration,
+    /// `deploy` with `wait`: overrides `timeout_seconds` when set.
+    pub deploy_deadline: Option<Duration>,
+    /// Per-instance deadline of `resources/list` and uuid completion (default 5 s).
+    pub listing_deadline: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            elicitation_timeout: Duration::from_secs(300),
+            progress_interval: Duration::from_secs(10),
+            deploy_poll_interval: Duration::from_secs(5),
+            deploy_deadline: None,
+            listing_deadline: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What the server is built from.
+#[derive(Clone)]
+pub struct ServerOptions {
+    pub instances: Vec<InstanceSpec>,
+    pub access: AccessMode,
+    pub human: HumanPolicy,
+    pub elicitation: ElicitationSetting,
+    pub timing: Timing,
+    pub factory: BackendFactory,
+}
+
+impl ServerOptions {
+    pub fn from_config(config: &Config, factory: BackendFactory) -> Self {
+        Self {
+            instances: config.instances.clone(),
+            access: config.access,
+            human: config.human,
+            elicitation: config.elicitation,
+            timing: Timing::default(),
+            factory,
+        }
+    }
+}
+
+/// State shared by every session of one process.
+pub struct Shared {
+    pub instances: Instances,
+    pub tools: ToolSet,
+    pub prompts: Vec<PromptName>,
+    pub access: AccessMode,
+    pub human: HumanPolicy,
+    pub elicitation: ElicitationSetting,
+    pub timing: Timing,
+    pub instructions: String,
+    tool_defs: OnceLock<Vec<Tool>>,
+}
+
+impl Shared {
+    /// `tools/list` entries, built on first use.
+    pub fn tool_definitions(&self) -> &[Tool] {
+        self.tool_defs
+            .get_or_init(|| tools::definitions(&self.tools, self.instances.is_fleet()))
+    }
+}
+
+/// Everything a tool handler may use.
+pub struct CallCtx<'a> {
+    pub shared: &'a Shared,
+    pub instance: &'a Instance,
+    pub client: Client,
+    pub peer: Peer<RoleServer>,
+    pub progress: Option<ProgressToken>,
+    pub cancel: CancellationToken,
+}
+
+/// The Coolify MCP server (cheap to clone; one per HTTP session shares the state).
+#[derive(Clone)]
+pub struct CoolifyServer {
+    shared: Arc<Shared>,
+}
+
+impl CoolifyServer {
+    /// Build the server; fails closed when the prompt roster checks fail.
+    pub fn new(options: ServerOptions) -> Result<Self, StartupError> {
+        if options.instances.is_empty() {
+            return Err(StartupError {
+                problems: vec!["No Coolify instance configured".into()],
+            });
+        }
+        let instances = Instances::new(options.instances, options.factory);
+        let fleet = instances.is_fleet();
+        let read_only = options.access == AccessMode::ReadOnly;
+        let tools = ToolSet::for_mode(fleet, read_only);
+        prompts::check_roster(&tools, read_only, &instances.names())
+            .map_err(|problems| StartupError { problems })?;
+        let prompts = prompts::registered(&tools);
+        let default = fleet.then(|| instances.default_instance().name().to_string());
+        let instructions =
+            crate::instructions::build(&tools, options.access, options.human, default.as_deref());
+        Ok(Self {
+            shared: Arc::new(Shared {
+                instances,
+                tools,
+                prompts,
+                access: options.access,
+                human: options.human,
+                elicitation: options.elicitation,
+                timing: options.timing,
+                instructions,
+                tool_defs: OnceLock::new(),
+            }),
+        })
+    }
+
+    pub fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    /// `resources/list` with the per-instance outcomes (tests assert the deadline path).
+    pub async fn list_resources_with_outcomes(
+        &self,
+    ) -> (Vec<Value>, Vec<(String, resources::ListingOutcome)>) {
+        resources::list(&self.shared.instances, self.shared.timing.listing_deadline).await
+    }
+}
+
+fn invalid_params(message: String) -> ErrorData {
+    ErrorData::new(ErrorCode::INVALID_PARAMS, message, None)
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+impl ServerHandler for CoolifyServer {
+    fn get_info(&self) -> ServerConfig {
+        let base = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .enable_resources();
+        let mut caps = if self.shared.instances.is_fleet() {
+            base.enable_completions().build()
+        } else {
+            base.build()
+        };
+        if let Some(t) = caps.tools.as_mut() {
+            t.list_changed = Some(true);
+        }
+        if let Some(p) = caps.prompts.as_mut() {
+            p.list_changed = Some(true);
+        }
+        if let Some(r) = caps.resources.as_mut() {
+            r.list_changed = Some(true);
+        }
+        let mut info = ServerConfig::new(caps);
+        info.server_info = rmcp::model::Implementation::new("coolify", crate::MCP_SERVER_VERSION);
+        info.instructions = Some(self.shared.instructions.clone());
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.shared.tool_definitions().to_vec(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.shared
+            .tool_definitions()
+            .iter()
+            .find(|t| t.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let shared = &*self.shared;
+        let name = request.name.as_ref();
+        let tool = ToolName::parse(name)
+            .filter(|t| shared.tools.has(*t))
+            .ok_or_else(|| invalid_params(format!("Tool {name} not found")))?;
+        let mut args = request.arguments.unwrap_or_default();
+        let schema = tools::input_schema(shared.tool_definitions(), name).unwrap_or_default();
+        if let Err(text) = tools::validate(name, &schema, &args) {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+        }
+        let instance_name = if shared.instances.is_fleet() {
+            args.shift_remove("instance")
+                .and_then(|v| v.as_str().map(str::to_string))
+        } else {
+            None
+        };
+        let text = match shared.instances.resolve(instance_name.as_deref()) {
+            Err(e) => format!("Error: {e}"),
+            Ok(instance) => {
+                let ctx = CallCtx {
+                    shared,
+                    instance,
+                    client: instance.client(),
+                    peer: context.peer.clone(),
+                    progress: context.meta.get_progress_token(),
+                    cancel: context.ct.clone(),
+                };
+                match tools::dispatch(tool, &Args(args), &ctx).await {
+                    Ok(out) => out.render(),
+                    Err(e) => format!("Error: {e}"),
+                }
+            }
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let fleet = self.shared.instances.is_fleet();
+        let prompts: Vec<Prompt> = self
+            .shared
+            .prompts
+            .iter()
+            .map(|p| from_json(p.listing(fleet)))
+            .collect::<Result<_, _>>()?;
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let shared = &*self.shared;
+        let prompt = PromptName::parse(&request.name)
+            .filter(|p| shared.prompts.contains(p))
+            .ok_or_else(|| invalid_params(format!("Prompt {} not found", request.name)))?;
+        let args: Map<String, Value> = request.arguments.unwrap_or_default();
+        let argument = match prompt.argument() {
+            Some((arg, _)) => match args.get(arg) {
+                Some(Value::String(s)) => s.clone(),
+                other => {
+                    let received = if other.is_none() {
+                        "undefined"
+                    } else {
+                        "non-string"
+                    };
+                    return Err(invalid_params(format!(
+                        "Invalid arguments for prompt {}: {arg}: Invalid input: expected string, received {received}",
+                        prompt.as_str()
+                    )));
+                }
+            },
+            None => String::new(),
+        };
+        let fleet = shared.instances.is_fleet();
+        let ctx = if fleet {
+            let requested = args.get("instance").and_then(Value::as_str);
+            let instance = shared
+                .instances
+                .resolve(requested)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            PromptCtx {
+                tools: &shared.tools,
+                instance: Some(instance.name()),
+                other_instances: shared
+                    .instances
+                    .all()
+                    .iter()
+                    .map(Instance::name)
+                    .filter(|n| *n != instance.name())
+                    .collect(),
+            }
+        } else {
+            PromptCtx {
+                tools: &shared.tools,
+                instance: None,
+                other_instances: Vec::new(),
+            }
+        };
+        let text = prompts::render(prompt, &argument, &ctx);
+        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let (entries, _) = self.list_resources_with_outcomes().await;
+        let resources: Vec<Resource> = entries
+            .into_iter()
+            .map(from_json)
+            .collect::<Result<_, _>>()?;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let templates: Vec<ResourceTemplate> =
+            resources::templates(self.shared.instances.is_fleet())
+                .into_iter()
+                .map(from_json)
+                .collect::<Result<_, _>>()?;
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        match resources::read(&self.shared.instances, &uri).await {
+            Ok(text) => {
+                let contents =
+                    ResourceContents::text(text, uri.clone()).with_mime_type("application/json");
+                Ok(ReadResourceResult::new(vec![contents]).into())
+            }
+            Err(ReadError::NotFound(u)) => Err(ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("Resource not found: {u}"),
+                Some(serde_json::json!({"uri": u})),
+            )),
+            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let shared = &*self.shared;
+        if !shared.instances.is_fleet() {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found",
+                None,
+            ));
+        }
+        let values = match &request.r#ref {
+            Reference::Resource(_) => {
+                let instance_arg = request
+                    .context
+                    .as_ref()
+                    .and_then(|c| c.arguments.as_ref())
+                    .and_then(|a| a.get("instance"))
+                    .map(String::as_str);
+                resources::complete(
+                    &shared.instances,
+                    &request.argument.name,
+                    &request.argument.value,
+                    instance_arg,
+                    shared.timing.listing_deadline,
+                )
+                .await
+            }
+            _ => Vec::new(),
+        };
+        let info = CompletionInfo::with_all_values(values)
+            .map_err(|e| ErrorData::internal_error(e, None))?;
+        Ok(CompleteResult::new(info))
+    }
+}

@@ -1,0 +1,229 @@
+//! Batch tools: `restart_project_apps`, `redeploy_project`, `stop_all_apps` (SPEC §2.3).
+//!
+//! Invariant: after approval the operation acts on exactly the set that was summarised to
+//! the human; an empty set asks nothing and returns a zero summary.
+
+use std::sync::Mutex;
+
+use futures::future::join_all;
+use serde_json::{Value, json};
+
+use super::reads::list_applications_raw;
+use super::{Args, ToolError, ToolOutput, ToolResult};
+use crate::backend::{ApiError, HttpMethod, Path};
+use crate::confirm::{blast_radius, confirm};
+use crate::instances::Client;
+use crate::projection::{as_array, str_of};
+use crate::server::CallCtx;
+
+fn display_name(app: &Value) -> String {
+    Some(str_of(app, "name"))
+        .filter(|n| !n.is_empty())
+        .unwrap_or(str_of(app, "uuid"))
+        .to_string()
+}
+
+/// Applications whose `environment_id` belongs to the project.
+async fn apps_in_project(client: &Client, project: &str) -> Result<Vec<Value>, ToolError> {
+    let (p, apps) = futures::join!(
+        client.get(Path::new("projects").id(project)),
+        list_applications_raw(client, None, None)
+    );
+    let (p, apps) = (p?, apps?);
+    let Some(envs) = p.get("environments").and_then(Value::as_array) else {
+        return Err(ToolError::Message(format!(
+            "Could not resolve environments for project {project}: the API returned no environments array. Without it there is no way to tell which applications belong to this project."
+        )));
+    };
+    let ids: Vec<&Value> = envs.iter().filter_map(|e| e.get("id")).collect();
+    Ok(as_array(&apps)
+        .iter()
+        .filter(|a| a.get("environment_id").is_some_and(|id| ids.contains(&id)))
+        .cloned()
+        .collect())
+}
+
+fn is_running(status: &str) -> bool {
+    status.contains("running") || (status.contains("healthy") && !status.contains("unhealthy"))
+}
+
+async fn aggregate<F, Fut>(apps: &[Value], op: F) -> Value
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = Result<Value, ApiError>>,
+{
+    let results = join_all(apps.iter().map(|a| op(str_of(a, "uuid").to_string()))).await;
+    let (mut ok, mut failed) = (Vec::new(), Vec::new());
+    for (app, r) in apps.iter().zip(results) {
+        let name = display_name(app);
+        match r {
+            Ok(_) => ok.push(json!({"uuid": app.get("uuid"), "name": name})),
+            Err(e) => {
+                failed.push(json!({"uuid": app.get("uuid"), "name": name, "error": e.message}))
+            }
+        }
+    }
+    json!({"summary": {"total": apps.len(), "succeeded": ok.len(), "failed": failed.len()}, "succeeded": ok, "failed": failed})
+}
+
+fn empty() -> Value {
+    json!({"summary": {"total": 0, "succeeded": 0, "failed": 0}, "succeeded": [], "failed": []})
+}
+
+pub async fn restart_project_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    let project = args.str("project_uuid").unwrap_or_default();
+    let approved: Mutex<Option<Vec<Value>>> = Mutex::new(None);
+    let summary = async {
+        let apps = apps_in_project(&ctx.client, project)
+            .await
+            .map_err(|e| e.to_string())?;
+        let names: Vec<String> = apps.iter().map(display_name).collect();
+        let empty = apps.is_empty();
+        *approved.lock().expect("not poisoned") = Some(apps);
+        Ok((!empty).then(|| format!("Restart {} in this project?\n\nEach one drops its connections briefly while the container comes back.", blast_radius("application", &names))))
+    };
+    if let Err(refusal) = confirm(
+        ctx,
+        "Restart every application in a Coolify project.",
+        summary,
+    )
+    .await
+    {
+        return Ok(ToolOutput::Text(refusal));
+    }
+    let apps = match approved.into_inner().expect("not poisoned") {
+        Some(a) => a,
+        None => apps_in_project(&ctx.client, project).await?,
+    };
+    if apps.is_empty() {
+        return Ok(ToolOutput::Json(empty()));
+    }
+    let client = &ctx.client;
+    Ok(ToolOutput::Json(
+        aggregate(&apps, |u| async move {
+            client
+                .write(
+                    HttpMethod::Post,
+                    Path::new("applications").id(&u).lit("restart"),
+                    None,
+                )
+                .await
+        })
+        .await,
+    ))
+}
+
+pub async fn redeploy_project(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    let project = args.str("project_uuid").unwrap_or_default();
+    let force = args.bool("force").unwrap_or(true);
+    let approved: Mutex<Option<Vec<Value>>> = Mutex::new(None);
+    let summary = async {
+        let apps = apps_in_project(&ctx.client, project)
+            .await
+            .map_err(|e| e.to_string())?;
+        let names: Vec<String> = apps.iter().map(display_name).collect();
+        let empty = apps.is_empty();
+        *approved.lock().expect("not poisoned") = Some(apps);
+        Ok((!empty).then(|| format!("Redeploy {} in this project?\n\nEach one's running containers are replaced, so expect downtime per app while it rebuilds.", blast_radius("application", &names))))
+    };
+    if let Err(refusal) = confirm(
+        ctx,
+        "Redeploy every application in a Coolify project.",
+        summary,
+    )
+    .await
+    {
+        return Ok(ToolOutput::Text(refusal));
+    }
+    let apps = match approved.into_inner().expect("not poisoned") {
+        Some(a) => a,
+        None => apps_in_project(&ctx.client, project).await?,
+    };
+    if apps.is_empty() {
+        return Ok(ToolOutput::Json(empty()));
+    }
+    let client = &ctx.client;
+    Ok(ToolOutput::Json(
+        aggregate(&apps, |u| async move {
+            let param = if super::reads::looks_like_uuid(&u) {
+                "uuid"
+            } else {
+                "tag"
+            };
+            let path = Path::new("deploy")
+                .with_query(vec![(param, Some(u)), ("force", Some(force.to_string()))]);
+            client.write(HttpMethod::Post, path, None).await
+        })
+        .await,
+    ))
+}
+
+pub async fn stop_all_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    if args.bool("confirm") != Some(true) {
+        return Ok(ToolOutput::guard("Error: confirm=true required"));
+    }
+    let running = |apps: &Value| -> Vec<Value> {
+        as_array(apps)
+            .iter()
+            .filter(|a| is_running(str_of(a, "status")))
+            .cloned()
+            .collect()
+    };
+    let approved: Mutex<Option<Vec<Value>>> = Mutex::new(None);
+    let summary = async {
+        let apps = list_applications_raw(&ctx.client, None, None)
+            .await
+            .map_err(|e| e.message)?;
+        let run = running(&apps);
+        let mut servers: Vec<String> = run
+            .iter()
+            .filter_map(
+                |a| match (a.pointer("/destination/server_id"), a.get("server_uuid")) {
+                    (Some(id), _) => Some(format!("id:{id}")),
+                    (None, Some(u)) => Some(format!("uuid:{u}")),
+                    _ => None,
+                },
+            )
+            .collect();
+        servers.sort();
+        servers.dedup();
+        let names: Vec<String> = run.iter().map(display_name).collect();
+        let empty = run.is_empty();
+        *approved.lock().expect("not poisoned") = Some(run);
+        let across = if servers.len() > 1 {
+            format!(" across {} servers", servers.len())
+        } else {
+            String::new()
+        };
+        Ok((!empty).then(|| format!("EMERGENCY STOP: take down {}{across}?\n\nEvery one stays down until it is started again. This is estate-wide, not scoped to a project.", blast_radius("running application", &names))))
+    };
+    if let Err(refusal) = confirm(
+        ctx,
+        "EMERGENCY STOP: stop every running application on this Coolify instance.",
+        summary,
+    )
+    .await
+    {
+        return Ok(ToolOutput::Text(refusal));
+    }
+    let apps = match approved.into_inner().expect("not poisoned") {
+        Some(a) => a,
+        None => running(&list_applications_raw(&ctx.client, None, None).await?),
+    };
+    if apps.is_empty() {
+        return Ok(ToolOutput::Json(empty()));
+    }
+    let client = &ctx.client;
+    Ok(ToolOutput::Json(
+        aggregate(&apps, |u| async move {
+            client
+                .write(
+                    HttpMethod::Post,
+                    Path::new("applications").id(&u).lit("stop"),
+                    None,
+                )
+                .await
+        })
+        .await,
+    ))
+}

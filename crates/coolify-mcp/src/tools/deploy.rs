@@ -1,0 +1,428 @@
+//! Deployments: `list_deployments`, `deploy` (incl. waiting for a terminal status with
+//! progress notifications) and `deployment` (SPEC §2.3, §5.5).
+//!
+//! Invariant: the poll interval and the deadline come from [`crate::server::Timing`], so
+//! tests inject them instead of waiting on the clock.
+
+use std::time::Duration;
+
+use rmcp::model::ProgressNotificationParam;
+use serde_json::{Map, Value, json};
+
+use super::reads::looks_like_uuid;
+use super::{Args, ToolError, ToolOutput, ToolResult, envelope};
+use crate::backend::{HttpMethod, Path};
+use crate::instances::{Client, paging};
+use crate::projection::{self as proj, action, str_of, truthy};
+use crate::server::CallCtx;
+use crate::untrusted::{self, BOUNDARY_CHARS, utf16_len};
+
+const TRUNCATION_PREFIX: &str = "...[truncated]...\n";
+
+pub async fn list_deployments(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    let (page, per_page) = (args.u64("page"), args.u64("per_page"));
+    let v = ctx
+        .client
+        .get_query(Path::new("deployments"), &paging(page, per_page))
+        .await?;
+    let v = if v.is_array() {
+        proj::pick_all(&v, proj::DEPLOYMENT_LIST)
+    } else {
+        v
+    };
+    let count = v.as_array().map_or(0, Vec::len);
+    let pagination = proj::pagination("list_deployments", page, per_page, count);
+    Ok(envelope(ctx, v, Vec::new(), pagination))
+}
+
+async fn trigger(
+    client: &Client,
+    tag_or_uuid: &str,
+    force: bool,
+) -> Result<Value, crate::backend::ApiError> {
+    let param = if looks_like_uuid(tag_or_uuid) {
+        "uuid"
+    } else {
+        "tag"
+    };
+    let path = Path::new("deploy").with_query(vec![
+        (param, Some(tag_or_uuid.to_string())),
+        ("force", Some(force.to_string())),
+    ]);
+    client.write(HttpMethod::Post, path, None).await
+}
+
+/// `_actions` of a deployment (SPEC §5.4).
+fn deployment_actions(uuid: Option<&Value>, status: &str, app_uuid: Option<&Value>) -> Vec<Value> {
+    let mut actions = Vec::new();
+    if status == "in_progress" || status == "queued" {
+        let mut args = json!({"action": "cancel"});
+        if let Some(u) = uuid.filter(|u| !u.is_null()) {
+            args["uuid"] = u.clone();
+        }
+        actions.push(action("deployment", args, "Cancel"));
+    }
+    if let Some(app) = app_uuid.filter(|a| truthy(a)) {
+        actions.push(action("get_application", json!({"uuid": app}), "View app"));
+        actions.push(action(
+            "logs",
+            json!({"resource": "application", "uuid": app}),
+            "App logs",
+        ));
+    }
+    actions
+}
+
+pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    let tag_or_uuid = args.str("tag_or_uuid").unwrap_or_default();
+    let force = args.bool("force").unwrap_or(false);
+    if !args.0.get("wait").is_some_and(truthy) {
+        let r = trigger(&ctx.client, tag_or_uuid, force).await?;
+        let actions = vec![action(
+            "list_deployments",
+            json!({}),
+            "Check deployment status",
+        )];
+        return Ok(envelope(ctx, r, actions, None));
+    }
+    let timeout_s = args.num("timeout_seconds").unwrap_or(300.0).max(0.0);
+    let triggered = trigger(&ctx.client, tag_or_uuid, force).await?;
+    let deployments = triggered
+        .get("deployments")
+        .map(proj::as_array)
+        .unwrap_or(&[]);
+    let Some(first) = deployments
+        .first()
+        .and_then(|d| d.get("deployment_uuid"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    else {
+        return Ok(envelope(ctx, triggered, Vec::new(), None));
+    };
+    let first = first.to_string();
+    let additional: Vec<Value> = deployments
+        .iter()
+        .skip(1)
+        .filter_map(|d| d.get("deployment_uuid"))
+        .filter(|u| truthy(u))
+        .cloned()
+        .collect();
+    let deadline = ctx
+        .shared
+        .timing
+        .deploy_deadline
+        .unwrap_or(Duration::from_secs_f64(timeout_s));
+    let mut result = poll(ctx, &first, deadline, timeout_s).await?;
+    if !additional.is_empty() {
+        result["additional_deployment_uuids"] = Value::Array(additional);
+    }
+    let actions = if result.get("deployment_uuid").is_some() {
+        deployment_actions(
+            result.get("deployment_uuid"),
+            str_of(&result, "status"),
+            result.get("application_uuid"),
+        )
+    } else {
+        Vec::new()
+    };
+    Ok(envelope(ctx, result, actions, None))
+}
+
+fn terminal(status: &str) -> bool {
+    matches!(
+        status,
+        "finished" | "failed" | "cancelled" | "cancelled-by-user"
+    )
+}
+
+fn duration_seconds(created: &Value, updated: &Value) -> Option<i64> {
+    let parse = |v: &Value| v.as_str().and_then(parse_epoch_seconds);
+    let (a, b) = (parse(created)?, parse(updated)?);
+    Some(((b - a).max(0.0)).round() as i64)
+}
+
+/// Seconds since the epoch of an ISO-8601 timestamp (`YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`).
+fn parse_epoch_seconds(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    if b.len() < 19 {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, mo, d, h, mi, se) = (
+        num(0..4)?,
+        num(5..7)?,
+        num(8..10)?,
+        num(11..13)?,
+        num(14..16)?,
+        num(17..19)?,
+    );
+    let (y2, m2) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * m2 + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let mut rest = &s[19..];
+    let mut frac = 0.0;
+    if let Some(r) = rest.strip_prefix('.') {
+        let digits: String = r.chars().take_while(char::is_ascii_digit).collect();
+        frac = format!("0.{digits}").parse().unwrap_or(0.0);
+        rest = &r[digits.len()..];
+    }
+    let offset = match rest {
+        "" | "Z" => 0,
+        o if o.len() == 6 => {
+            let sign = if o.starts_with('-') { -1 } else { 1 };
+            sign * (o[1..3].parse::<i64>().ok()? * 3600 + o[4..6].parse::<i64>().ok()? * 60)
+        }
+        _ => return None,
+    };
+    Some((days * 86_400 + h * 3600 + mi * 60 + se - offset) as f64 + frac)
+}
+
+async fn fetch(client: &Client, uuid: &str) -> Result<Value, crate::backend::ApiError> {
+    client.get(Path::new("deployments").id(uuid)).await
+}
+
+async fn poll(
+    ctx: &CallCtx<'_>,
+    uuid: &str,
+    deadline: Duration,
+    timeout_s: f64,
+) -> Result<Value, ToolError> {
+    let started = tokio::time::Instant::now();
+    let mut current = fetch(&ctx.client, uuid).await?;
+    let mut step = 0.0;
+    while !terminal(str_of(&current, "status")) && started.elapsed() < deadline {
+        step += 1.0;
+        if let Some(token) = &ctx.progress {
+            let msg = format!("deployment {uuid}: {}", str_of(&current, "status"));
+            let _ = ctx
+                .peer
+                .notify_progress(
+                    ProgressNotificationParam::new(token.clone(), step).with_message(msg),
+                )
+                .await;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(ctx.shared.timing.deploy_poll_interval) => {}
+            _ = ctx.cancel.cancelled() => return Err(ToolError::Message("the tool call was cancelled".into())),
+        }
+        current = fetch(&ctx.client, uuid).await?;
+    }
+    let status = str_of(&current, "status").to_string();
+    let mut out = Map::new();
+    out.insert(
+        "status".into(),
+        current.get("status").cloned().unwrap_or(Value::Null),
+    );
+    out.insert("deployment_uuid".into(), json!(uuid));
+    if let Some(a) = current.get("application_uuid") {
+        out.insert("application_uuid".into(), a.clone());
+    }
+    if !terminal(&status) {
+        out.insert("timed_out".into(), json!(true));
+        let secs = crate::json::compact(&json!(timeout_s));
+        out.insert("next_action".into(), json!(format!("Still \"{status}\" after {secs}s — poll `deployment` (action: \"get\", uuid: \"{uuid}\") to keep watching.")));
+        return Ok(Value::Object(out));
+    }
+    for k in ["commit", "created_at", "updated_at"] {
+        if let Some(v) = current.get(k) {
+            out.insert(k.into(), v.clone());
+        }
+    }
+    if let Some(d) = duration_seconds(&current["created_at"], &current["updated_at"]) {
+        out.insert("duration_seconds".into(), json!(d));
+    }
+    if status == "failed" {
+        if let Some(logs) = current.get("logs").filter(|l| truthy(l)) {
+            let text = logs
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| logs.to_string());
+            let tail = truncate_logs(&text, 30, 10_000 - BOUNDARY_CHARS, 1);
+            out.insert("logs_tail".into(), json!(untrusted::wrap(&tail.logs)));
+            out.insert("logs_meta".into(), tail.meta());
+        }
+        out.insert("next_action".into(), json!(format!("Deployment failed. See logs_tail above, or `deployment` (action: \"get\", uuid: \"{uuid}\", lines: N) for more.")));
+    }
+    Ok(Value::Object(out))
+}
+
+/// A page of log lines (SPEC §5.5).
+pub struct Truncated {
+    pub logs: String,
+    pub total: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Truncated {
+    fn meta(&self) -> Value {
+        json!({"total_entries": self.total, "showing": format!("{}-{} of {}", self.start, self.end, self.total)})
+    }
+}
+
+/// Newest `lines` entries of page `page`, within `char_limit` UTF-16 units.
+pub fn truncate_logs(logs: &str, lines: usize, char_limit: usize, page: usize) -> Truncated {
+    let all: Vec<String> = match serde_json::from_str::<Value>(logs) {
+        Ok(Value::Array(entries)) => entries
+            .iter()
+            .filter(|e| !e.get("hidden").is_some_and(truthy))
+            .map(|e| {
+                let field = |k: &str| match e.get(k) {
+                    None | Some(Value::Null) => String::new(),
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => crate::json::compact(other),
+                };
+                format!("[{}] {}", field("timestamp"), field("output"))
+            })
+            .collect(),
+        _ => logs.split('\n').map(str::to_string).collect(),
+    };
+    let total = all.len();
+    let end = total as i64 - (page.max(1) as i64 - 1) * lines as i64;
+    let start = (end - lines as i64).max(0);
+    let slice = if end > 0 {
+        &all[start as usize..end as usize]
+    } else {
+        &all[0..0]
+    };
+    let mut result = slice.join("\n");
+    if utf16_len(&result) > char_limit {
+        let keep = char_limit.saturating_sub(TRUNCATION_PREFIX.len());
+        let units: Vec<u16> = result.encode_utf16().collect();
+        let tail = String::from_utf16_lossy(&units[units.len() - keep..]);
+        result = format!("{TRUNCATION_PREFIX}{tail}");
+    }
+    Truncated {
+        logs: result,
+        total,
+        start: start as usize + 1,
+        end: (end.max(0) as usize).min(total),
+    }
+}
+
+pub async fn deployment(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    let uuid = args.str("uuid").unwrap_or_default();
+    match args.str("action").unwrap_or("get") {
+        "get" => {
+            let raw = fetch(&ctx.client, uuid).await?;
+            let mut dep = proj::deployment_essential(&raw);
+            let mut pagination = None;
+            if let Some(ll) = args.u64("lines") {
+                let p = args.u64("page").unwrap_or(1);
+                let ll = ll as usize;
+                if let Some(logs) = raw.get("logs").filter(|l| truthy(l)) {
+                    let text = logs
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| logs.to_string());
+                    let max_chars = args.num("max_chars").unwrap_or(50_000.0) as i64;
+                    let budget = (max_chars - BOUNDARY_CHARS as i64).max(500) as usize;
+                    let t = truncate_logs(&text, ll, budget, p as usize);
+                    dep["logs"] = json!(untrusted::wrap(&t.logs));
+                    dep["logs_meta"] = t.meta();
+                    let mut pg = Map::new();
+                    if (p as usize) * ll < t.total {
+                        pg.insert("next".into(), json!({"tool": "deployment", "args": {"action": "get", "uuid": uuid, "lines": ll, "page": p + 1}}));
+                    }
+                    if p > 1 {
+                        pg.insert("prev".into(), json!({"tool": "deployment", "args": {"action": "get", "uuid": uuid, "lines": ll, "page": p - 1}}));
+                    }
+                    pagination = (!pg.is_empty()).then_some(Value::Object(pg));
+                } else if p > 1 {
+                    pagination = Some(
+                        json!({"prev": {"tool": "deployment", "args": {"action": "get", "uuid": uuid, "lines": ll, "page": p - 1}}}),
+                    );
+                }
+            }
+            let actions = deployment_actions(
+                dep.get("uuid"),
+                str_of(&dep, "status"),
+                dep.get("application_uuid"),
+            );
+            Ok(envelope(ctx, dep, actions, pagination))
+        }
+        "cancel" => Ok(ToolOutput::Json(
+            ctx.client
+                .write(
+                    HttpMethod::Post,
+                    Path::new("deployments").id(uuid).lit("cancel"),
+                    None,
+                )
+                .await?,
+        )),
+        "list_for_app" => {
+            let (page, per_page) = (args.u64("page"), args.u64("per_page"));
+            let include_logs = args.0.get("include_logs").is_some_and(truthy);
+            let mut q: Vec<(&str, Option<String>)> = Vec::new();
+            if page.is_some() || per_page.is_some() {
+                let p = page.unwrap_or(1).max(1);
+                let pp = per_page.unwrap_or(10).max(1);
+                q.push(("skip", Some(((p - 1) * pp).to_string())));
+                q.push(("take", Some(pp.to_string())));
+            }
+            let env = ctx
+                .client
+                .get_query(Path::new("deployments").lit("applications").id(uuid), &q)
+                .await?;
+            let deps = env.get("deployments").map(proj::as_array).unwrap_or(&[]);
+            let count = env
+                .get("count")
+                .filter(|c| c.is_number())
+                .cloned()
+                .unwrap_or(json!(deps.len()));
+            let rows: Vec<Value> = deps
+                .iter()
+                .map(|d| {
+                    let mut e = proj::deployment_essential(d);
+                    if include_logs && let Some(l) = d.get("logs").filter(|l| truthy(l)) {
+                        {
+                            e["logs"] = match l.as_str() {
+                                Some(s) => json!(untrusted::wrap(s)),
+                                None => l.clone(),
+                            };
+                        }
+                    }
+                    e
+                })
+                .collect();
+            Ok(ToolOutput::Json(
+                json!({"count": count, "deployments": rows}),
+            ))
+        }
+        other => Err(ToolError::Message(format!("Unknown action: {other}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_pages_from_the_newest_entry() {
+        let logs = "a\nb\nc\nd\ne";
+        let t = truncate_logs(logs, 2, 1000, 1);
+        assert_eq!(
+            (t.logs.as_str(), t.total, t.start, t.end),
+            ("d\ne", 5, 4, 5)
+        );
+        let t = truncate_logs(logs, 2, 1000, 2);
+        assert_eq!((t.logs.as_str(), t.start, t.end), ("b\nc", 2, 3));
+        let json_logs =
+            r#"[{"timestamp":"t1","output":"x"},{"hidden":true,"output":"h"},{"output":"y"}]"#;
+        assert_eq!(truncate_logs(json_logs, 10, 1000, 1).logs, "[t1] x\n[] y");
+        assert_eq!(
+            duration_seconds(
+                &json!("2024-01-01T00:00:00Z"),
+                &json!("2024-01-01T00:01:30.000000Z")
+            ),
+            Some(90)
+        );
+    }
+}
