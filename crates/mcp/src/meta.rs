@@ -1,0 +1,130 @@
+//! The five model-facing meta-functions per MCP server (seed D2, D7, §4.6) — the ONLY place
+//! that knows their prefixes. A name becomes behaviour exactly once, in [`MetaFunction::parse`]:
+//! the leading prefix plus `_` decides the kind and the rest is the server name, so a server
+//! named `a_mcp_read_b` is never mistaken for a read (`strip_prefix`, never `replace`). Names
+//! that parse as no meta-function are rejected by the dispatcher — never a silent invoke.
+//!
+//! Declarations are gated by the server's live features (D7): search and describe always,
+//! invoke iff tools or the handshake result is missing (fail-open), read iff resources,
+//! prompt iff prompts.
+
+mod declarations;
+
+pub use declarations::{declarations, declarations_for_all};
+
+use crate::catalog_item::McpServerFeatures;
+
+/// Which meta-function. Exhaustive: adding a sixth means touching every `match` below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MetaKind {
+    Invoke,
+    Search,
+    Describe,
+    Read,
+    Prompt,
+}
+
+impl MetaKind {
+    /// Every kind, in declaration order (search first: it is how the model starts).
+    pub const ALL: [MetaKind; 5] = [
+        MetaKind::Search,
+        MetaKind::Describe,
+        MetaKind::Invoke,
+        MetaKind::Read,
+        MetaKind::Prompt,
+    ];
+
+    /// The name prefix without the trailing `_` (`mcp_invoke`, …). None is a prefix of another,
+    /// so a leading-prefix match is unambiguous.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            MetaKind::Invoke => "mcp_invoke",
+            MetaKind::Search => "mcp_search",
+            MetaKind::Describe => "mcp_describe",
+            MetaKind::Read => "mcp_read",
+            MetaKind::Prompt => "mcp_prompt",
+        }
+    }
+
+    /// The function name for `server`: `{prefix}_{server}`.
+    pub fn function_name(self, server: &str) -> String {
+        format!("{}_{server}", self.prefix())
+    }
+
+    /// D7 gating: is this meta-function declared for a server with `features`?
+    pub fn is_enabled_for(self, features: &McpServerFeatures) -> bool {
+        match self {
+            MetaKind::Search | MetaKind::Describe => true,
+            MetaKind::Invoke => features.tools || features.peer_info_missing,
+            MetaKind::Read => features.resources,
+            MetaKind::Prompt => features.prompts,
+        }
+    }
+}
+
+impl std::fmt::Display for MetaKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.prefix())
+    }
+}
+
+/// A parsed meta-function name: which kind, on which server.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MetaFunction {
+    pub kind: MetaKind,
+    pub server: String,
+}
+
+impl MetaFunction {
+    pub fn new(kind: MetaKind, server: impl Into<String>) -> Self {
+        MetaFunction {
+            kind,
+            server: server.into(),
+        }
+    }
+
+    /// Parses `{prefix}_{server}` by the leading prefix only. The server part must be non-empty.
+    /// `mcp_search_a_mcp_read_b` → (Search, `a_mcp_read_b`); `mcp_bogus_x` → `None`.
+    pub fn parse(name: &str) -> Option<MetaFunction> {
+        MetaKind::ALL.into_iter().find_map(|kind| {
+            let server = name.strip_prefix(kind.prefix())?.strip_prefix('_')?;
+            (!server.is_empty()).then(|| MetaFunction::new(kind, server))
+        })
+    }
+
+    /// The function name the model sees.
+    pub fn name(&self) -> String {
+        self.kind.function_name(&self.server)
+    }
+}
+
+impl std::fmt::Display for MetaFunction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}_{}", self.kind.prefix(), self.server)
+    }
+}
+
+/// Is `name` one of the five meta-functions of some server?
+pub fn is_mcp_meta_function(name: &str) -> bool {
+    MetaFunction::parse(name).is_some()
+}
+
+/// All five candidate names for `server` (ungated; filter by declarations where gating matters).
+pub fn mcp_meta_function_names(server: &str) -> Vec<String> {
+    MetaKind::ALL
+        .iter()
+        .map(|kind| kind.function_name(server))
+        .collect()
+}
+
+/// The meta-function kinds declared for a server with `features` (D7), in declaration order.
+pub fn enabled_kinds(features: &McpServerFeatures) -> Vec<MetaKind> {
+    MetaKind::ALL
+        .into_iter()
+        .filter(|kind| kind.is_enabled_for(features))
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "meta_tests.rs"]
+mod tests;

@@ -1,0 +1,293 @@
+use super::*;
+
+const AWKWARD_SERVERS: &[&str] = &[
+    "x",
+    "github",
+    "a_b",
+    "a-b",
+    "_",
+    "-",
+    "__x__",
+    "mcp",
+    "mcp_",
+    "mcp_read",
+    "mcp_read_b",
+    "a_mcp_read_b",
+    "mcp_invoke_mcp_search_x",
+    "mcp_prompt",
+    "search",
+    "describe_me",
+    "read",
+    "0123456789012345678901234567890123456789",
+];
+
+#[test]
+fn every_prefix_round_trips_for_awkward_server_names() {
+    for server in AWKWARD_SERVERS {
+        for kind in MetaKind::ALL {
+            let name = kind.function_name(server);
+            assert_eq!(
+                MetaFunction::parse(&name),
+                Some(MetaFunction::new(kind, *server)),
+                "name {name}"
+            );
+            assert_eq!(MetaFunction::new(kind, *server).name(), name);
+            assert!(is_mcp_meta_function(&name));
+        }
+    }
+}
+
+#[test]
+fn names_of_a_server_parse_back_in_order() {
+    for server in AWKWARD_SERVERS {
+        let parsed: Vec<(MetaKind, String)> = mcp_meta_function_names(server)
+            .iter()
+            .map(|n| {
+                let f = MetaFunction::parse(n).unwrap();
+                (f.kind, f.server)
+            })
+            .collect();
+        let expected: Vec<(MetaKind, String)> = MetaKind::ALL
+            .iter()
+            .map(|k| (*k, server.to_string()))
+            .collect();
+        assert_eq!(parsed, expected);
+    }
+}
+
+#[test]
+fn leading_prefix_decides_the_kind() {
+    assert_eq!(
+        MetaFunction::parse("mcp_search_a_mcp_read_b"),
+        Some(MetaFunction::new(MetaKind::Search, "a_mcp_read_b"))
+    );
+    assert_eq!(
+        MetaFunction::parse("mcp_read_mcp_invoke_x"),
+        Some(MetaFunction::new(MetaKind::Read, "mcp_invoke_x"))
+    );
+}
+
+#[test]
+fn non_meta_names_are_rejected() {
+    for name in [
+        "mcp_bogus_x",
+        "mcp_",
+        "mcp_read",
+        "mcp_read_",
+        "mcp_readx",
+        "mcp_reads_x",
+        "mcp_invokex_y",
+        "xmcp_read_y",
+        "MCP_READ_x",
+        "",
+        "mcp",
+        "fs_read",
+        "github__create_issue",
+    ] {
+        assert_eq!(MetaFunction::parse(name), None, "{name}");
+        assert!(!is_mcp_meta_function(name), "{name}");
+    }
+}
+
+#[test]
+fn prefixes_are_distinct_and_none_prefixes_another() {
+    for a in MetaKind::ALL {
+        for b in MetaKind::ALL {
+            if a != b {
+                assert!(
+                    !b.prefix().starts_with(&format!("{}_", a.prefix())),
+                    "{a} {b}"
+                );
+                assert!(!b.prefix().starts_with(a.prefix()), "{a} {b}");
+            }
+        }
+    }
+}
+
+fn features(
+    tools: bool,
+    resources: bool,
+    prompts: bool,
+    peer_info_missing: bool,
+) -> McpServerFeatures {
+    McpServerFeatures {
+        name: "srv".into(),
+        tools,
+        resources,
+        prompts,
+        completions: false,
+        peer_info_missing,
+    }
+}
+
+fn declared_names(f: &McpServerFeatures) -> Vec<String> {
+    declarations(f).into_iter().map(|d| d.name).collect()
+}
+
+#[test]
+fn gating_matrix() {
+    use MetaKind::*;
+    let cases: Vec<(McpServerFeatures, Vec<MetaKind>)> = vec![
+        (
+            features(true, false, false, false),
+            vec![Search, Describe, Invoke],
+        ),
+        (
+            features(false, true, false, false),
+            vec![Search, Describe, Read],
+        ),
+        (
+            features(false, false, true, false),
+            vec![Search, Describe, Prompt],
+        ),
+        (
+            features(true, true, true, false),
+            vec![Search, Describe, Invoke, Read, Prompt],
+        ),
+        (
+            features(true, true, false, false),
+            vec![Search, Describe, Invoke, Read],
+        ),
+        (features(false, false, false, false), vec![Search, Describe]),
+        // Handshake result missing: invoke fails open, read/prompt stay closed.
+        (
+            features(false, false, false, true),
+            vec![Search, Describe, Invoke],
+        ),
+        (
+            features(false, true, false, true),
+            vec![Search, Describe, Invoke, Read],
+        ),
+    ];
+    for (f, kinds) in cases {
+        assert_eq!(enabled_kinds(&f), kinds, "{f:?}");
+        let expected: Vec<String> = kinds.iter().map(|k| k.function_name("srv")).collect();
+        assert_eq!(declared_names(&f), expected, "{f:?}");
+    }
+}
+
+#[test]
+fn declarations_for_all_concatenates_per_server() {
+    let mut a = features(true, false, false, false);
+    a.name = "a".into();
+    let mut b = features(false, true, false, false);
+    b.name = "b".into();
+    let names: Vec<String> = declarations_for_all(&[a, b])
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mcp_search_a",
+            "mcp_describe_a",
+            "mcp_invoke_a",
+            "mcp_search_b",
+            "mcp_describe_b",
+            "mcp_read_b"
+        ]
+    );
+}
+
+#[test]
+fn every_declaration_parses_back_and_has_an_object_schema() {
+    let f = features(true, true, true, false);
+    for d in declarations(&f) {
+        let parsed = MetaFunction::parse(&d.name).expect("declared name parses");
+        assert_eq!(parsed.server, "srv");
+        assert_eq!(d.parameters["type"], "object", "{}", d.name);
+        let required = d.parameters["required"].as_array().expect("required list");
+        for r in required {
+            let key = r.as_str().unwrap();
+            assert!(
+                d.parameters["properties"].get(key).is_some(),
+                "{} requires {key}",
+                d.name
+            );
+        }
+        assert!(d.description.contains("'srv'"), "{}", d.description);
+    }
+}
+
+#[test]
+fn declaration_parameters_are_the_documented_ones() {
+    let f = features(true, true, true, false);
+    let params: Vec<(String, Vec<String>, Vec<String>)> = declarations(&f)
+        .into_iter()
+        .map(|d| {
+            let props = d.parameters["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            let req = d.parameters["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect();
+            (d.name, props, req)
+        })
+        .collect();
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        params,
+        vec![
+            (
+                "mcp_search_srv".into(),
+                s(&["query", "top_k"]),
+                s(&["query"])
+            ),
+            (
+                "mcp_describe_srv".into(),
+                s(&["tool", "kind"]),
+                s(&["tool"])
+            ),
+            (
+                "mcp_invoke_srv".into(),
+                s(&["tool", "arguments"]),
+                s(&["tool"])
+            ),
+            (
+                "mcp_read_srv".into(),
+                s(&["uri", "arguments", "pattern", "offset", "max_bytes"]),
+                s(&["uri"])
+            ),
+            (
+                "mcp_prompt_srv".into(),
+                s(&["prompt", "arguments"]),
+                s(&["prompt"])
+            ),
+        ]
+    );
+}
+
+#[test]
+fn descriptions_only_mention_declared_siblings() {
+    let f = features(false, true, false, false);
+    let all: String = declarations(&f)
+        .into_iter()
+        .map(|d| d.description)
+        .collect();
+    assert!(all.contains("mcp_read_srv"));
+    assert!(!all.contains("mcp_invoke_srv"), "{all}");
+    assert!(!all.contains("mcp_prompt_srv"), "{all}");
+}
+
+#[test]
+fn limits_in_read_schema_come_from_the_render_constants() {
+    let f = features(false, true, false, false);
+    let read = declarations(&f)
+        .into_iter()
+        .find(|d| d.name == "mcp_read_srv")
+        .unwrap();
+    assert_eq!(
+        read.parameters["properties"]["max_bytes"]["maximum"],
+        crate::render::MAX_BYTES_CLAMP
+    );
+    assert_eq!(
+        read.parameters["properties"]["max_bytes"]["default"],
+        crate::render::DEFAULT_MAX_BYTES
+    );
+}

@@ -1,0 +1,188 @@
+//! Rendering of `resources/read` contents (seed §4.3, §4.5) and of result handles: the
+//! `{uri, mime_type, text, truncated, total_bytes, next_offset}` page, spill objects for
+//! binary blobs, structured errors for off-spec entries (R1), and the response ceiling.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::blob::{DecodedBlob, decode_blob};
+use super::pattern::LineFilter;
+use super::text::page_text;
+use super::{
+    DEFAULT_MAX_BYTES, MAX_BYTES_CLAMP, RESPONSE_CEILING_BYTES, RenderContext, RenderError,
+    SpillObject, omitted_marker, serialized_len,
+};
+use crate::content::ResourceContent;
+
+/// How to cut text: optional line filter, then a page.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    filter: Option<LineFilter>,
+    offset: usize,
+    max_bytes: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            filter: None,
+            offset: 0,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Filters lines by `pattern` (rg -n -C2 output) before paging.
+    pub fn with_pattern(mut self, pattern: &str) -> Result<Self, RenderError> {
+        let filter = LineFilter::new(pattern).map_err(|source| RenderError::InvalidPattern {
+            pattern: pattern.to_string(),
+            source,
+        })?;
+        self.filter = Some(filter);
+        Ok(self)
+    }
+
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        self.offset = usize::try_from(offset).unwrap_or(usize::MAX);
+        self
+    }
+
+    /// Page size, clamped to 1..=[`MAX_BYTES_CLAMP`].
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = usize::try_from(max_bytes)
+            .unwrap_or(usize::MAX)
+            .clamp(1, MAX_BYTES_CLAMP);
+        self
+    }
+
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+
+    pub fn pattern(&self) -> Option<&str> {
+        self.filter.as_ref().map(LineFilter::pattern)
+    }
+}
+
+/// One page of text as the model sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RenderedText {
+    pub uri: String,
+    pub mime_type: Option<String>,
+    pub text: String,
+    pub truncated: bool,
+    pub total_bytes: usize,
+    pub next_offset: Option<usize>,
+    /// The filter applied; offsets and sizes then refer to the filtered output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// True when a blob turned out to be UTF-8 text (the sniff).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sniffed: bool,
+}
+
+/// Filters (if asked) and pages `text`.
+pub fn render_text(
+    uri: &str,
+    mime_type: Option<&str>,
+    text: &str,
+    options: &ReadOptions,
+) -> RenderedText {
+    let filtered;
+    let source = match &options.filter {
+        Some(filter) => {
+            filtered = filter.filter(text);
+            filtered.as_str()
+        }
+        None => text,
+    };
+    let page = page_text(source, options.offset, options.max_bytes);
+    RenderedText {
+        uri: uri.to_string(),
+        mime_type: mime_type.map(str::to_string),
+        text: page.text.to_string(),
+        truncated: page.truncated(),
+        total_bytes: page.total_bytes,
+        next_offset: page.next_offset,
+        pattern: options.pattern().map(str::to_string),
+        sniffed: false,
+    }
+}
+
+/// Renders one content entry; never fails — problems become `{uri, error}` items.
+fn render_content(
+    content: ResourceContent,
+    options: &ReadOptions,
+    ctx: &RenderContext<'_>,
+) -> Value {
+    match content {
+        ResourceContent::Text {
+            uri,
+            mime_type,
+            text,
+        } => to_value(render_text(&uri, mime_type.as_deref(), &text, options)),
+        ResourceContent::Blob {
+            uri,
+            mime_type,
+            blob_base64,
+        } => {
+            let decoded = decode_blob(&blob_base64, mime_type.as_deref(), ctx.server, ctx.spill);
+            drop(blob_base64);
+            match decoded {
+                Ok(DecodedBlob::Text(text)) => {
+                    let mut rendered = render_text(&uri, mime_type.as_deref(), &text, options);
+                    rendered.sniffed = true;
+                    to_value(rendered)
+                }
+                Ok(DecodedBlob::Spilled(file)) => {
+                    to_value(SpillObject::new(&file, Some(uri), mime_type))
+                }
+                Err(e) => json!({ "uri": uri, "error": e.to_string() }),
+            }
+        }
+        ResourceContent::Invalid { uri, reason } => json!({
+            "uri": uri,
+            "error": format!("the server sent an invalid resource content entry: {reason}"),
+        }),
+    }
+}
+
+fn to_value<T: Serialize>(value: T) -> Value {
+    serde_json::to_value(value).unwrap_or_else(|e| json!({ "error": e.to_string() }))
+}
+
+/// Renders all contents of one read: a single object for one entry, else an array whose total
+/// size stays within [`RESPONSE_CEILING_BYTES`] (the first item always shows; later items that
+/// do not fit are replaced by one `{omitted, note}` marker).
+pub fn render_resource_contents(
+    contents: Vec<ResourceContent>,
+    options: &ReadOptions,
+    ctx: &RenderContext<'_>,
+) -> Value {
+    let count = contents.len();
+    let mut items = Vec::with_capacity(count);
+    let mut used = 0usize;
+    let mut omitted = 0usize;
+    for (i, content) in contents.into_iter().enumerate() {
+        let item = render_content(content, options, ctx);
+        let size = serialized_len(&item);
+        if i > 0 && used + size > RESPONSE_CEILING_BYTES {
+            omitted = count - i;
+            break;
+        }
+        used += size;
+        items.push(item);
+    }
+    if omitted > 0 {
+        items.push(omitted_marker(omitted, Vec::new()));
+    }
+    if items.len() == 1 && count == 1 {
+        return items.pop().unwrap_or(Value::Null);
+    }
+    Value::Array(items)
+}
