@@ -190,7 +190,7 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     /// Functions the model may call; sent only when non-empty.
     pub tools: Vec<FunctionDeclaration>,
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
     /// Output limit. Anthropic requires one and uses [`crate::DEFAULT_ANTHROPIC_MAX_TOKENS`]
     /// when unset.
     pub max_tokens: Option<u32>,
@@ -215,7 +215,7 @@ impl ChatRequest {
         self
     }
 
-    pub fn with_temperature(mut self, temperature: f32) -> Self {
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
         self.temperature = Some(temperature);
         self
     }

@@ -1,0 +1,225 @@
+//! Fixtures both providers share, and tests that are not about one wire format: the invariant
+//! matchers themselves, local refusal of invalid conversations, unreachable servers, and key
+//! redaction.
+
+use coyote_llm::{
+    AssistantMessage, ChatRequest, ConversationError, LlmError, Message, ProviderKind, ToolCall,
+    ToolResult,
+};
+use coyote_protocol::FunctionDeclaration;
+use serde_json::json;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer};
+
+use super::support::{
+    ANTHROPIC_KEY, ConversationInvariants, OPENAI_KEY, Wire, anthropic_violations, json_response,
+    make_provider, openai_violations,
+};
+
+/// A conversation with two parallel calls (one answered with an error), a follow-up answer and
+/// a new question.
+pub fn conversation() -> Vec<Message> {
+    vec![
+        Message::system("You are terse."),
+        Message::user("Weather in Paris, and the time?"),
+        Message::assistant(AssistantMessage {
+            text: String::new(),
+            tool_calls: vec![
+                ToolCall::new("call_1", "get_weather", "{\"city\":\"Paris\"}"),
+                ToolCall::new("call_2", "get_time", ""),
+            ],
+        }),
+        Message::tool_result(ToolResult::success("call_1", "18\u{b0}C")),
+        Message::tool_result(ToolResult::error("call_2", "cancelled by the user")),
+        Message::assistant(AssistantMessage::text("It is 18\u{b0}C.")),
+        Message::user("And tomorrow?"),
+    ]
+}
+
+pub fn tools() -> Vec<FunctionDeclaration> {
+    vec![
+        FunctionDeclaration {
+            name: "get_weather".into(),
+            description: "Weather for a city".into(),
+            parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        },
+        FunctionDeclaration {
+            name: "get_time".into(),
+            description: "Current time".into(),
+            parameters: json!(null),
+        },
+    ]
+}
+
+#[test]
+fn openai_matcher_catches_each_violation() {
+    let bad = json!({
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": null},
+            {"role": "tool", "tool_call_id": "nope", "content": "x"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "user", "content": "too early"}
+        ],
+        "tools": [{"type": "function", "function": {"name": "bad.name", "parameters": {}}}]
+    });
+    assert_eq!(
+        openai_violations(&bad),
+        vec![
+            "message 1: empty assistant message".to_string(),
+            "message 2: tool result for unknown or answered call \"nope\"".to_string(),
+            "message 4: calls {\"c1\"} left unanswered".to_string(),
+            "tool name \"bad.name\" breaks the provider charset".to_string(),
+        ]
+    );
+}
+
+#[test]
+fn anthropic_matcher_catches_each_violation() {
+    let bad = json!({
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": []},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": "x"}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9", "content": "?"}]}
+        ]
+    });
+    assert_eq!(
+        anthropic_violations(&bad),
+        vec![
+            "message 1: empty assistant message".to_string(),
+            "message 2: two assistant messages in a row".to_string(),
+            "message 2: tool_use input is not an object".to_string(),
+            "message 3: tool_result for unknown call \"t9\"".to_string(),
+            "message 3: tool_use {\"t1\"} left unanswered".to_string(),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_violating_request_gets_no_answer_and_is_recorded() {
+    let server = MockServer::start().await;
+    let invariants = ConversationInvariants::new(Wire::OpenAi);
+    Mock::given(method("POST"))
+        .and(invariants.clone())
+        .respond_with(json_response(200, json!({})))
+        .mount(&server)
+        .await;
+    coyote_llm::install_crypto_provider();
+    let status = reqwest::Client::new()
+        .post(format!("{}/chat/completions", server.uri()))
+        .body(
+            json!({"messages": [{"role": "tool", "tool_call_id": "x", "content": ""}]}).to_string(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status.as_u16(), 404);
+    assert_eq!(
+        invariants.violations(),
+        vec!["message 0: tool result for unknown or answered call \"x\"".to_string()]
+    );
+}
+
+#[tokio::test]
+async fn invalid_conversations_are_refused_before_sending() {
+    for kind in [ProviderKind::OpenAiCompatible, ProviderKind::Anthropic] {
+        let server = MockServer::start().await;
+        let (provider, _) = make_provider(kind, &server.uri());
+        let mut messages = conversation();
+        messages.remove(4); // call_2 loses its result
+        let error = provider
+            .stream(&ChatRequest::new("m", messages))
+            .await
+            .err()
+            .expect("refused");
+        assert_eq!(
+            error,
+            LlmError::InvalidConversation(ConversationError::UnansweredCalls {
+                assistant: 2,
+                index: 4,
+                missing: vec!["call_2".into()],
+            })
+        );
+        assert_eq!(server.received_requests().await.unwrap().len(), 0, "{kind}");
+    }
+}
+
+#[tokio::test]
+async fn unreachable_server_is_a_network_error() {
+    // Bind then drop a listener: the port is (very likely) closed when we connect.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    drop(listener);
+    let (provider, clock) = make_provider(ProviderKind::OpenAiCompatible, &base);
+    let error = provider
+        .stream(&ChatRequest::new("m", vec![Message::user("hi")]))
+        .await
+        .err()
+        .expect("fails");
+    match &error {
+        LlmError::Network {
+            provider, endpoint, ..
+        } => {
+            assert_eq!(
+                (provider.as_str(), endpoint.as_str()),
+                ("openai", format!("{base}/chat/completions").as_str())
+            );
+        }
+        other => panic!("expected a network error, got {other:?}"),
+    }
+    assert!(
+        error
+            .to_string()
+            .contains("check `api_base` and that the server is running"),
+        "{error}"
+    );
+    assert_eq!(
+        clock.sleeps(),
+        vec![],
+        "connection failures are not retried"
+    );
+}
+
+#[tokio::test]
+async fn keys_never_appear_in_errors() {
+    for (kind, key, path) in [
+        (
+            ProviderKind::OpenAiCompatible,
+            OPENAI_KEY,
+            "/chat/completions",
+        ),
+        (ProviderKind::Anthropic, ANTHROPIC_KEY, "/v1/messages"),
+    ] {
+        let server = MockServer::start().await;
+        // A server that echoes the key back in its error text.
+        Mock::given(method("POST"))
+            .and(wiremock::matchers::path(path))
+            .respond_with(json_response(
+                401,
+                json!({"error": {"message": format!("Incorrect API key provided: {key}")}}),
+            ))
+            .mount(&server)
+            .await;
+        let (provider, _) = make_provider(kind, &server.uri());
+        let error = provider
+            .stream(&ChatRequest::new("m", vec![Message::user("hi")]))
+            .await
+            .err()
+            .unwrap();
+        for text in [
+            error.to_string(),
+            format!("{error:?}"),
+            format!("{provider:?}"),
+        ] {
+            assert!(!text.contains(key), "{kind}: key leaked in {text}");
+        }
+        assert!(
+            error
+                .to_string()
+                .contains("Incorrect API key provided: <redacted>"),
+            "{error}"
+        );
+    }
+}
