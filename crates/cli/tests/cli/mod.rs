@@ -1,0 +1,4 @@
+mod common;
+mod config_errors;
+mod everything;
+mod fake;
