@@ -1,1 +1,40 @@
-//! test-support (skeleton; see ARCHITECTURE in docs/architecture.md)
+//! Test support for coyote (publish = false, dev-dependency only): a fake MCP server driven
+//! by a [`Scenario`] — in-process over duplex pipes ([`in_process`]), over streamable HTTP
+//! ([`FakeHttpServer`]), or as the `coyote-fake-mcp` binary ([`ScenarioFile`],
+//! [`fake_mcp_bin`]) — and the deterministic payloads it sends ([`content`]).
+//!
+//! Generated item names: tools `gen_tool_0000`… (echo), resources `fake://gen/0000`… (text
+//! `generated resource N`), templates `fake://gen/N/{id}` (text `generated template N item
+//! {id}`), prompts `gen_prompt_0000`… (no arguments).
+#![deny(clippy::print_stdout)]
+
+mod catalog;
+pub mod content;
+pub mod events;
+mod http;
+mod in_process;
+mod items;
+pub mod peers;
+pub mod scenario;
+mod scenario_builder;
+mod scenario_file;
+mod server;
+mod tools;
+mod transport;
+
+#[doc(hidden)]
+pub mod binary;
+
+pub use catalog::REPEATED_CURSOR;
+pub use content::{PNG_BYTES, big_text, generated_blob, png_base64, sample_elicitation_schema};
+pub use events::{Event, EventLog, ListKind, WaitError};
+pub use http::FakeHttpServer;
+pub use in_process::{ClientHalves, FakeHandle, in_process};
+pub use scenario::{
+    Capabilities, CompletionMode, CompletionSpec, CompletionTarget, Generated, PaginationMode,
+    PromptArgSpec, PromptContent, PromptMessageSpec, PromptRole, PromptSpec, ResourceBody,
+    ResourceSpec, Scenario, ScenarioError, Startup, StartupMode, TemplateSpec, ToolBehavior,
+    ToolSpec,
+};
+pub use scenario_builder::ScenarioBuilder;
+pub use scenario_file::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioFile, fake_mcp_bin};

@@ -1,0 +1,314 @@
+//! What the fake server observed: a typed event stream, kept in memory (in-process handle)
+//! and appended to the scenario's event log as JSON lines (binary; one `write` per event, so
+//! another process reading the file sees whole lines, at most a trailing partial one).
+//!
+//! [`EventLog`] is the read side for both: counters (`list_requests`, `tool_calls`, …) and
+//! waiting for a condition with a deadline supplied by the test.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The four listable kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ListKind {
+    Tools,
+    Resources,
+    ResourceTemplates,
+    Prompts,
+}
+
+/// One observation, serialized as `{"event": "<snake_case name>", …fields}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The binary started (before any start-up delay).
+    Started {
+        pid: u32,
+    },
+    /// The grandchild `sleep 1000` spawned at start.
+    Grandchild {
+        pid: u32,
+    },
+    /// HTTP mode is accepting connections at `url`.
+    Listening {
+        url: String,
+    },
+    /// `initialize` received (logged before any hang).
+    Initialize {
+        protocol_version: String,
+        client_name: String,
+        elicitation: bool,
+    },
+    /// `notifications/initialized` received.
+    Initialized,
+    List {
+        kind: ListKind,
+        cursor: Option<String>,
+    },
+    CallTool {
+        name: String,
+        arguments: Value,
+    },
+    /// A running tool (slow / hang / elicit) observed that its request was cancelled.
+    ToolCancelled {
+        name: String,
+    },
+    /// A progress notification was sent for a call of `name`.
+    ProgressSent {
+        name: String,
+        progress: f64,
+    },
+    /// `notifications/cancelled` received.
+    Cancelled {
+        request_id: Value,
+        reason: Option<String>,
+    },
+    ReadResource {
+        uri: String,
+    },
+    GetPrompt {
+        name: String,
+        arguments: BTreeMap<String, String>,
+    },
+    Complete {
+        argument: String,
+        value: String,
+    },
+    /// The client's answer to `elicitation/create` (or `error` when the request failed).
+    Elicitation {
+        action: String,
+        content: Option<Value>,
+    },
+    SetLevel {
+        level: String,
+    },
+    /// The transport reached end of input (stdin EOF, duplex closed, HTTP session dropped).
+    Disconnect,
+}
+
+/// Where events go. Shared (`Arc`) by every part of one server process / instance.
+#[derive(Debug)]
+pub(crate) struct EventSink {
+    memory: Mutex<Vec<Event>>,
+    file: Option<Mutex<std::fs::File>>,
+    changed: tokio::sync::watch::Sender<u64>,
+}
+
+impl EventSink {
+    pub(crate) fn new(log: Option<&Path>) -> std::io::Result<EventSink> {
+        let file = match log {
+            Some(path) => Some(Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)?,
+            )),
+            None => None,
+        };
+        Ok(EventSink {
+            memory: Mutex::new(Vec::new()),
+            file,
+            changed: tokio::sync::watch::Sender::new(0),
+        })
+    }
+
+    pub(crate) fn record(&self, event: Event) {
+        if let Some(file) = &self.file {
+            let mut line = serde_json::to_vec(&event).unwrap_or_default();
+            line.push(b'\n');
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            // One write per line: O_APPEND makes it atomic with respect to readers.
+            let _ = file.write_all(&line);
+            let _ = file.flush();
+        }
+        self.memory
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(event);
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    pub(crate) fn snapshot(&self) -> EventLog {
+        EventLog {
+            events: self
+                .memory
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        }
+    }
+
+    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+}
+
+/// A snapshot of events, with counters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventLog {
+    pub events: Vec<Event>,
+}
+
+/// Waiting for events failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WaitError {
+    #[error(
+        "the fake server's events did not satisfy the condition within {after:?}; events so far: {events:?}"
+    )]
+    Timeout { after: Duration, events: Vec<Event> },
+    #[error("cannot read the event log {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl EventLog {
+    /// Reads an event log written by the binary; a trailing partial line is ignored, as are
+    /// lines that do not parse (the file is append-only, so nothing else can be wrong).
+    pub fn read(path: &Path) -> std::io::Result<EventLog> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(e),
+        };
+        let events = text
+            .split_inclusive('\n')
+            .filter(|line| line.ends_with('\n'))
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        Ok(EventLog { events })
+    }
+
+    /// Polls the log file until `condition` holds or `deadline` passes.
+    pub async fn wait_file(
+        path: &Path,
+        deadline: Duration,
+        condition: impl Fn(&EventLog) -> bool,
+    ) -> Result<EventLog, WaitError> {
+        let poll = async {
+            loop {
+                let log = EventLog::read(path).map_err(|source| WaitError::Read {
+                    path: path.to_owned(),
+                    source,
+                })?;
+                if condition(&log) {
+                    return Ok(log);
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        match tokio::time::timeout(deadline, poll).await {
+            Ok(result) => result,
+            Err(_) => Err(WaitError::Timeout {
+                after: deadline,
+                events: EventLog::read(path).map(|l| l.events).unwrap_or_default(),
+            }),
+        }
+    }
+
+    /// Number of list requests of `kind` served (every page counts).
+    pub fn list_requests(&self, kind: ListKind) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::List { kind: k, .. } if *k == kind))
+            .count()
+    }
+
+    /// Number of `tools/call` requests for `name`.
+    pub fn tool_calls(&self, name: &str) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::CallTool { name: n, .. } if n == name))
+            .count()
+    }
+
+    /// Every `tools/call` per tool name.
+    pub fn tool_call_counts(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for event in &self.events {
+            if let Event::CallTool { name, .. } = event {
+                *counts.entry(name.clone()).or_insert(0) += 1;
+            }
+        }
+        counts
+    }
+
+    /// `notifications/cancelled` received.
+    pub fn cancelled_notifications(&self) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::Cancelled { .. }))
+            .count()
+    }
+
+    /// Tools that observed their own cancellation, in order.
+    pub fn tools_cancelled(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolCancelled { name } => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn initialize_seen(&self) -> bool {
+        self.events
+            .iter()
+            .any(|e| matches!(e, Event::Initialize { .. }))
+    }
+
+    pub fn initialized_seen(&self) -> bool {
+        self.events.iter().any(|e| matches!(e, Event::Initialized))
+    }
+
+    pub fn disconnect_seen(&self) -> bool {
+        self.events.iter().any(|e| matches!(e, Event::Disconnect))
+    }
+
+    pub fn grandchild_pid(&self) -> Option<u32> {
+        self.events.iter().find_map(|e| match e {
+            Event::Grandchild { pid } => Some(*pid),
+            _ => None,
+        })
+    }
+
+    pub fn server_pid(&self) -> Option<u32> {
+        self.events.iter().find_map(|e| match e {
+            Event::Started { pid } => Some(*pid),
+            _ => None,
+        })
+    }
+
+    pub fn complete_requests(&self) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::Complete { .. }))
+            .count()
+    }
+
+    pub fn elicitations(&self) -> Vec<(String, Option<Value>)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Elicitation { action, content } => Some((action.clone(), content.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn progress_sent(&self) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::ProgressSent { .. }))
+            .count()
+    }
+}
