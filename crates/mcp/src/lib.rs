@@ -4,15 +4,30 @@
 
 pub mod catalog_item;
 pub mod content;
-pub mod meta;
-pub mod prompt;
-pub mod render;
-pub mod search;
-pub mod uri_template;
 
 pub use catalog_item::{CatalogItem, CatalogKind, McpServerFeatures};
 pub use content::{
     ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,
 };
-pub use meta::{MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names};
-pub use render::{RenderContext, RenderError, SpillStore};
+
+pub mod connect;
+pub mod error;
+pub mod handle;
+pub mod handler;
+pub mod listing;
+pub mod runtime;
+mod convert;
+
+pub use connect::http::install_crypto_provider;
+pub use connect::line::MAX_MESSAGE_BYTES;
+pub use error::{McpError, TimeoutPhase};
+pub use handle::{CompletionRef, ServerCapabilityFlags, ServerHandle, ServerInfo};
+pub use handler::{
+    ClientIdentity, DeclineElicitation, ElicitationHook, ElicitationRequest, ElicitationResponse,
+    ListGenerations, PROTOCOL_VERSION,
+};
+pub use listing::{
+    Catalog, PromptArgumentInfo, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo,
+    MAX_LIST_PAGES,
+};
+pub use runtime::{McpRuntime, RuntimeOptions, ServerState, ServerStatus, ShutdownTimeouts};

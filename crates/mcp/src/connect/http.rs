@@ -1,0 +1,100 @@
+//! Streamable HTTP servers: reqwest + rustls (ring), custom headers, a bearer token read from
+//! the env var the spec names, bounded reconnects, and the JSON/SSE size limits raised to
+//! [`MAX_MESSAGE_BYTES`](super::line::MAX_MESSAGE_BYTES). Legacy HTTP+SSE is refused with a
+//! clear error: rmcp 3.x has no client for it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use coyote_protocol::HttpSpec;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::common::client_side_sse::ExponentialBackoff;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+use crate::error::McpError;
+
+/// Reconnect attempts of one SSE stream before the request fails.
+pub const HTTP_RECONNECT_MAX_TIMES: usize = 5;
+/// First reconnect delay (doubles per attempt) unless the server sent `retry`.
+pub const HTTP_RECONNECT_BASE_DELAY: Duration = Duration::from_secs(1);
+/// Longest single reconnect delay.
+pub const HTTP_RECONNECT_MAX_DELAY: Duration = Duration::from_secs(10);
+
+/// Headers the transport sets itself; a spec that sets them is a config error.
+const RESERVED_HEADERS: [&str; 3] = ["accept", "mcp-session-id", "last-event-id"];
+
+/// Installs the ring crypto provider once per process (a no-op when one is installed).
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// Builds the rmcp streamable HTTP client transport for `spec`.
+pub(crate) fn transport(
+    server: &str,
+    spec: &HttpSpec,
+    max_message_bytes: usize,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+    install_crypto_provider();
+    let config_error = |message: String| McpError::Config {
+        server: server.to_owned(),
+        message,
+    };
+    let url = reqwest::Url::parse(&spec.url).map_err(|e| {
+        config_error(format!(
+            "invalid url {:?}: {e}; use http(s)://host/path",
+            spec.url
+        ))
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(config_error(format!(
+            "url {:?} is not http(s); streamable HTTP needs an http:// or https:// endpoint",
+            spec.url
+        )));
+    }
+
+    let mut headers = HashMap::new();
+    for (name, value) in &spec.headers {
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| config_error(format!("invalid header name {name:?}: {e}")))?;
+        if RESERVED_HEADERS.contains(&header.as_str()) {
+            return Err(config_error(format!(
+                "header {name:?} is managed by the MCP transport; remove it from \"headers\""
+            )));
+        }
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| config_error(format!("invalid value for header {name:?}: {e}")))?;
+        headers.insert(header, value);
+    }
+
+    let mut config = StreamableHttpClientTransportConfig::with_uri(spec.url.as_str())
+        .custom_headers(headers)
+        .max_json_response_size(max_message_bytes)
+        .max_sse_event_size(max_message_bytes);
+    if let Some(var) = &spec.bearer_token_env {
+        let token = std::env::var(var).map_err(|_| {
+            config_error(format!(
+                "bearer token env var {var} is not set; export it or remove \"bearerTokenEnv\""
+            ))
+        })?;
+        config = config.auth_header(token);
+    }
+    let mut backoff = ExponentialBackoff::default();
+    backoff.max_times = Some(HTTP_RECONNECT_MAX_TIMES);
+    backoff.base_duration = HTTP_RECONNECT_BASE_DELAY;
+    backoff.max_delay = Some(HTTP_RECONNECT_MAX_DELAY);
+    config.retry_config = Arc::new(backoff);
+    Ok(StreamableHttpClientTransport::from_config(config))
+}
+
+/// The error for `type: "sse"` servers.
+pub(crate) fn sse_unsupported(server: &str) -> McpError {
+    McpError::Unsupported {
+        server: server.to_owned(),
+        what: "the legacy HTTP+SSE transport (\"type\": \"sse\")".to_owned(),
+        hint: "rmcp 3.x has no legacy SSE client; point the entry at the server's streamable \
+               HTTP endpoint (usually /mcp) with \"type\": \"http\""
+            .to_owned(),
+    }
+}

@@ -1,0 +1,480 @@
+//! Newline-delimited JSON-RPC over a byte stream (the stdio transport), replacing rmcp's
+//! `AsyncRwTransport` for two reasons:
+//!
+//! 1. **Size.** rmcp caps a line at 16 MiB and silently drops a longer one, leaving the caller
+//!    hanging. Here the cap is [`MAX_MESSAGE_BYTES`] (a 50 MiB blob is ~67 MiB of base64), and
+//!    a longer line becomes an immediate JSON-RPC error for the request it answers: the line's
+//!    head is scanned for the top-level `"id"` (and, if the id comes last, its last bytes are
+//!    kept), everything else is discarded without being buffered, and a synthesized error
+//!    response with [`MESSAGE_TOO_LARGE_CODE`] is delivered for that id. If the id cannot be
+//!    found, every request still in flight gets that error. Never a hang.
+//! 2. **Correlation.** A well-formed line that rmcp cannot type (e.g. an elicitation with a
+//!    nested schema) is answered with an error *for its id*, not an uncorrelated one, and an
+//!    unparseable response fails its own request instead of leaving it pending.
+//!
+//! Invariants: `receive` is polled inside rmcp's `select!` and may be cancelled at any await;
+//! all partial-line state lives in the struct and every copy from the read buffer is paired
+//! with its `consume` without an await in between. The reader is read directly from the
+//! service loop (no reader task, no channel hop). A line that fits in the read buffer is parsed
+//! in place, without copying it.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+
+use rmcp::RoleClient;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ErrorCode, ErrorData, JsonRpcMessage, RequestId,
+    ServerJsonRpcMessage,
+};
+use rmcp::transport::Transport;
+use serde::Deserialize;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+use super::scan::{scan_head, scan_tail_for_id};
+use crate::error::fmt_bytes;
+
+/// Largest accepted JSON-RPC message (one line), in bytes: 80 MiB. A 50 MiB blob is about
+/// 67 MiB once base64-encoded, plus the JSON around it.
+pub const MAX_MESSAGE_BYTES: usize = 80 * 1024 * 1024;
+
+/// JSON-RPC error code of the synthesized "message too large" response (implementation-defined
+/// range). The error's `data` carries [`TOO_LARGE_DATA_KEY`], so a server error with the same
+/// code is not mistaken for ours.
+pub const MESSAGE_TOO_LARGE_CODE: i32 = -32099;
+/// Key of the `data` object of a synthesized "message too large" error.
+pub const TOO_LARGE_DATA_KEY: &str = "coyoteMessageTooLarge";
+
+/// Read buffer size: most messages fit and are parsed in place.
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+/// How much of an oversized line's head is scanned for its `"id"`.
+const HEAD_SCAN_BYTES: usize = 64 * 1024;
+/// How many trailing bytes of an oversized line are kept to find an `"id"` written last.
+const TAIL_KEEP_BYTES: usize = 1024;
+
+type Writer<W> = Arc<tokio::sync::Mutex<Option<W>>>;
+
+/// The write half, shareable so shutdown can close stdin even when the service loop is stuck.
+pub(crate) struct WriteHalf<W> {
+    writer: Writer<W>,
+}
+
+impl<W> Clone for WriteHalf<W> {
+    fn clone(&self) -> Self {
+        WriteHalf {
+            writer: self.writer.clone(),
+        }
+    }
+}
+
+impl<W: AsyncWrite + Send + Unpin + 'static> WriteHalf<W> {
+    /// Drops the writer (EOF for the peer). Bounded: a write blocked on a full pipe holds the
+    /// lock, and then the caller's kill path takes over.
+    pub(crate) async fn close(&self, wait: std::time::Duration) {
+        if let Ok(mut guard) = tokio::time::timeout(wait, self.writer.lock()).await
+            && let Some(mut w) = guard.take()
+        {
+            let _ = tokio::time::timeout(wait, w.shutdown()).await;
+        }
+    }
+}
+
+/// Ids of requests sent and not yet answered; used when an oversized line's id is unknown.
+#[derive(Default)]
+struct InFlight(std::sync::Mutex<HashSet<RequestId>>);
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// State kept while discarding an oversized line.
+struct Oversized {
+    seen: u64,
+    /// Error already delivered (id found in the head).
+    delivered: bool,
+    /// The head said `"method"`: a server request/notification, not a response.
+    is_request: bool,
+    head_id: Option<RequestId>,
+    tail: Vec<u8>,
+}
+
+impl Oversized {
+    fn absorb(&mut self, chunk: &[u8]) {
+        self.seen += chunk.len() as u64;
+        if chunk.len() >= TAIL_KEEP_BYTES {
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(&chunk[chunk.len() - TAIL_KEEP_BYTES..]);
+        } else {
+            let overflow = (self.tail.len() + chunk.len()).saturating_sub(TAIL_KEEP_BYTES);
+            self.tail.drain(..overflow);
+            self.tail.extend_from_slice(chunk);
+        }
+    }
+}
+
+// Messages are moved out by value on every read; boxing would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+enum Step {
+    /// A complete line was parsed (or skipped).
+    Message(Option<ServerJsonRpcMessage>),
+    /// More bytes are needed (or an oversized line was handled).
+    More,
+}
+
+/// Newline-delimited JSON-RPC client transport with a raised, explicit size limit.
+pub(crate) struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    core: Core<W>,
+}
+
+/// Everything but the reader, so a read-buffer borrow and the line logic never conflict.
+struct Core<W> {
+    server: Arc<str>,
+    line: Vec<u8>,
+    limit: usize,
+    oversized: Option<Oversized>,
+    queued: VecDeque<ServerJsonRpcMessage>,
+    writer: Writer<W>,
+    in_flight: Arc<InFlight>,
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    /// `limit` is the largest accepted line in bytes ([`MAX_MESSAGE_BYTES`] in production).
+    pub(crate) fn new(server: &str, read: R, write: W, limit: usize) -> Self {
+        LineTransport {
+            reader: BufReader::with_capacity(READ_BUFFER_BYTES, read),
+            core: Core {
+                server: Arc::from(server),
+                line: Vec::new(),
+                limit,
+                oversized: None,
+                queued: VecDeque::new(),
+                writer: Arc::new(tokio::sync::Mutex::new(Some(write))),
+                in_flight: Arc::default(),
+            },
+        }
+    }
+
+    pub(crate) fn write_half(&self) -> WriteHalf<W> {
+        WriteHalf {
+            writer: self.core.writer.clone(),
+        }
+    }
+}
+
+impl<W> Core<W>
+where
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    /// Handles one chunk of the read buffer; returns how much of it was used. Synchronous, so
+    /// the caller's `consume` always matches what was copied (cancellation safety).
+    fn on_chunk(&mut self, available: &[u8]) -> (usize, Step) {
+        let newline = memchr::memchr(b'\n', available);
+        let take = newline.map_or(available.len(), |i| i + 1);
+
+        if let Some(ov) = self.oversized.as_mut() {
+            ov.absorb(&available[..take]);
+            if newline.is_some() {
+                let ov = self.oversized.take().expect("checked above");
+                self.finish_oversized(ov);
+            }
+            return (take, Step::More);
+        }
+
+        let body_len = newline.unwrap_or(available.len());
+        if self.line.len() + body_len > self.limit {
+            self.start_oversized(&available[..take], newline.is_some());
+            return (take, Step::More);
+        }
+
+        match newline {
+            // Fast path: the whole line is in the read buffer; parse it in place.
+            Some(i) if self.line.is_empty() => (take, Step::Message(self.parse(&available[..i]))),
+            Some(i) => {
+                self.line.extend_from_slice(&available[..i]);
+                let line = std::mem::take(&mut self.line);
+                let message = self.parse(&line);
+                if line.capacity() <= 4 * READ_BUFFER_BYTES {
+                    // Reuse the buffer, but never keep a big message's allocation alive.
+                    self.line = line;
+                    self.line.clear();
+                }
+                (take, Step::Message(message))
+            }
+            None => {
+                self.line.extend_from_slice(available);
+                (take, Step::More)
+            }
+        }
+    }
+
+    /// The line passed the limit: scan its head, deliver the error now when the head names
+    /// the id, and discard the rest without buffering it.
+    fn start_oversized(&mut self, chunk: &[u8], ends_here: bool) {
+        let prior = std::mem::take(&mut self.line);
+        let scan = {
+            let mut head = Vec::with_capacity(HEAD_SCAN_BYTES);
+            head.extend_from_slice(&prior[..prior.len().min(HEAD_SCAN_BYTES)]);
+            let room = HEAD_SCAN_BYTES - head.len();
+            head.extend_from_slice(&chunk[..room.min(chunk.len())]);
+            scan_head(&head)
+        };
+        let mut ov = Oversized {
+            seen: 0,
+            delivered: false,
+            is_request: scan.has_method,
+            head_id: scan.id,
+            tail: Vec::new(),
+        };
+        ov.absorb(&prior);
+        drop(prior);
+        ov.absorb(chunk);
+        if ends_here {
+            self.finish_oversized(ov);
+            return;
+        }
+        if let (Some(id), false) = (ov.head_id.clone(), ov.is_request) {
+            self.deliver_too_large(vec![id], ov.seen, true);
+            ov.delivered = true;
+        }
+        self.oversized = Some(ov);
+    }
+
+    fn finish_oversized(&mut self, ov: Oversized) {
+        // `seen` counts the newline; the message itself is one byte shorter.
+        let size = ov.seen.saturating_sub(1);
+        tracing::error!(
+            server = %self.server,
+            size,
+            limit = self.limit,
+            "MCP message exceeded MAX_MESSAGE_BYTES; discarded"
+        );
+        if ov.delivered {
+            return;
+        }
+        let id = ov.head_id.or_else(|| scan_tail_for_id(&ov.tail));
+        if ov.is_request {
+            if let Some(id) = id {
+                let message = format!(
+                    "request too large: {size} bytes exceeds the limit of {}",
+                    fmt_bytes(self.limit as u64)
+                );
+                self.reply_error(id, ErrorData::invalid_request(message, None));
+            }
+            return;
+        }
+        let ids = match id {
+            Some(id) => vec![id],
+            // The answer to *some* request was lost; fail them all rather than hang.
+            None => self.in_flight.lock().iter().cloned().collect(),
+        };
+        self.deliver_too_large(ids, size, false);
+    }
+
+    fn deliver_too_large(&mut self, ids: Vec<RequestId>, size: u64, lower_bound: bool) {
+        let plus = if lower_bound { "+" } else { "" };
+        let limit = fmt_bytes(self.limit as u64);
+        for id in ids {
+            self.in_flight.lock().remove(&id);
+            let error = ErrorData::new(
+                ErrorCode(MESSAGE_TOO_LARGE_CODE),
+                format!(
+                    "message too large: {size}{plus} bytes exceeds the limit of {limit} \
+                     (MAX_MESSAGE_BYTES)"
+                ),
+                Some(serde_json::json!({
+                    TOO_LARGE_DATA_KEY: {
+                        "size": size,
+                        "sizeIsLowerBound": lower_bound,
+                        "limit": self.limit,
+                    }
+                })),
+            );
+            self.queued
+                .push_back(JsonRpcMessage::error(error, Some(id)));
+        }
+    }
+
+    /// Parses one line. Bad lines never leave a request pending: see the module docs.
+    fn parse(&self, line: &[u8]) -> Option<ServerJsonRpcMessage> {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        match serde_json::from_slice::<ServerJsonRpcMessage>(line) {
+            Ok(message) => {
+                let answered = match &message {
+                    JsonRpcMessage::Response(r) => Some(&r.id),
+                    JsonRpcMessage::Error(e) => e.id.as_ref(),
+                    _ => None,
+                };
+                if let Some(id) = answered {
+                    self.in_flight.lock().remove(id);
+                }
+                Some(message)
+            }
+            Err(e) => self.handle_bad_line(line, e),
+        }
+    }
+
+    fn handle_bad_line(
+        &self,
+        line: &[u8],
+        error: serde_json::Error,
+    ) -> Option<ServerJsonRpcMessage> {
+        #[derive(Deserialize)]
+        struct Envelope {
+            id: Option<RequestId>,
+            method: Option<serde::de::IgnoredAny>,
+        }
+        let envelope = match error.classify() {
+            serde_json::error::Category::Data => serde_json::from_slice::<Envelope>(line).ok(),
+            _ => None,
+        };
+        match envelope {
+            Some(Envelope {
+                id: Some(id),
+                method: Some(_),
+            }) => {
+                tracing::warn!(server = %self.server, %error, "could not parse a server request");
+                let message = format!("client could not parse the request: {error}");
+                self.reply_error(id, ErrorData::invalid_params(message, None));
+                None
+            }
+            Some(Envelope {
+                id: Some(id),
+                method: None,
+            }) => {
+                tracing::warn!(server = %self.server, %error, "could not parse a response");
+                self.in_flight.lock().remove(&id);
+                let error = ErrorData::internal_error(format!("malformed response: {error}"), None);
+                Some(JsonRpcMessage::error(error, Some(id)))
+            }
+            _ => {
+                let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+                tracing::warn!(
+                    server = %self.server,
+                    %error,
+                    line = %shown,
+                    "ignoring a non-JSON-RPC line on the server's stdout (servers must log to stderr)"
+                );
+                None
+            }
+        }
+    }
+
+    /// Answers a server request we could not handle; written from a task so `receive` never
+    /// waits on the write side.
+    fn reply_error(&self, id: RequestId, error: ErrorData) {
+        let message: ClientJsonRpcMessage = JsonRpcMessage::error(error, Some(id));
+        let writer = self.writer.clone();
+        if let Ok(bytes) = encode(&message) {
+            tokio::spawn(async move {
+                let _ = write_line(&writer, bytes).await;
+            });
+        }
+    }
+}
+
+fn encode(message: &ClientJsonRpcMessage) -> std::io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(
+    writer: &tokio::sync::Mutex<Option<W>>,
+    bytes: Vec<u8>,
+) -> std::io::Result<()> {
+    let mut guard = writer.lock().await;
+    let w = guard
+        .as_mut()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotConnected, "stdin is closed"))?;
+    w.write_all(&bytes).await?;
+    w.flush().await
+}
+
+impl<R, W> Transport<RoleClient> for LineTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        match &item {
+            JsonRpcMessage::Request(r) => {
+                self.core.in_flight.lock().insert(r.id.clone());
+            }
+            JsonRpcMessage::Notification(n) => {
+                if let ClientNotification::CancelledNotification(c) = &n.notification
+                    && let Some(id) = &c.params.request_id
+                {
+                    self.core.in_flight.lock().remove(id);
+                }
+            }
+            _ => {}
+        }
+        let encoded = encode(&item);
+        let writer = self.core.writer.clone();
+        async move { write_line(&writer, encoded?).await }
+    }
+
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        loop {
+            if let Some(message) = self.core.queued.pop_front() {
+                return Some(message);
+            }
+            let available = match self.reader.fill_buf().await {
+                Ok(available) => available,
+                Err(error) => {
+                    tracing::warn!(server = %self.core.server, %error, "error reading the server's stdout");
+                    return None;
+                }
+            };
+            if available.is_empty() {
+                return None;
+            }
+            let (used, step) = self.core.on_chunk(available);
+            self.reader.consume(used);
+            if let Step::Message(Some(message)) = step {
+                return Some(message);
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let mut guard = self.core.writer.lock().await;
+        if let Some(mut w) = guard.take() {
+            let _ = w.shutdown().await;
+        }
+        Ok(())
+    }
+}
+
+/// True when `error` is the synthesized "message too large" error of this module.
+pub(crate) fn too_large_details(error: &ErrorData) -> Option<(u64, bool, u64)> {
+    if error.code.0 != MESSAGE_TOO_LARGE_CODE {
+        return None;
+    }
+    let details = error.data.as_ref()?.get(TOO_LARGE_DATA_KEY)?;
+    Some((
+        details.get("size")?.as_u64()?,
+        details.get("sizeIsLowerBound")?.as_bool()?,
+        details.get("limit")?.as_u64()?,
+    ))
+}
+
+#[cfg(test)]
+#[path = "line_tests.rs"]
+mod tests;

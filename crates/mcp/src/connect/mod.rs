@@ -1,0 +1,256 @@
+//! Connecting to one server: build the transport for its spec (stdio child process or
+//! streamable HTTP), run the `initialize` handshake under the startup deadline, and hand back a
+//! [`Connection`] that knows when its transport ends and how to close itself.
+//!
+//! Invariants: startup (spawn/connect + initialize) never outlives `spec.timeouts.startup`; a
+//! failed or timed-out start kills the child it spawned and reports its stderr tail; the
+//! response cache of rmcp is disabled (it can serve stale lists on errors).
+
+pub mod http;
+pub mod line;
+mod scan;
+pub(crate) mod stdio;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coyote_protocol::{McpServerSpec, McpTransport};
+use rmcp::service::{
+    ClientInitializeError, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
+};
+use rmcp::transport::Transport;
+use rmcp::{ClientCacheConfig, ServiceExt};
+use tokio::sync::watch;
+
+use crate::error::{McpError, TimeoutPhase};
+use crate::handler::{ClientIdentity, ElicitationHook, Generations, Handler};
+use crate::runtime::ShutdownTimeouts;
+use stdio::StdioProcess;
+
+/// How long a failed start waits for the child's last stderr lines.
+const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(500);
+
+/// What every connection needs besides its spec.
+#[derive(Clone)]
+pub(crate) struct ConnectOptions {
+    pub(crate) identity: ClientIdentity,
+    pub(crate) elicitation: Arc<dyn ElicitationHook>,
+    pub(crate) max_message_bytes: usize,
+}
+
+/// A failed start: the error plus whatever the child wrote to stderr.
+#[derive(Debug)]
+pub(crate) struct StartError {
+    pub(crate) error: McpError,
+    pub(crate) stderr_tail: String,
+}
+
+impl From<McpError> for StartError {
+    fn from(error: McpError) -> Self {
+        StartError {
+            error,
+            stderr_tail: String::new(),
+        }
+    }
+}
+
+/// A live, initialized connection.
+pub(crate) struct Connection {
+    pub(crate) service: RunningService<RoleClient, Handler>,
+    pub(crate) process: Option<StdioProcess>,
+    /// Becomes `true` once the transport stopped delivering messages (EOF, error, close).
+    pub(crate) ended: watch::Receiver<bool>,
+    pub(crate) generations: Arc<Generations>,
+}
+
+impl Connection {
+    /// Cancels the service loop, stops the child (stdin close → SIGTERM → SIGKILL of the
+    /// group), then waits (bounded) for the loop to finish.
+    pub(crate) async fn close(mut self, timeouts: ShutdownTimeouts) {
+        self.service.cancellation_token().cancel();
+        if let Some(process) = self.process.as_mut() {
+            process.shutdown(timeouts).await;
+        }
+        let wait = timeouts.after_stdin_close + timeouts.after_sigterm;
+        let _ = self.service.close_with_timeout(wait).await;
+    }
+}
+
+pub(crate) async fn connect(
+    spec: &McpServerSpec,
+    options: &ConnectOptions,
+) -> Result<Connection, StartError> {
+    let name = spec.name.as_str();
+    let handler = Handler::new(name, &options.identity, options.elicitation.clone());
+    let generations = handler.generations();
+    let startup = spec.timeouts.startup;
+    match &spec.transport {
+        McpTransport::Stdio(stdio_spec) => {
+            let (transport, mut process) =
+                stdio::spawn(name, stdio_spec, options.max_message_bytes)?;
+            let (transport, ended) = Observed::new(transport);
+            match tokio::time::timeout(startup, handler.serve(transport)).await {
+                Ok(Ok(service)) => {
+                    disable_cache(&service).await;
+                    Ok(Connection {
+                        service,
+                        process: Some(process),
+                        ended,
+                        generations,
+                    })
+                }
+                Ok(Err(init_error)) => {
+                    // Usually the child died; let it finish so the reason can say how.
+                    let exit = process.wait_exit(STDERR_DRAIN_WAIT).await;
+                    process.shutdown(ShutdownTimeouts::IMMEDIATE).await;
+                    process.stderr().drained(STDERR_DRAIN_WAIT).await;
+                    let mut message = describe_init_error(&init_error);
+                    if let Some(exit) = exit {
+                        message.push_str(&format!(" (the process {exit})"));
+                    }
+                    let error = McpError::Handshake {
+                        server: name.to_owned(),
+                        message,
+                    };
+                    Err(StartError {
+                        error,
+                        stderr_tail: process.stderr().describe(),
+                    })
+                }
+                Err(_) => {
+                    process.shutdown(ShutdownTimeouts::IMMEDIATE).await;
+                    process.stderr().drained(STDERR_DRAIN_WAIT).await;
+                    let error = startup_timeout(name, startup);
+                    Err(StartError {
+                        error,
+                        stderr_tail: process.stderr().describe(),
+                    })
+                }
+            }
+        }
+        McpTransport::Http(http_spec) => {
+            let transport = http::transport(name, http_spec, options.max_message_bytes)?;
+            let (transport, ended) = Observed::new(transport);
+            match tokio::time::timeout(startup, handler.serve(transport)).await {
+                Ok(Ok(service)) => {
+                    disable_cache(&service).await;
+                    Ok(Connection {
+                        service,
+                        process: None,
+                        ended,
+                        generations,
+                    })
+                }
+                Ok(Err(init_error)) => Err(StartError::from(McpError::Handshake {
+                    server: name.to_owned(),
+                    message: describe_init_error(&init_error),
+                })),
+                Err(_) => Err(StartError::from(startup_timeout(name, startup))),
+            }
+        }
+        McpTransport::Sse(_) => Err(StartError::from(http::sse_unsupported(name))),
+    }
+}
+
+/// Connects over an already-open byte stream (in-process servers, tests): the same line
+/// transport and handshake as stdio, without a process.
+pub(crate) async fn connect_stream<R, W>(
+    name: &str,
+    startup: Duration,
+    (read, write): (R, W),
+    options: &ConnectOptions,
+) -> Result<Connection, StartError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let handler = Handler::new(name, &options.identity, options.elicitation.clone());
+    let generations = handler.generations();
+    let transport = line::LineTransport::new(name, read, write, options.max_message_bytes);
+    let (transport, ended) = Observed::new(transport);
+    match tokio::time::timeout(startup, handler.serve(transport)).await {
+        Ok(Ok(service)) => {
+            disable_cache(&service).await;
+            Ok(Connection {
+                service,
+                process: None,
+                ended,
+                generations,
+            })
+        }
+        Ok(Err(init_error)) => Err(StartError::from(McpError::Handshake {
+            server: name.to_owned(),
+            message: describe_init_error(&init_error),
+        })),
+        Err(_) => Err(StartError::from(startup_timeout(name, startup))),
+    }
+}
+
+fn startup_timeout(server: &str, after: Duration) -> McpError {
+    McpError::Timeout {
+        server: server.to_owned(),
+        phase: TimeoutPhase::Startup,
+        after,
+    }
+}
+
+async fn disable_cache(service: &RunningService<RoleClient, Handler>) {
+    service
+        .peer()
+        .set_response_cache_config(ClientCacheConfig::disabled())
+        .await;
+}
+
+fn describe_init_error(error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::ConnectionClosed(_) => {
+            "the connection closed before the server answered initialize".to_owned()
+        }
+        ClientInitializeError::JsonRpcError(data) => {
+            format!(
+                "the server rejected initialize: {} (code {})",
+                data.message, data.code.0
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Wraps a transport to report when it stops delivering messages, so a crash is noticed at
+/// once (no polling) and the server is marked `Failed`.
+pub(crate) struct Observed<T> {
+    inner: T,
+    ended: watch::Sender<bool>,
+}
+
+impl<T> Observed<T> {
+    pub(crate) fn new(inner: T) -> (Self, watch::Receiver<bool>) {
+        let (ended, rx) = watch::channel(false);
+        (Observed { inner, ended }, rx)
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Observed<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await;
+        if message.is_none() {
+            self.ended.send_replace(true);
+        }
+        message
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let result = self.inner.close().await;
+        self.ended.send_replace(true);
+        result
+    }
+}

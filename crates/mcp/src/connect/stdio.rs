@@ -1,0 +1,369 @@
+//! stdio servers: the child process and its lifecycle.
+//!
+//! Invariants:
+//! - The child leads its own process group (`ProcessGroup::leader`), so signals reach the
+//!   `npx`/`uvx` wrapper *and* the real server it starts; after the leader is gone, the group is
+//!   SIGKILLed once more so no grandchild outlives shutdown or a crash.
+//! - stderr is piped (never inherited: it would garble the UI) into `tracing` with the server
+//!   name, and its last lines are kept in a bounded ring ([`StderrTail`]) for `Failed` reasons.
+//! - Shutdown is explicit and bounded: close stdin, wait, SIGTERM the group, wait, SIGKILL the
+//!   group. A monitor task owns the child; if everything is dropped without a shutdown (runtime
+//!   teardown), the guard's `Drop` SIGKILLs the group synchronously, never via a spawned task.
+
+use std::collections::VecDeque;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use coyote_protocol::StdioSpec;
+use process_wrap::tokio::{ChildWrapper, CommandWrap, ProcessGroup};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+use tokio::sync::{oneshot, watch};
+
+use super::line::{LineTransport, WriteHalf};
+use crate::error::McpError;
+use crate::runtime::ShutdownTimeouts;
+
+/// Lines of stderr kept for `Failed` reasons.
+pub const STDERR_TAIL_LINES: usize = 20;
+/// Longest stderr line kept (longer lines are cut, never buffered whole).
+const STDERR_LINE_MAX_BYTES: usize = 2048;
+/// How long a crash report waits for the exit status.
+const CRASH_EXIT_WAIT: Duration = Duration::from_secs(2);
+/// How long a crash report waits for the last stderr lines.
+const CRASH_STDERR_WAIT: Duration = Duration::from_millis(500);
+
+/// The last lines a server wrote to stderr.
+#[derive(Debug, Default)]
+pub(crate) struct StderrTail {
+    lines: Mutex<VecDeque<String>>,
+    done: tokio::sync::Notify,
+    finished: std::sync::atomic::AtomicBool,
+}
+
+impl StderrTail {
+    fn push(&self, line: String) {
+        let mut lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
+        if lines.len() == STDERR_TAIL_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    /// The kept lines, oldest first.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        self.lines
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Waits (bounded) until stderr reached EOF, so a crash reason includes the last words.
+    pub(crate) async fn drained(&self, wait: Duration) {
+        let notified = self.done.notified();
+        if self.finished.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
+        let _ = tokio::time::timeout(wait, notified).await;
+    }
+
+    fn finish(&self) {
+        self.finished
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.done.notify_waiters();
+    }
+
+    /// `"; stderr tail:\n  line\n  line"`, or empty when nothing was written.
+    pub(crate) fn describe(&self) -> String {
+        let lines = self.lines();
+        if lines.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("; stderr tail:");
+        for line in lines {
+            out.push_str("\n  ");
+            out.push_str(&line);
+        }
+        out
+    }
+}
+
+/// How a child process ended.
+#[derive(Debug, Clone)]
+pub(crate) enum ExitInfo {
+    Exited(String),
+    Unknown(String),
+}
+
+impl std::fmt::Display for ExitInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitInfo::Exited(s) | ExitInfo::Unknown(s) => f.write_str(s),
+        }
+    }
+}
+
+fn describe_status(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        (None, None) => format!("exited ({status})"),
+    }
+}
+
+/// A running stdio server process.
+pub(crate) struct StdioProcess {
+    pid: Option<u32>,
+    stdin: WriteHalf<ChildStdin>,
+    stderr: Arc<StderrTail>,
+    stop: Option<oneshot::Sender<ShutdownTimeouts>>,
+    exit: watch::Receiver<Option<ExitInfo>>,
+}
+
+pub(crate) type StdioTransport = LineTransport<ChildStdout, ChildStdin>;
+
+/// Spawns the server in its own process group with all three stdio streams piped.
+pub(crate) fn spawn(
+    server: &str,
+    spec: &StdioSpec,
+    max_message_bytes: usize,
+) -> Result<(StdioTransport, StdioProcess), McpError> {
+    let mut command = tokio::process::Command::new(&spec.command);
+    command
+        .args(&spec.args)
+        .envs(&spec.env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(cwd) = &spec.cwd {
+        command.current_dir(cwd);
+    }
+    let mut wrap = CommandWrap::from(command);
+    wrap.wrap(ProcessGroup::leader());
+    let spawn_error = |source: std::io::Error| McpError::Spawn {
+        server: server.to_owned(),
+        command: spec.command.clone(),
+        source,
+    };
+    let mut child = wrap.spawn().map_err(spawn_error)?;
+    let taken = (
+        child.stdin().take(),
+        child.stdout().take(),
+        child.stderr().take(),
+    );
+    let (Some(stdin), Some(stdout), Some(stderr)) = taken else {
+        let mut guard = ChildGuard {
+            child,
+            reaped: false,
+        };
+        guard.kill_group();
+        return Err(spawn_error(std::io::Error::other(
+            "the child's stdio pipes are missing",
+        )));
+    };
+    let pid = child.id();
+    let tail = Arc::new(StderrTail::default());
+    tokio::spawn(pump_stderr(server.to_owned(), stderr, tail.clone()));
+
+    let transport = LineTransport::new(server, stdout, stdin, max_message_bytes);
+    let (stop_tx, stop_rx) = oneshot::channel();
+    let (exit_tx, exit_rx) = watch::channel(None);
+    tokio::spawn(monitor(
+        server.to_owned(),
+        ChildGuard {
+            child,
+            reaped: false,
+        },
+        stop_rx,
+        exit_tx,
+    ));
+    tracing::info!(server, pid, command = %spec.command, "started MCP server process");
+    let process = StdioProcess {
+        pid,
+        stdin: transport.write_half(),
+        stderr: tail,
+        stop: Some(stop_tx),
+        exit: exit_rx,
+    };
+    Ok((transport, process))
+}
+
+impl StdioProcess {
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    pub(crate) fn stderr(&self) -> &Arc<StderrTail> {
+        &self.stderr
+    }
+
+    /// A view that can explain, later, how the process ended.
+    pub(crate) fn observer(&self) -> ProcessObserver {
+        ProcessObserver {
+            exit: self.exit.clone(),
+            stderr: self.stderr.clone(),
+        }
+    }
+
+    /// Waits (bounded) for the process to end on its own; `None` if it is still running.
+    pub(crate) async fn wait_exit(&self, wait: Duration) -> Option<ExitInfo> {
+        let mut exit = self.exit.clone();
+        let waited = tokio::time::timeout(wait, async {
+            exit.wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|info| info.clone())
+        })
+        .await;
+        waited.ok().flatten()
+    }
+
+    /// Close stdin, wait, SIGTERM the group, wait, SIGKILL the group; every step bounded by
+    /// `timeouts`. Returns how the process ended.
+    pub(crate) async fn shutdown(&mut self, timeouts: ShutdownTimeouts) -> ExitInfo {
+        self.stdin.close(timeouts.after_stdin_close).await;
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(timeouts);
+        }
+        let total = timeouts.after_stdin_close + timeouts.after_sigterm + timeouts.after_sigkill;
+        self.wait_exit(total + Duration::from_millis(500))
+            .await
+            .unwrap_or_else(|| ExitInfo::Unknown("did not exit after SIGKILL".to_owned()))
+    }
+}
+
+/// Watches a process from elsewhere (the runtime's crash watcher).
+#[derive(Clone)]
+pub(crate) struct ProcessObserver {
+    exit: watch::Receiver<Option<ExitInfo>>,
+    stderr: Arc<StderrTail>,
+}
+
+impl ProcessObserver {
+    /// "the server process exited with status 1; stderr tail: …" (bounded waits).
+    pub(crate) async fn describe_end(&self) -> String {
+        let mut exit = self.exit.clone();
+        let waited = tokio::time::timeout(CRASH_EXIT_WAIT, async {
+            exit.wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|info| info.clone())
+        })
+        .await;
+        let how = match waited {
+            Ok(Some(info)) => info.to_string(),
+            _ => "closed its stdout".to_owned(),
+        };
+        self.stderr.drained(CRASH_STDERR_WAIT).await;
+        format!("the server process {how}{}", self.stderr.describe())
+    }
+}
+
+/// Owns the child; SIGKILLs its group when dropped unreaped.
+struct ChildGuard {
+    child: Box<dyn ChildWrapper>,
+    reaped: bool,
+}
+
+impl ChildGuard {
+    /// SIGKILL to the whole group (ESRCH when it is already empty is fine).
+    fn kill_group(&mut self) {
+        let _ = self.child.signal(libc::SIGKILL);
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.kill_group();
+        }
+    }
+}
+
+async fn monitor(
+    server: String,
+    mut guard: ChildGuard,
+    stop: oneshot::Receiver<ShutdownTimeouts>,
+    exit: watch::Sender<Option<ExitInfo>>,
+) {
+    let stop_plan = tokio::select! {
+        status = guard.child.wait() => {
+            guard.reaped = true;
+            let info = match status {
+                Ok(status) => ExitInfo::Exited(describe_status(status)),
+                Err(e) => ExitInfo::Unknown(format!("wait failed: {e}")),
+            };
+            tracing::info!(server, %info, "MCP server process ended");
+            // Orphaned grandchildren (npx/uvx style) would outlive the leader otherwise.
+            guard.kill_group();
+            let _ = exit.send(Some(info));
+            return;
+        }
+        plan = stop => plan.unwrap_or(ShutdownTimeouts::IMMEDIATE),
+    };
+    let info = stop_child(&server, &mut guard, stop_plan).await;
+    let _ = exit.send(Some(info));
+}
+
+async fn stop_child(server: &str, guard: &mut ChildGuard, plan: ShutdownTimeouts) -> ExitInfo {
+    let steps = [
+        (None, plan.after_stdin_close),
+        (Some(libc::SIGTERM), plan.after_sigterm),
+        (Some(libc::SIGKILL), plan.after_sigkill),
+    ];
+    for (signal, wait) in steps {
+        if let Some(signal) = signal {
+            tracing::debug!(server, signal, "signalling MCP server process group");
+            let _ = guard.child.signal(signal);
+        }
+        if let Ok(status) = tokio::time::timeout(wait, guard.child.wait()).await {
+            guard.reaped = true;
+            guard.kill_group();
+            return match status {
+                Ok(status) => ExitInfo::Exited(describe_status(status)),
+                Err(e) => ExitInfo::Unknown(format!("wait failed: {e}")),
+            };
+        }
+    }
+    tracing::warn!(server, "MCP server process did not exit after SIGKILL");
+    ExitInfo::Unknown("did not exit after SIGKILL".to_owned())
+}
+
+/// Copies stderr lines to the log and the tail ring; lines are cut at
+/// `STDERR_LINE_MAX_BYTES` without buffering the rest.
+async fn pump_stderr(server: String, stderr: ChildStderr, tail: Arc<StderrTail>) {
+    let mut reader = BufReader::new(stderr);
+    let mut line: Vec<u8> = Vec::new();
+    loop {
+        let available = match reader.fill_buf().await {
+            Ok(available) if !available.is_empty() => available,
+            _ => break,
+        };
+        let newline = memchr::memchr(b'\n', available);
+        let take = newline.map_or(available.len(), |i| i + 1);
+        let body = &available[..newline.unwrap_or(available.len())];
+        let room = STDERR_LINE_MAX_BYTES.saturating_sub(line.len());
+        line.extend_from_slice(&body[..room.min(body.len())]);
+        reader.consume(take);
+        if newline.is_some() {
+            emit_stderr_line(&server, &tail, &mut line);
+        }
+    }
+    if !line.is_empty() {
+        emit_stderr_line(&server, &tail, &mut line);
+    }
+    tail.finish();
+}
+
+fn emit_stderr_line(server: &str, tail: &StderrTail, line: &mut Vec<u8>) {
+    let text = String::from_utf8_lossy(line)
+        .trim_end_matches('\r')
+        .to_owned();
+    line.clear();
+    tracing::info!(target: "coyote_mcp::server_stderr", server, "{text}");
+    tail.push(text);
+}

@@ -1,0 +1,201 @@
+//! The one error type of the MCP host. Every failure a caller can see is a variant here, with
+//! the server name and enough structure to act on it; wording lives in `Display` only and
+//! callers never match on strings (ARCHITECTURE.md style rule 1). rmcp's error types stop here:
+//! [`crate::handle`] and [`crate::connect`] map them into these variants.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::catalog_item::CatalogKind;
+use crate::runtime::ServerState;
+
+/// Which deadline fired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimeoutPhase {
+    /// Spawn/connect plus the `initialize` handshake (`startupTimeoutSec`).
+    Startup,
+    /// One request after startup; an inactivity timeout that progress notifications reset
+    /// (`toolTimeoutSec`).
+    Call { method: String },
+}
+
+impl fmt::Display for TimeoutPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeoutPhase::Startup => f.write_str("startup (spawn/connect and initialize)"),
+            TimeoutPhase::Call { method } => write!(f, "'{method}'"),
+        }
+    }
+}
+
+/// Every error of the MCP host.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    #[error(
+        "MCP server '{server}' timed out during {phase} after {}; {}",
+        fmt_duration(*after),
+        timeout_hint(phase)
+    )]
+    Timeout {
+        server: String,
+        phase: TimeoutPhase,
+        after: Duration,
+    },
+
+    #[error(
+        "MCP server '{server}' sent a message too large: {}{} bytes exceeds the limit of {} \
+         (MAX_MESSAGE_BYTES); ask for less data (e.g. a smaller page or range)",
+        size,
+        if *size_is_lower_bound { "+" } else { "" },
+        fmt_bytes(*limit)
+    )]
+    MessageTooLarge {
+        server: String,
+        size: u64,
+        size_is_lower_bound: bool,
+        limit: u64,
+    },
+
+    #[error("MCP server '{server}' is not ready ({state}); check `coyote mcp servers`")]
+    ServerNotReady { server: String, state: ServerState },
+
+    #[error(
+        "unknown MCP server '{name}'; configured servers: {}",
+        known_list(known)
+    )]
+    UnknownServer { name: String, known: Vec<String> },
+
+    #[error("MCP server '{server}' answered '{method}' with error {code}: {message}")]
+    Rpc {
+        server: String,
+        method: String,
+        code: i32,
+        message: String,
+        /// The error's `data`, boxed to keep `McpError` small.
+        data: Option<Box<serde_json::Value>>,
+    },
+
+    #[error("MCP server '{server}': connection failed: {message}")]
+    Transport { server: String, message: String },
+
+    #[error(
+        "MCP server '{server}' failed the initialize handshake: {message}; check that the \
+         command/URL points at an MCP server"
+    )]
+    Handshake { server: String, message: String },
+
+    #[error(
+        "MCP server '{server}' sent an unexpected reply to '{method}': {message}; this is a \
+         server bug, report it to the server's authors"
+    )]
+    Protocol {
+        server: String,
+        method: String,
+        message: String,
+    },
+
+    #[error(
+        "MCP server '{server}' repeated the cursor {cursor:?} while listing {kind}s; the \
+         server's pagination is broken (stopped instead of looping forever)"
+    )]
+    RepeatedCursor {
+        server: String,
+        kind: CatalogKind,
+        cursor: String,
+    },
+
+    #[error(
+        "MCP server '{server}' returned more than {limit} pages while listing {kind}s; \
+         stopped (the server's pagination looks broken)"
+    )]
+    TooManyPages {
+        server: String,
+        kind: CatalogKind,
+        limit: usize,
+    },
+
+    #[error("MCP server '{server}': {what} is not supported: {hint}")]
+    Unsupported {
+        server: String,
+        what: String,
+        hint: String,
+    },
+
+    #[error(
+        "could not start MCP server '{server}' ({command}): {source}; check that the command \
+         is installed and on PATH"
+    )]
+    Spawn {
+        server: String,
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("MCP server '{server}' is misconfigured: {message}")]
+    Config { server: String, message: String },
+}
+
+impl McpError {
+    /// The server the error is about, if any.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            McpError::UnknownServer { .. } => None,
+            McpError::Timeout { server, .. }
+            | McpError::MessageTooLarge { server, .. }
+            | McpError::ServerNotReady { server, .. }
+            | McpError::Rpc { server, .. }
+            | McpError::Transport { server, .. }
+            | McpError::Handshake { server, .. }
+            | McpError::Protocol { server, .. }
+            | McpError::RepeatedCursor { server, .. }
+            | McpError::TooManyPages { server, .. }
+            | McpError::Unsupported { server, .. }
+            | McpError::Spawn { server, .. }
+            | McpError::Config { server, .. } => Some(server),
+        }
+    }
+}
+
+fn timeout_hint(phase: &TimeoutPhase) -> &'static str {
+    match phase {
+        TimeoutPhase::Startup => "raise startupTimeoutSec in mcp.json if the server is just slow",
+        TimeoutPhase::Call { .. } => {
+            "the request was cancelled; raise toolTimeoutSec in mcp.json if the server needs \
+             longer without sending progress"
+        }
+    }
+}
+
+fn known_list(known: &[String]) -> String {
+    if known.is_empty() {
+        "(none)".to_owned()
+    } else {
+        known.join(", ")
+    }
+}
+
+/// `1.5 s`, `250 ms`, `2 min`: short and exact enough for messages.
+pub(crate) fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(60_000) {
+        format!("{} min", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// `80 MiB` for whole MiB, else exact bytes.
+pub(crate) fn fmt_bytes(n: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if n >= MIB && n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else {
+        format!("{n} bytes")
+    }
+}

@@ -1,0 +1,419 @@
+//! `ServerHandle`: the cheap, cloneable face of one Ready server. Every request goes through
+//! [`ServerHandle::request`], which owns the request invariants:
+//!
+//! - every request has the server's call timeout, an *inactivity* timeout that a progress
+//!   notification for that request resets (rmcp `reset_timeout_on_progress`); when it fires
+//!   rmcp sends `notifications/cancelled` and we return [`McpError::Timeout`] naming the
+//!   server and method;
+//! - a request whose future is dropped (Ctrl-C) sends `notifications/cancelled` too;
+//! - a request is never resent; results are read per item when rmcp cannot type them (R1);
+//! - rmcp errors are mapped to [`McpError`] here and nowhere else.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelledNotificationParam,
+    ClientRequest, CompleteRequest, CompleteRequestParams, GetPromptRequest,
+    GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams, Reference, RequestId,
+    ServerPeerInfo, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RoleClient};
+use rmcp::{Peer, ServiceError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::catalog_item::McpServerFeatures;
+use crate::connect::line::too_large_details;
+use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
+use crate::convert;
+use crate::error::{McpError, TimeoutPhase};
+use crate::handler::{Generations, ListGenerations};
+use crate::listing::{self, Catalog, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo};
+use crate::runtime::{ServerState, StateCell};
+
+/// How long a failed request waits for the runtime to record why the server went away, so
+/// the error can carry the reason (exit status, stderr tail) instead of "connection closed".
+const FAILURE_REASON_WAIT: Duration = Duration::from_secs(2);
+/// Bound on sending `notifications/cancelled` for an abandoned request.
+const CANCEL_SEND_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What a completion is for (`completion/complete` `ref`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum CompletionRef {
+    /// A prompt argument: the prompt's name.
+    Prompt(String),
+    /// A resource-template variable: the template's `uriTemplate`.
+    ResourceTemplate(String),
+}
+
+/// Capability flags a server advertised in `initialize`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCapabilityFlags {
+    pub tools: bool,
+    pub tools_list_changed: bool,
+    pub resources: bool,
+    pub resources_subscribe: bool,
+    pub resources_list_changed: bool,
+    pub prompts: bool,
+    pub prompts_list_changed: bool,
+    pub completions: bool,
+    pub logging: bool,
+}
+
+/// What the server said about itself in the handshake.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// The negotiated protocol version (what the server answered).
+    pub protocol_version: Option<String>,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    pub server_title: Option<String>,
+    pub instructions: Option<String>,
+    pub capabilities: ServerCapabilityFlags,
+    /// `stdio`, `http`.
+    pub transport: String,
+    /// Process id of a stdio server.
+    pub pid: Option<u32>,
+}
+
+impl ServerInfo {
+    pub(crate) fn from_peer(
+        peer: Option<&ServerPeerInfo>,
+        transport: &str,
+        pid: Option<u32>,
+    ) -> Self {
+        let Some(peer) = peer else {
+            return ServerInfo {
+                transport: transport.to_owned(),
+                pid,
+                ..ServerInfo::default()
+            };
+        };
+        let caps = &peer.capabilities;
+        ServerInfo {
+            protocol_version: Some(peer.protocol_version.as_str().to_owned()),
+            server_name: peer.server_info.as_ref().map(|i| i.name.clone()),
+            server_version: peer.server_info.as_ref().map(|i| i.version.clone()),
+            server_title: peer.server_info.as_ref().and_then(|i| i.title.clone()),
+            instructions: peer.instructions.clone(),
+            capabilities: ServerCapabilityFlags {
+                tools: caps.tools.is_some(),
+                tools_list_changed: caps
+                    .tools
+                    .as_ref()
+                    .and_then(|t| t.list_changed)
+                    .unwrap_or(false),
+                resources: caps.resources.is_some(),
+                resources_subscribe: caps
+                    .resources
+                    .as_ref()
+                    .and_then(|r| r.subscribe)
+                    .unwrap_or(false),
+                resources_list_changed: caps
+                    .resources
+                    .as_ref()
+                    .and_then(|r| r.list_changed)
+                    .unwrap_or(false),
+                prompts: caps.prompts.is_some(),
+                prompts_list_changed: caps
+                    .prompts
+                    .as_ref()
+                    .and_then(|p| p.list_changed)
+                    .unwrap_or(false),
+                completions: caps.completions.is_some(),
+                logging: caps.logging.is_some(),
+            },
+            transport: transport.to_owned(),
+            pid,
+        }
+    }
+}
+
+/// A connected server. Clones share one connection.
+#[derive(Clone)]
+pub struct ServerHandle {
+    inner: Arc<HandleInner>,
+}
+
+struct HandleInner {
+    name: String,
+    peer: Peer<RoleClient>,
+    info: ServerInfo,
+    features: McpServerFeatures,
+    call_timeout: Duration,
+    generations: Arc<Generations>,
+    state: Arc<StateCell>,
+}
+
+impl std::fmt::Debug for ServerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerHandle")
+            .field("name", &self.inner.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Everything a handle is built from (one struct instead of a long parameter list).
+pub(crate) struct HandleParts {
+    pub(crate) name: String,
+    pub(crate) peer: Peer<RoleClient>,
+    pub(crate) transport: &'static str,
+    pub(crate) pid: Option<u32>,
+    pub(crate) call_timeout: Duration,
+    pub(crate) generations: Arc<Generations>,
+    pub(crate) state: Arc<StateCell>,
+}
+
+impl ServerHandle {
+    pub(crate) fn new(parts: HandleParts) -> Self {
+        let peer_info = parts.peer.peer_info();
+        let info = ServerInfo::from_peer(peer_info.as_deref(), parts.transport, parts.pid);
+        let features = McpServerFeatures {
+            name: parts.name.clone(),
+            tools: info.capabilities.tools,
+            resources: info.capabilities.resources,
+            prompts: info.capabilities.prompts,
+            completions: info.capabilities.completions,
+            peer_info_missing: peer_info.is_none(),
+        };
+        ServerHandle {
+            inner: Arc::new(HandleInner {
+                name: parts.name,
+                peer: parts.peer,
+                info,
+                features,
+                call_timeout: parts.call_timeout,
+                generations: parts.generations,
+                state: parts.state,
+            }),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// Feature flags from the live handshake (D7).
+    pub fn features(&self) -> McpServerFeatures {
+        self.inner.features.clone()
+    }
+
+    pub fn info(&self) -> ServerInfo {
+        self.inner.info.clone()
+    }
+
+    /// The server's current state (a handle outlives a crash; calls then fail with the reason).
+    pub fn state(&self) -> ServerState {
+        self.inner.state.get()
+    }
+
+    /// How often each list changed since connecting (`list_changed` notifications).
+    pub fn list_generations(&self) -> ListGenerations {
+        self.inner.generations.snapshot()
+    }
+
+    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
+        listing::list_tools(self).await
+    }
+
+    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
+        listing::list_resources(self).await
+    }
+
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplateInfo>, McpError> {
+        listing::list_resource_templates(self).await
+    }
+
+    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
+        listing::list_prompts(self).await
+    }
+
+    /// Every advertised kind, listed concurrently; failing kinds become warnings.
+    pub async fn catalog(&self) -> Catalog {
+        listing::catalog(self).await
+    }
+
+    /// `tools/call`. A result with `isError: true` is `Ok` with `is_error` set; JSON-RPC
+    /// errors (unknown tool, bad arguments) are `Err(McpError::Rpc)`.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+    ) -> Result<ToolCallOutcome, McpError> {
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(args);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let result = self.request("tools/call", request).await?;
+        Ok(convert::tool_outcome_from(result))
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, McpError> {
+        let params = ReadResourceRequestParams::new(uri);
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params));
+        let result = self.request("resources/read", request).await?;
+        Ok(convert::resource_contents_from(result))
+    }
+
+    /// `prompts/get`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        args: BTreeMap<String, String>,
+    ) -> Result<PromptResult, McpError> {
+        let args: Map<String, Value> = args
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        let params = GetPromptRequestParams::new(name).with_arguments(args);
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+        let result = self.request("prompts/get", request).await?;
+        Ok(convert::prompt_result_from(result))
+    }
+
+    /// `completion/complete`: candidate values for one argument.
+    pub async fn complete(
+        &self,
+        target: CompletionRef,
+        arg_name: &str,
+        value: &str,
+    ) -> Result<Vec<String>, McpError> {
+        let reference = match target {
+            CompletionRef::Prompt(name) => Reference::for_prompt(name),
+            CompletionRef::ResourceTemplate(uri) => Reference::for_resource(uri),
+        };
+        let params = CompleteRequestParams::new(reference, ArgumentInfo::new(arg_name, value));
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
+        match self.request("completion/complete", request).await? {
+            ServerResult::CompleteResult(r) => Ok(r.completion.values),
+            other => {
+                let raw = match other {
+                    ServerResult::CustomResult(raw) => raw.0,
+                    other => serde_json::to_value(&other).unwrap_or(Value::Null),
+                };
+                let values = raw
+                    .pointer("/completion/values")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| McpError::Protocol {
+                        server: self.inner.name.clone(),
+                        method: "completion/complete".to_owned(),
+                        message: "the result has no completion.values array".to_owned(),
+                    })?;
+                Ok(values
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect())
+            }
+        }
+    }
+
+    /// Sends one request with the call timeout; see the module invariants.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        request: ClientRequest,
+    ) -> Result<ServerResult, McpError> {
+        let state = self.inner.state.get();
+        if state != ServerState::Ready {
+            return Err(McpError::ServerNotReady {
+                server: self.inner.name.clone(),
+                state,
+            });
+        }
+        let options =
+            PeerRequestOptions::with_timeout(self.inner.call_timeout).reset_timeout_on_progress();
+        let sent = self
+            .inner
+            .peer
+            .send_cancellable_request(request, options)
+            .await;
+        let handle = match sent {
+            Ok(handle) => handle,
+            Err(error) => return Err(self.map_error(method, error).await),
+        };
+        let mut guard = CancelOnDrop {
+            peer: self.inner.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let result = handle.await_response().await;
+        guard.id = None;
+        match result {
+            Ok(result) => Ok(result),
+            Err(error) => Err(self.map_error(method, error).await),
+        }
+    }
+
+    async fn map_error(&self, method: &str, error: ServiceError) -> McpError {
+        let server = self.inner.name.clone();
+        match error {
+            ServiceError::Timeout { timeout } => McpError::Timeout {
+                server,
+                phase: TimeoutPhase::Call {
+                    method: method.to_owned(),
+                },
+                after: timeout,
+            },
+            ServiceError::McpError(data) => match too_large_details(&data) {
+                Some((size, size_is_lower_bound, limit)) => McpError::MessageTooLarge {
+                    server,
+                    size,
+                    size_is_lower_bound,
+                    limit,
+                },
+                None => McpError::Rpc {
+                    server,
+                    method: method.to_owned(),
+                    code: data.code.0,
+                    message: data.message.into_owned(),
+                    data: data.data.map(Box::new),
+                },
+            },
+            ServiceError::TransportClosed
+            | ServiceError::TransportSend(_)
+            | ServiceError::Cancelled { .. } => {
+                // The server went away: prefer the runtime's reason (exit status, stderr tail).
+                match self.inner.state.wait_not_ready(FAILURE_REASON_WAIT).await {
+                    Some(state) => McpError::ServerNotReady { server, state },
+                    None => McpError::Transport {
+                        server,
+                        message: error.to_string(),
+                    },
+                }
+            }
+            ServiceError::UnexpectedResponse => McpError::Protocol {
+                server,
+                method: method.to_owned(),
+                message: "unexpected response type".to_owned(),
+            },
+            other => McpError::Transport {
+                server,
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose caller went away.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let params = CancelledNotificationParam::new(
+                Some(id),
+                Some("request abandoned by the caller".to_owned()),
+            );
+            let _ = tokio::time::timeout(CANCEL_SEND_TIMEOUT, peer.notify_cancelled(params)).await;
+        });
+    }
+}

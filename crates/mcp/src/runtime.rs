@@ -1,0 +1,484 @@
+//! `McpRuntime`: the connected servers of one context, by name, with a queryable state each
+//! (`Starting | Ready | Failed(reason) | Closed`; failures are reported, never hidden).
+//!
+//! Invariants:
+//! - Servers start concurrently (a `JoinSet` per batch); each start is bounded by its own
+//!   startup timeout, so one failing or hanging server never delays or breaks the others.
+//! - A server whose transport ends while Ready (crash, closed connection) becomes `Failed`
+//!   with the exit status and stderr tail; its process group has already been killed.
+//! - `server_features()` is computed from live handles (D7).
+//! - `shutdown()` must be awaited before exit (binaries never rely on `Drop`): it closes every
+//!   server concurrently — stdin, then SIGTERM/SIGKILL of the process group, each bounded by
+//!   [`ShutdownTimeouts`] — and aborts starts still in flight (which kills their children).
+//! - No lock is held across an await.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use coyote_protocol::{McpServerSpec, Timeouts};
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::catalog_item::McpServerFeatures;
+use crate::connect::line::MAX_MESSAGE_BYTES;
+use crate::connect::{self, ConnectOptions, Connection};
+use crate::error::McpError;
+use crate::handle::{HandleParts, ServerHandle, ServerInfo};
+use crate::handler::{ClientIdentity, DeclineElicitation, ElicitationHook};
+
+/// Bound of each step of stopping a stdio server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShutdownTimeouts {
+    /// Wait for the server to exit after its stdin was closed.
+    pub after_stdin_close: Duration,
+    /// Wait after SIGTERM to the process group.
+    pub after_sigterm: Duration,
+    /// Wait after SIGKILL to the process group.
+    pub after_sigkill: Duration,
+}
+
+impl ShutdownTimeouts {
+    pub const DEFAULT: ShutdownTimeouts = ShutdownTimeouts {
+        after_stdin_close: Duration::from_secs(2),
+        after_sigterm: Duration::from_secs(2),
+        after_sigkill: Duration::from_secs(1),
+    };
+    /// Kill at once (failed starts, abandoned processes).
+    pub(crate) const IMMEDIATE: ShutdownTimeouts = ShutdownTimeouts {
+        after_stdin_close: Duration::ZERO,
+        after_sigterm: Duration::from_millis(200),
+        after_sigkill: Duration::from_secs(1),
+    };
+}
+
+impl Default for ShutdownTimeouts {
+    fn default() -> Self {
+        ShutdownTimeouts::DEFAULT
+    }
+}
+
+/// Runtime-wide settings; per-server deadlines come from each spec's `timeouts`.
+#[derive(Clone)]
+pub struct RuntimeOptions {
+    /// `clientInfo` sent in `initialize`.
+    pub client: ClientIdentity,
+    /// Answers servers' form elicitations; the default declines.
+    pub elicitation: Arc<dyn ElicitationHook>,
+    /// Largest accepted message ([`MAX_MESSAGE_BYTES`]; tests use less).
+    pub max_message_bytes: usize,
+    pub shutdown: ShutdownTimeouts,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            client: ClientIdentity::default(),
+            elicitation: Arc::new(DeclineElicitation),
+            max_message_bytes: MAX_MESSAGE_BYTES,
+            shutdown: ShutdownTimeouts::DEFAULT,
+        }
+    }
+}
+
+impl std::fmt::Debug for RuntimeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeOptions")
+            .field("client", &self.client)
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("shutdown", &self.shutdown)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Lifecycle state of one server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", content = "reason", rename_all = "snake_case")]
+pub enum ServerState {
+    Starting,
+    Ready,
+    /// Why it failed, including the stderr tail of a stdio server.
+    Failed(String),
+    Closed,
+}
+
+impl std::fmt::Display for ServerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerState::Starting => f.write_str("starting"),
+            ServerState::Ready => f.write_str("ready"),
+            ServerState::Failed(reason) => write!(f, "failed: {reason}"),
+            ServerState::Closed => f.write_str("closed"),
+        }
+    }
+}
+
+/// One server's state, shared by the runtime and its handles; waitable.
+#[derive(Debug)]
+pub(crate) struct StateCell(watch::Sender<ServerState>);
+
+impl StateCell {
+    fn new() -> Self {
+        StateCell(watch::channel(ServerState::Starting).0)
+    }
+
+    pub(crate) fn get(&self) -> ServerState {
+        self.0.borrow().clone()
+    }
+
+    fn set(&self, state: ServerState) {
+        self.0.send_replace(state);
+    }
+
+    /// Sets `Failed` unless the server is already closing or failed.
+    fn fail_if_ready(&self, reason: String) -> bool {
+        self.0.send_if_modified(|s| {
+            let ready = matches!(s, ServerState::Ready);
+            if ready {
+                *s = ServerState::Failed(reason);
+            }
+            ready
+        })
+    }
+
+    /// Waits (bounded) until the state is neither Starting nor Ready; returns it if so.
+    pub(crate) async fn wait_not_ready(&self, wait: Duration) -> Option<ServerState> {
+        let mut rx = self.0.subscribe();
+        let done = |s: &ServerState| matches!(s, ServerState::Failed(_) | ServerState::Closed);
+        match tokio::time::timeout(wait, rx.wait_for(done)).await {
+            Ok(Ok(state)) => Some(state.clone()),
+            _ => None,
+        }
+    }
+
+    async fn wait_settled(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|s| !matches!(s, ServerState::Starting)).await;
+    }
+}
+
+/// A row of `coyote mcp servers`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerStatus {
+    pub name: String,
+    /// `stdio`, `http`, `sse`.
+    pub transport: String,
+    pub state: ServerState,
+    /// Present once the server is (or was) Ready.
+    pub info: Option<ServerInfo>,
+}
+
+struct Slot {
+    name: String,
+    transport: &'static str,
+    state: Arc<StateCell>,
+    live: Mutex<Option<Live>>,
+}
+
+struct Live {
+    handle: ServerHandle,
+    connection: Option<Connection>,
+}
+
+impl Slot {
+    fn live(&self) -> std::sync::MutexGuard<'_, Option<Live>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn handle(&self) -> Option<ServerHandle> {
+        self.live().as_ref().map(|l| l.handle.clone())
+    }
+}
+
+/// The MCP servers of one context. Clones share the servers.
+#[derive(Clone)]
+pub struct McpRuntime {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    options: RuntimeOptions,
+    connect: ConnectOptions,
+    slots: Mutex<Vec<Arc<Slot>>>,
+    background: Mutex<JoinSet<()>>,
+}
+
+impl std::fmt::Debug for McpRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpRuntime")
+            .field("servers", &self.server_names())
+            .finish()
+    }
+}
+
+impl McpRuntime {
+    pub fn new(options: RuntimeOptions) -> Self {
+        let connect = ConnectOptions {
+            identity: options.client.clone(),
+            elicitation: options.elicitation.clone(),
+            max_message_bytes: options.max_message_bytes,
+        };
+        McpRuntime {
+            inner: Arc::new(Inner {
+                options,
+                connect,
+                slots: Mutex::new(Vec::new()),
+                background: Mutex::new(JoinSet::new()),
+            }),
+        }
+    }
+
+    fn slots(&self) -> Vec<Arc<Slot>> {
+        self.inner
+            .slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn slot(&self, name: &str) -> Option<Arc<Slot>> {
+        self.slots().into_iter().find(|s| s.name == name)
+    }
+
+    /// Registers the specs as `Starting` (skipping names already Starting or Ready) and
+    /// returns the start futures.
+    fn register(&self, specs: Vec<McpServerSpec>) -> Vec<(Arc<Slot>, McpServerSpec)> {
+        specs
+            .into_iter()
+            .filter_map(|spec| Some((self.register_one(&spec.name, spec.transport.label())?, spec)))
+            .collect()
+    }
+
+    /// A new `Starting` slot, replacing a Failed/Closed one of the same name; `None` (and a
+    /// warning) when that name is already Starting or Ready.
+    fn register_one(&self, name: &str, transport: &'static str) -> Option<Arc<Slot>> {
+        let mut slots = self.inner.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = Arc::new(Slot {
+            name: name.to_owned(),
+            transport,
+            state: Arc::new(StateCell::new()),
+            live: Mutex::new(None),
+        });
+        match slots.iter().position(|s| s.name == name) {
+            Some(i)
+                if matches!(
+                    slots[i].state.get(),
+                    ServerState::Starting | ServerState::Ready
+                ) =>
+            {
+                tracing::warn!(
+                    server = name,
+                    "server already started; ignoring the duplicate"
+                );
+                return None;
+            }
+            Some(i) => slots[i] = slot.clone(),
+            None => slots.push(slot.clone()),
+        }
+        Some(slot)
+    }
+
+    /// Starts the servers concurrently and returns when every one is Ready or Failed.
+    pub async fn start_all(&self, specs: Vec<McpServerSpec>) {
+        let mut set = JoinSet::new();
+        for (slot, spec) in self.register(specs) {
+            set.spawn(start_one(self.inner.connect.clone(), slot, spec));
+        }
+        while set.join_next().await.is_some() {}
+    }
+
+    /// Starts the servers in the background (REPL); query [`McpRuntime::state`] or await
+    /// [`McpRuntime::wait_settled`].
+    pub fn spawn_start(&self, specs: Vec<McpServerSpec>) {
+        let starts = self.register(specs);
+        let mut background = self
+            .inner
+            .background
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        while background.try_join_next().is_some() {}
+        for (slot, spec) in starts {
+            background.spawn(start_one(self.inner.connect.clone(), slot, spec));
+        }
+    }
+
+    /// Connects a server over an already-open byte stream speaking newline-delimited
+    /// JSON-RPC (an in-process server, tests). It joins the runtime like any other server
+    /// (transport label `stream`) and is returned once Ready.
+    pub async fn attach_stream<R, W>(
+        &self,
+        name: &str,
+        timeouts: Timeouts,
+        read: R,
+        write: W,
+    ) -> Result<ServerHandle, McpError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        let Some(slot) = self.register_one(name, "stream") else {
+            let state = self.state(name).unwrap_or(ServerState::Starting);
+            return Err(McpError::ServerNotReady {
+                server: name.to_owned(),
+                state,
+            });
+        };
+        let options = self.inner.connect.clone();
+        let connected =
+            connect::connect_stream(name, timeouts.startup, (read, write), &options).await;
+        settle(slot, timeouts.call, connected);
+        self.server(name)
+    }
+
+    /// Waits until no server is Starting (each start is bounded by its startup timeout).
+    pub async fn wait_settled(&self) {
+        for slot in self.slots() {
+            slot.state.wait_settled().await;
+        }
+    }
+
+    /// Names in registration order.
+    pub fn server_names(&self) -> Vec<String> {
+        self.slots().iter().map(|s| s.name.clone()).collect()
+    }
+
+    pub fn state(&self, name: &str) -> Option<ServerState> {
+        self.slot(name).map(|s| s.state.get())
+    }
+
+    /// Every server with its state and, once connected, its handshake info.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        self.slots()
+            .iter()
+            .map(|s| ServerStatus {
+                name: s.name.clone(),
+                transport: s.transport.to_owned(),
+                state: s.state.get(),
+                info: s.handle().map(|h| h.info()),
+            })
+            .collect()
+    }
+
+    /// Features of the Ready servers, from their live handles (D7).
+    pub fn server_features(&self) -> Vec<McpServerFeatures> {
+        self.slots()
+            .iter()
+            .filter(|s| s.state.get() == ServerState::Ready)
+            .filter_map(|s| s.handle())
+            .map(|h| h.features())
+            .collect()
+    }
+
+    /// The handle of a Ready server; otherwise an error carrying its state.
+    pub fn server(&self, name: &str) -> Result<ServerHandle, McpError> {
+        let Some(slot) = self.slot(name) else {
+            return Err(McpError::UnknownServer {
+                name: name.to_owned(),
+                known: self.server_names(),
+            });
+        };
+        match (slot.state.get(), slot.handle()) {
+            (ServerState::Ready, Some(handle)) => Ok(handle),
+            (state, _) => Err(McpError::ServerNotReady {
+                server: name.to_owned(),
+                state,
+            }),
+        }
+    }
+
+    /// Closes every server concurrently (bounded; see [`ShutdownTimeouts`]) and aborts starts
+    /// in flight. Await it before the process exits.
+    pub async fn shutdown(&self) {
+        let pending = std::mem::take(
+            &mut *self
+                .inner
+                .background
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        let mut pending = pending;
+        pending.abort_all();
+        while pending.join_next().await.is_some() {}
+
+        let timeouts = self.inner.options.shutdown;
+        let mut closing = JoinSet::new();
+        for slot in self.slots() {
+            slot.state.set(ServerState::Closed);
+            let connection = slot.live().as_mut().and_then(|l| l.connection.take());
+            if let Some(connection) = connection {
+                let name = slot.name.clone();
+                closing.spawn(async move {
+                    connection.close(timeouts).await;
+                    tracing::info!(server = %name, "closed MCP server");
+                });
+            }
+        }
+        while closing.join_next().await.is_some() {}
+    }
+}
+
+async fn start_one(options: ConnectOptions, slot: Arc<Slot>, spec: McpServerSpec) {
+    let connected = connect::connect(&spec, &options).await;
+    settle(slot, spec.timeouts.call, connected);
+}
+
+/// Records the outcome of a start: Ready with a live handle, or Failed with the reason.
+fn settle(
+    slot: Arc<Slot>,
+    call_timeout: Duration,
+    connected: Result<Connection, connect::StartError>,
+) {
+    let name = slot.name.clone();
+    match connected {
+        Ok(connection) => {
+            let (pid, observer) = match &connection.process {
+                Some(p) => (p.pid(), Some(p.observer())),
+                None => (None, None),
+            };
+            let handle = ServerHandle::new(HandleParts {
+                name: name.clone(),
+                peer: connection.service.peer().clone(),
+                transport: slot.transport,
+                pid,
+                call_timeout,
+                generations: connection.generations.clone(),
+                state: slot.state.clone(),
+            });
+            let ended = connection.ended.clone();
+            *slot.live() = Some(Live {
+                handle,
+                connection: Some(connection),
+            });
+            slot.state.set(ServerState::Ready);
+            tracing::info!(server = %name, "MCP server ready");
+            tokio::spawn(watch_connection(slot, ended, observer));
+        }
+        Err(failure) => {
+            let reason = format!("{}{}", failure.error, failure.stderr_tail);
+            tracing::warn!(server = %name, %reason, "MCP server failed to start");
+            slot.state.set(ServerState::Failed(reason));
+        }
+    }
+}
+
+/// Marks a Ready server Failed when its transport ends, with the exit status and stderr tail.
+async fn watch_connection(
+    slot: Arc<Slot>,
+    mut ended: watch::Receiver<bool>,
+    observer: Option<connect::stdio::ProcessObserver>,
+) {
+    if ended.wait_for(|e| *e).await.is_err() || slot.state.get() != ServerState::Ready {
+        return;
+    }
+    let reason = match observer {
+        Some(observer) => observer.describe_end().await,
+        None => "the connection to the server closed".to_owned(),
+    };
+    if slot.state.fail_if_ready(reason.clone()) {
+        tracing::warn!(server = %slot.name, %reason, "MCP server failed");
+    }
+}
+
+#[cfg(test)]
+#[path = "runtime_tests.rs"]
+mod tests;
