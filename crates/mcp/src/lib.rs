@@ -4,11 +4,18 @@
 
 pub mod catalog_item;
 pub mod content;
+pub mod meta;
+pub mod prompt;
+pub mod render;
+pub mod search;
+pub mod uri_template;
 
 pub use catalog_item::{CatalogItem, CatalogKind, McpServerFeatures};
 pub use content::{
     ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,
 };
+pub use meta::{MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names};
+pub use render::{RenderContext, RenderError, SpillStore};
 
 pub mod connect;
 pub mod error;
