@@ -328,12 +328,8 @@ impl CoolifyClient {
             .headers(inner.headers.clone());
         // The token goes in last-but-one and is marked sensitive so it never shows in debug
         // output of the request.
-        let mut auth =
-            HeaderValue::from_str(&format!("Bearer {}", token.0)).map_err(|_| ApiError::Body {
-                path: path.path(),
-                reason: "the access token contains characters that cannot be sent in a header"
-                    .to_owned(),
-            })?;
+        let mut auth = HeaderValue::from_str(&format!("Bearer {}", token.0))
+            .map_err(|_| ApiError::TokenNotSendable)?;
         auth.set_sensitive(true);
         request = request.header(reqwest::header::AUTHORIZATION, auth);
         if let Some(body) = body {
@@ -383,7 +379,7 @@ impl CoolifyClient {
 
     fn url(&self, path: &ApiPath) -> Result<reqwest::Url, ApiError> {
         let raw = format!("{}/api/v1{}", self.inner.base_url, path.path());
-        let mut url = reqwest::Url::parse(&raw).map_err(|e| ApiError::Body {
+        let mut url = reqwest::Url::parse(&raw).map_err(|e| ApiError::Url {
             path: path.path(),
             reason: e.to_string(),
         })?;

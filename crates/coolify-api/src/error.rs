@@ -18,6 +18,7 @@ use serde_json::Value;
 
 /// A problem with the client configuration, found by [`crate::ClientBuilder::build`].
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// The base URL does not parse or is not http(s).
     #[error(
@@ -87,6 +88,7 @@ impl std::fmt::Display for InvalidIdReason {
 
 /// Everything a request to Coolify can fail with.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ApiError {
     /// Coolify answered with a non-2xx status. `Display` is the reference-compatible message.
     #[error("{message}")]
@@ -132,6 +134,19 @@ pub enum ApiError {
         /// The request path below `/api/v1`.
         path: String,
         /// The transport error text.
+        reason: String,
+    },
+    /// The current token (e.g. a rotated token file) cannot be sent in an HTTP header.
+    #[error(
+        "the Coolify access token contains characters that cannot be sent in an HTTP header (e.g. a line break inside it); fix the token or token file"
+    )]
+    TokenNotSendable,
+    /// The request URL could not be built (should not happen: the base URL is checked at build).
+    #[error("could not build the request URL for {path} ({reason}); check COOLIFY_BASE_URL")]
+    Url {
+        /// The request path below `/api/v1`.
+        path: String,
+        /// The parser's reason.
         reason: String,
     },
     /// An id would have changed the request path; nothing was sent.

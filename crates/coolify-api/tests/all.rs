@@ -657,3 +657,19 @@ async fn text_and_empty_bodies_follow_the_reference_parsing() {
     assert_eq!(api.current_team().await.unwrap(), json!({}));
     assert_eq!(api.current_team_members().await.unwrap(), json!("x"));
 }
+
+#[tokio::test]
+async fn a_rotated_token_with_a_line_break_is_refused_without_sending_or_echoing_it() {
+    let fixture = Fixture::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    write_token(&file, FIXTURE_TOKEN, 1_000);
+    let api = CoolifyClient::builder(fixture.url(), TokenSpec::File(file.clone()))
+        .build()
+        .unwrap();
+    write_token(&file, "broken-part-one\nbroken-part-two", 2_000);
+    let err = api.list_servers(Paging::NONE).await.unwrap_err();
+    assert!(matches!(err, ApiError::TokenNotSendable), "{err:?}");
+    assert!(!err.to_string().contains("broken-part"));
+    assert!(fixture.requests().is_empty());
+}
