@@ -252,10 +252,11 @@ pub(crate) fn syntax_error(file: &Path, e: &serde_json::Error) -> ConfigError {
     let full = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    // serde_json says column 0 for a position at the start of a line; editors count from 1.
     ConfigError::Syntax {
         path: file.to_owned(),
         line: e.line(),
-        column: e.column(),
+        column: e.column().max(1),
         message,
     }
 }

@@ -1,0 +1,15 @@
+//! Integration tests of coyote-config's public API, the way the CLI uses it: a temp home per
+//! test, an injected environment, whole values compared (snapshots for text people read).
+
+#[path = "suite/common.rs"]
+mod common;
+#[path = "suite/compat.rs"]
+mod compat;
+#[path = "suite/docs.rs"]
+mod docs;
+#[path = "suite/edit.rs"]
+mod edit;
+#[path = "suite/errors.rs"]
+mod errors;
+#[path = "suite/project.rs"]
+mod project;
