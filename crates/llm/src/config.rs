@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::names::FunctionNameRules;
+
 /// Default OpenAI endpoint when `OPENAI_BASE_URL` is unset.
 pub const OPENAI_API_BASE: &str = "https://api.openai.com/v1";
 /// Default Anthropic endpoint when `ANTHROPIC_BASE_URL` is unset.
@@ -38,6 +40,15 @@ impl ProviderKind {
         match self {
             ProviderKind::OpenAiCompatible => "openai-compatible",
             ProviderKind::Anthropic => "anthropic",
+        }
+    }
+}
+
+impl ProviderKind {
+    /// The function names this wire protocol accepts (see [`FunctionNameRules`]).
+    pub fn function_name_rules(self) -> FunctionNameRules {
+        match self {
+            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => FunctionNameRules::PORTABLE,
         }
     }
 }

@@ -58,12 +58,21 @@ impl HttpCore {
         retry: RetryPolicy,
         clock: Arc<dyn RetryClock>,
     ) -> Result<Self, LlmError> {
-        url::Url::parse(&config.api_base).map_err(|e| {
+        let base = url::Url::parse(&config.api_base).map_err(|e| {
             LlmError::config(
                 &config.name,
                 format!("`api_base` {:?} is not a URL ({e})", config.api_base),
             )
         })?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(LlmError::config(
+                &config.name,
+                format!(
+                    "`api_base` {:?} must start with http:// or https://",
+                    config.api_base
+                ),
+            ));
+        }
         install_crypto_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(config.timeouts.connect)

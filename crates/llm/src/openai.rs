@@ -241,3 +241,44 @@ pub(crate) fn object_schema(parameters: &Value) -> Value {
         _ => json!({"type": "object", "properties": {}}),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retry::TokioClock;
+
+    fn body_for(base: &str) -> Value {
+        let config = ProviderConfig::new(ProviderKind::OpenAiCompatible, "t", base);
+        let provider =
+            OpenAiCompatible::new(&config, RetryPolicy::none(), Arc::new(TokioClock)).unwrap();
+        let request = ChatRequest::new("m", vec![Message::user("hi")])
+            .with_max_tokens(64)
+            .with_stream(StreamMode::Whole);
+        provider.body(&request)
+    }
+
+    #[test]
+    fn output_limit_field_depends_on_the_server() {
+        let openai = body_for("https://api.openai.com/v1");
+        assert_eq!(
+            (
+                openai.get("max_completion_tokens"),
+                openai.get("max_tokens")
+            ),
+            (Some(&json!(64)), None)
+        );
+        let local = body_for("http://127.0.0.1:8080/v1");
+        assert_eq!(
+            (local.get("max_tokens"), local.get("max_completion_tokens")),
+            (Some(&json!(64)), None)
+        );
+    }
+
+    #[test]
+    fn a_bad_api_base_is_a_config_error() {
+        let config = ProviderConfig::new(ProviderKind::OpenAiCompatible, "t", "localhost:8080");
+        let error =
+            OpenAiCompatible::new(&config, RetryPolicy::none(), Arc::new(TokioClock)).unwrap_err();
+        assert!(matches!(error, LlmError::Config { .. }), "{error:?}");
+    }
+}

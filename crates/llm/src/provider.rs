@@ -31,11 +31,12 @@ pub trait Provider: Send + Sync + fmt::Debug {
 
     /// Function names this provider accepts; callers sanitise declared names with it.
     fn function_name_rules(&self) -> FunctionNameRules {
-        FunctionNameRules::PORTABLE
+        self.kind().function_name_rules()
     }
 
     /// Sends `request` and returns its events (see the module docs for the retry contract).
-    /// With [`crate::StreamMode::Whole`] the events arrive all at once.
+    /// With [`crate::StreamMode::Whole`] the events arrive all at once. Dropping the stream
+    /// closes the connection, which is how a turn is cancelled.
     fn stream<'a>(
         &'a self,
         request: &'a ChatRequest,

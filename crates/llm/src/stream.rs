@@ -168,3 +168,85 @@ where
 pub(crate) fn ready_event_stream(events: Vec<StreamEvent>) -> EventStream {
     futures::stream::iter(events.into_iter().map(Ok)).boxed()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+
+    /// Emits every event's data as text and completes on `end`.
+    struct Echo;
+
+    impl WireParser for Echo {
+        fn on_event(
+            &mut self,
+            event: SseEvent,
+            out: &mut VecDeque<StreamEvent>,
+        ) -> Result<Flow, LlmError> {
+            if event.data == "end" {
+                return Ok(Flow::Done);
+            }
+            out.push_back(StreamEvent::TextDelta(event.data));
+            Ok(Flow::Continue)
+        }
+
+        fn on_eof(&mut self, _out: &mut VecDeque<StreamEvent>) -> Result<(), LlmError> {
+            Err(LlmError::protocol("fake", "eof"))
+        }
+    }
+
+    fn chunk(text: &str) -> Result<Bytes, std::convert::Infallible> {
+        Ok(Bytes::copy_from_slice(text.as_bytes()))
+    }
+
+    #[tokio::test]
+    async fn a_stalled_body_hits_the_idle_timeout() {
+        let idle = Duration::from_millis(20);
+        let body = futures::stream::iter([chunk("data: a\n\n")]).chain(futures::stream::pending());
+        let items: Vec<_> = sse_event_stream("fake", body, Echo, idle).collect().await;
+        assert_eq!(
+            items,
+            vec![
+                Ok(StreamEvent::TextDelta("a".into())),
+                Err(LlmError::Timeout {
+                    provider: "fake".into(),
+                    phase: TimeoutPhase::Idle,
+                    after: idle
+                }),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn nothing_is_read_after_the_parser_is_done() {
+        // The pending tail would hit the idle timeout if it were polled.
+        let body = futures::stream::iter([chunk("data: a\n\ndata: end\n\ndata: b\n\n")])
+            .chain(futures::stream::pending());
+        let items: Vec<_> = sse_event_stream("fake", body, Echo, Duration::from_millis(1))
+            .collect()
+            .await;
+        assert_eq!(items, vec![Ok(StreamEvent::TextDelta("a".into()))]);
+    }
+
+    #[tokio::test]
+    async fn a_broken_body_is_a_protocol_error() {
+        let body = futures::stream::iter([
+            Ok(Bytes::from_static(b"data: a\n\n")),
+            Err("connection reset"),
+        ]);
+        let items: Vec<_> = sse_event_stream("fake", body, Echo, Duration::from_secs(5))
+            .collect()
+            .await;
+        assert_eq!(
+            items,
+            vec![
+                Ok(StreamEvent::TextDelta("a".into())),
+                Err(LlmError::protocol(
+                    "fake",
+                    "the response stream broke off: connection reset"
+                )),
+            ]
+        );
+    }
+}

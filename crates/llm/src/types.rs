@@ -264,3 +264,49 @@ pub struct ChatResponse {
     pub usage: Option<Usage>,
     pub finish_reason: FinishReason,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn messages_round_trip_through_serde() {
+        let messages = vec![
+            Message::system("s"),
+            Message::assistant(AssistantMessage {
+                text: "t".into(),
+                tool_calls: vec![ToolCall::new("c1", "f", "{\"a\":1}")],
+            }),
+            Message::tool_result(ToolResult::error("c1", "boom")),
+        ];
+        let value = serde_json::to_value(&messages).unwrap();
+        assert_eq!(
+            value,
+            json!([
+                {"role": "system", "text": "s"},
+                {"role": "assistant", "text": "t", "tool_calls": [{"id": "c1", "name": "f", "arguments": "{\"a\":1}"}]},
+                {"role": "tool", "call_id": "c1", "content": "boom", "outcome": "error"}
+            ])
+        );
+        assert_eq!(
+            serde_json::from_value::<Vec<Message>>(value).unwrap(),
+            messages
+        );
+    }
+
+    #[test]
+    fn arguments_parse_cases() {
+        let call = |args: &str| ToolCall::new("id", "f", args);
+        assert_eq!(call("  ").parse_arguments(), Ok(serde_json::Map::new()));
+        assert_eq!(call("{\"a\":1}").parse_arguments().unwrap()["a"], json!(1));
+        assert_eq!(
+            call("[1]").parse_arguments(),
+            Err(ArgumentsError {
+                name: "f".into(),
+                reason: "got an array".into()
+            })
+        );
+        assert!(call("{\"a\":").parse_arguments().is_err());
+    }
+}

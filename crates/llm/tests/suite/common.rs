@@ -2,9 +2,11 @@
 //! matchers themselves, local refusal of invalid conversations, unreachable servers, and key
 //! redaction.
 
+use std::time::Duration;
+
 use coyote_llm::{
-    AssistantMessage, ChatRequest, ConversationError, LlmError, Message, ProviderKind, ToolCall,
-    ToolResult,
+    AssistantMessage, ChatRequest, ConversationError, HttpTimeouts, LlmError, Message,
+    ProviderConfig, ProviderKind, TimeoutPhase, ToolCall, ToolResult, build_provider,
 };
 use coyote_protocol::FunctionDeclaration;
 use serde_json::json;
@@ -220,6 +222,45 @@ async fn keys_never_appear_in_errors() {
                 .to_string()
                 .contains("Incorrect API key provided: <redacted>"),
             "{error}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_hits_the_response_timeout() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, json!({})).set_delay(Duration::from_secs(30)))
+        .mount(&server)
+        .await;
+    let timeouts = HttpTimeouts {
+        response: Duration::from_millis(50),
+        ..HttpTimeouts::default()
+    };
+    let config = ProviderConfig::new(ProviderKind::OpenAiCompatible, "local", server.uri())
+        .with_timeouts(timeouts);
+    let provider = build_provider(config).unwrap();
+    let error = provider
+        .stream(&ChatRequest::new("m", vec![Message::user("hi")]))
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(
+        error,
+        LlmError::Timeout {
+            provider: "local".into(),
+            phase: TimeoutPhase::Response,
+            after: Duration::from_millis(50)
+        }
+    );
+}
+
+#[test]
+fn both_kinds_use_the_portable_function_name_rules() {
+    for kind in [ProviderKind::OpenAiCompatible, ProviderKind::Anthropic] {
+        assert_eq!(
+            kind.function_name_rules(),
+            coyote_llm::FunctionNameRules::PORTABLE
         );
     }
 }
