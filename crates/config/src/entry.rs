@@ -2,7 +2,6 @@
 //! where allowed, and every problem is recorded with its JSON path (never with a value).
 
 use std::path::Path;
-use std::time::Duration;
 
 use coyote_protocol::{
     ApprovalPolicy, Exposure, HttpSpec, McpServerSpec, McpTransport, StdioSpec, Timeouts,
@@ -13,8 +12,12 @@ use crate::error::{Expected, Problem, ProblemKind};
 use crate::expand::{ExpandMode, VarProblem, is_var_name};
 use crate::json_path::JsonPath;
 use crate::keys::{ENTRY_KEYS, IGNORED_KEYS, UNSUPPORTED_KEYS, suggest};
-use crate::mcp_json::{McpFileContext, json_type};
+use crate::mcp_json::McpFileContext;
 use crate::warning::{ConfigWarning, WarningKind};
+
+mod fields;
+
+use fields::wrong;
 
 pub(crate) enum EntryOutcome {
     Enabled(Box<McpServerSpec>),
@@ -381,185 +384,6 @@ impl<'r, 'a> EntryReader<'r, 'a> {
             headers,
             bearer_token_env,
         })
-    }
-
-    // ---- typed getters: each records its own problem and returns None on it ----
-
-    fn problem(&mut self, path: JsonPath, kind: ProblemKind) {
-        self.problems.push(Problem {
-            path,
-            server: Some(self.server.to_owned()),
-            kind,
-        });
-    }
-
-    fn warn(&mut self, path: JsonPath, kind: WarningKind) {
-        self.warnings.push(ConfigWarning {
-            file: self.file.to_owned(),
-            path,
-            kind,
-        });
-    }
-
-    fn warn_unused(&mut self, obj: &Map<String, Value>, key: &'static str, kind: Kind) {
-        if obj.contains_key(key) {
-            self.warn(
-                self.path.key(key),
-                WarningKind::UnusedKey {
-                    key,
-                    transport: kind.label(),
-                },
-            );
-        }
-    }
-
-    fn kind_key(&mut self, obj: &Map<String, Value>, key: &str) -> Option<(Kind, String)> {
-        let text = self.string(obj, key)?;
-        match Kind::parse(&text) {
-            Some(kind) => Some((kind, text)),
-            None => {
-                let suggestion = suggest(&text, TYPE_VALUES);
-                self.problem(
-                    self.path.key(key),
-                    ProblemKind::UnknownValue {
-                        found: text,
-                        allowed: TYPE_VALUES,
-                        suggestion,
-                    },
-                );
-                None
-            }
-        }
-    }
-
-    fn string(&mut self, obj: &Map<String, Value>, key: &str) -> Option<String> {
-        match obj.get(key)? {
-            Value::String(s) => Some(s.clone()),
-            other => {
-                self.problem(self.path.key(key), wrong(Expected::String, other));
-                None
-            }
-        }
-    }
-
-    fn expanded_string(&mut self, obj: &Map<String, Value>, key: &str) -> Option<String> {
-        let raw = self.string(obj, key)?;
-        self.expand(self.path.key(key), &raw)
-    }
-
-    fn expand(&mut self, path: JsonPath, raw: &str) -> Option<String> {
-        match self.cx.expander().expand(raw) {
-            Ok(value) if value.contains('\0') => {
-                self.problem(path, ProblemKind::NulByte);
-                None
-            }
-            Ok(value) => Some(value),
-            Err(e) => {
-                self.problem(path, ProblemKind::Variable(e));
-                None
-            }
-        }
-    }
-
-    fn bool(&mut self, obj: &Map<String, Value>, key: &str) -> Option<bool> {
-        match obj.get(key)? {
-            Value::Bool(b) => Some(*b),
-            other => {
-                self.problem(self.path.key(key), wrong(Expected::Bool, other));
-                None
-            }
-        }
-    }
-
-    fn seconds(&mut self, obj: &Map<String, Value>, key: &str) -> Option<Duration> {
-        let value = obj.get(key)?;
-        let secs = value.as_f64().filter(|s| *s > 0.0);
-        match secs.and_then(|s| Duration::try_from_secs_f64(s).ok()) {
-            Some(d) => Some(d),
-            None => {
-                self.problem(self.path.key(key), wrong(Expected::Seconds, value));
-                None
-            }
-        }
-    }
-
-    fn choice(
-        &mut self,
-        obj: &Map<String, Value>,
-        key: &str,
-        allowed: &'static [&'static str],
-    ) -> Option<&'static str> {
-        let text = self.string(obj, key)?;
-        match allowed.iter().find(|a| **a == text) {
-            Some(value) => Some(value),
-            None => {
-                let suggestion = suggest(&text, allowed);
-                self.problem(
-                    self.path.key(key),
-                    ProblemKind::UnknownValue {
-                        found: text,
-                        allowed,
-                        suggestion,
-                    },
-                );
-                None
-            }
-        }
-    }
-
-    fn string_array(&mut self, obj: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
-        let path = self.path.key(key);
-        match obj.get(key)? {
-            Value::Array(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    match item {
-                        Value::String(s) => out.push(s.clone()),
-                        other => self.problem(path.index(i), wrong(Expected::String, other)),
-                    }
-                }
-                Some(out)
-            }
-            other => {
-                self.problem(path, wrong(Expected::StringArray, other));
-                None
-            }
-        }
-    }
-
-    fn string_map(
-        &mut self,
-        obj: &Map<String, Value>,
-        key: &str,
-        scalars: Scalars,
-    ) -> Option<Vec<(String, String)>> {
-        let path = self.path.key(key);
-        match obj.get(key)? {
-            Value::Object(map) => {
-                let mut out = Vec::with_capacity(map.len());
-                for (name, value) in map {
-                    match (value, scalars) {
-                        (Value::String(s), _) => out.push((name.clone(), s.clone())),
-                        (Value::Number(_) | Value::Bool(_), Scalars::Stringify) => {
-                            out.push((name.clone(), value.to_string()))
-                        }
-                        (other, _) => self.problem(path.key(name), wrong(Expected::String, other)),
-                    }
-                }
-                Some(out)
-            }
-            other => {
-                self.problem(path, wrong(Expected::StringMap, other));
-                None
-            }
-        }
-    }
-}
-
-fn wrong(expected: Expected, found: &Value) -> ProblemKind {
-    ProblemKind::WrongType {
-        expected,
-        found: json_type(found),
     }
 }
 
