@@ -216,6 +216,25 @@ pub enum ToolBehavior {
     Elicit { message: String, schema: Value },
     /// Answers `structuredContent: value` and its JSON as text.
     Structured { value: Value },
+    /// Sends these notifications in order, then answers `ok`.
+    Notify { notifications: Vec<ServerNotice> },
+}
+
+/// A notification a `notify` tool sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ServerNotice {
+    ToolsListChanged,
+    ResourcesListChanged,
+    PromptsListChanged,
+    ResourceUpdated {
+        uri: String,
+    },
+    /// `notifications/message` with this level (`info`, `warning`, …) and data.
+    Log {
+        level: String,
+        data: Value,
+    },
 }
 
 impl ToolBehavior {

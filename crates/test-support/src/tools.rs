@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::content::{big_text, png_base64};
 use crate::events::Event;
-use crate::scenario::ToolBehavior;
+use crate::scenario::{ServerNotice, ToolBehavior};
 use crate::server::{CrashMode, FakeServer, from_json, io_error, raw_unavailable};
 
 fn text_result(text: &str) -> Result<CallToolResult, ErrorData> {
@@ -112,6 +112,12 @@ pub(crate) async fn call(
         }
         ToolBehavior::Elicit { message, schema } => {
             elicit(server, &name, message, schema, &ctx).await
+        }
+        ToolBehavior::Notify { notifications } => {
+            for notice in notifications {
+                notify(&ctx, notice).await?;
+            }
+            text_result("ok")
         }
         ToolBehavior::Structured { value } => from_json(
             json!({"content": [{"type": "text", "text": value.to_string()}], "structuredContent": value}),
@@ -227,4 +233,23 @@ async fn elicit(
             )
         }
     }
+}
+
+async fn notify(ctx: &RequestContext<RoleServer>, notice: &ServerNotice) -> Result<(), ErrorData> {
+    let peer = &ctx.peer;
+    let sent = match notice {
+        ServerNotice::ToolsListChanged => peer.notify_tool_list_changed().await,
+        ServerNotice::ResourcesListChanged => peer.notify_resource_list_changed().await,
+        ServerNotice::PromptsListChanged => peer.notify_prompt_list_changed().await,
+        ServerNotice::ResourceUpdated { uri } => {
+            peer.notify_resource_updated(from_json(json!({"uri": uri}))?)
+                .await
+        }
+        #[allow(deprecated)] // logging is deprecated by SEP-2577 but clients still handle it
+        ServerNotice::Log { level, data } => {
+            let param = from_json(json!({"level": level, "logger": "coyote-fake", "data": data}))?;
+            peer.notify_logging_message(param).await
+        }
+    };
+    sent.map_err(|e| ErrorData::internal_error(format!("sending {notice:?} failed: {e}"), None))
 }

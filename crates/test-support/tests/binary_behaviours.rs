@@ -245,13 +245,7 @@ async fn elicitation_returns_the_clients_answer() -> Result<()> {
         )
         .write_to(dir.path())?;
     let answer = json!({"action": "accept", "content": {"name": "Bob", "count": 5, "confirm": true, "color": "red"}});
-    let spawned = connect(
-        &file,
-        TestClient {
-            answer: answer.clone(),
-        },
-    )
-    .await?;
+    let spawned = connect(&file, TestClient::answering(answer.clone())).await?;
     let result = spawned
         .client
         .call_tool(CallToolRequestParams::new("ask"))

@@ -1,12 +1,17 @@
 //! Shared helpers: spawn the binary with piped stdio and connect rmcp's client to it.
 
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use coyote_test_support::ScenarioFile;
-use rmcp::model::{ClientConfig, ElicitRequestParams, ElicitResult};
-use rmcp::service::{RequestContext, RunningService};
+#[allow(deprecated)]
+use rmcp::model::{
+    ClientConfig, ElicitRequestParams, ElicitResult, LoggingMessageNotificationParam,
+    ResourceUpdatedNotificationParam,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
@@ -20,12 +25,32 @@ pub const DEADLINE: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub struct TestClient {
     pub answer: Value,
+    /// Server notifications received, as short names (`tools_list_changed`, `log:warning`, …).
+    pub notices: Arc<Mutex<Vec<String>>>,
+}
+
+impl TestClient {
+    pub fn answering(answer: Value) -> Self {
+        TestClient {
+            answer,
+            ..TestClient::default()
+        }
+    }
+
+    pub fn notices(&self) -> Vec<String> {
+        self.notices.lock().expect("notices lock").clone()
+    }
+
+    fn note(&self, what: String) {
+        self.notices.lock().expect("notices lock").push(what);
+    }
 }
 
 impl Default for TestClient {
     fn default() -> Self {
         TestClient {
             answer: json!({"action": "decline"}),
+            notices: Arc::default(),
         }
     }
 }
@@ -46,6 +71,36 @@ impl ClientHandler for TestClient {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         Ok(serde_json::from_value(self.answer.clone()).expect("valid ElicitResult"))
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.note("tools_list_changed".into());
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.note("resources_list_changed".into());
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.note("prompts_list_changed".into());
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.note(format!("resource_updated:{}", params.uri));
+    }
+
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level).unwrap_or_default();
+        self.note(format!("log:{}", level.as_str().unwrap_or("?")));
     }
 }
 
