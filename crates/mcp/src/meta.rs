@@ -8,9 +8,12 @@
 //! invoke iff tools or the handshake result is missing (fail-open), read iff resources,
 //! prompt iff prompts.
 
+pub mod actions;
 mod declarations;
+pub mod dispatch;
 
 pub use declarations::{declarations, declarations_for_all};
+pub use dispatch::{DispatchBody, DispatchError, DispatchOutcome, MetaDispatcher};
 
 use crate::catalog_item::McpServerFeatures;
 

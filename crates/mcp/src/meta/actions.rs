@@ -1,0 +1,291 @@
+//! The five behaviours behind the meta-functions, on a Ready server's handle. Public so the
+//! CLI (`coyote mcp read|describe|prompt|search`) runs exactly what the model runs.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::MetaKind;
+use super::dispatch::DispatchError;
+use crate::catalog_item::CatalogKind;
+use crate::handle::{CompletionRef, ServerHandle};
+use crate::listing::PromptInfo;
+use crate::prompt::{DeclaredArgument, check_required, flatten};
+use crate::render::{
+    RESULT_HANDLE_SCHEME, ReadOptions, RenderContext, SpillStore, bound_tool_result,
+    render_resource_contents, render_text,
+};
+use crate::search::CatalogIndex;
+use crate::uri_template::{UriTemplate, is_template};
+
+/// Completion values shown per template variable in `describe`.
+pub const DESCRIBE_COMPLETIONS_MAX: usize = 20;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchRequest {
+    pub query: String,
+    /// Already clamped (see [`crate::search::clamp_top_k`]).
+    pub top_k: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DescribeRequest {
+    pub id: String,
+    pub kind: CatalogKind,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReadRequest {
+    /// A URI, a template (expanded with `arguments`) or a `coyote-result://` handle.
+    pub uri: String,
+    pub arguments: BTreeMap<String, String>,
+    pub options: ReadOptions,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptRequest {
+    pub name: String,
+    pub arguments: BTreeMap<String, String>,
+}
+
+/// `mcp_search_`: BM25 over the live catalog; kinds that failed to list become warnings.
+pub async fn search(handle: &ServerHandle, req: SearchRequest) -> Result<Value, DispatchError> {
+    let catalog = handle.catalog().await;
+    let index = CatalogIndex::new(&catalog.items);
+    let hits: Vec<Value> = index
+        .search(&req.query, req.top_k)
+        .iter()
+        .map(|hit| serde_json::to_value(hit.view()).unwrap_or(Value::Null))
+        .collect();
+    let mut out = json!({ "results": hits });
+    if hits_empty(&out) {
+        out["hint"] = Value::from(format!(
+            "nothing matched {:?} among {} item(s); try other words, or an empty query to list items",
+            req.query,
+            catalog.items.len()
+        ));
+    }
+    if !catalog.warnings.is_empty() {
+        out["warnings"] = json!(catalog.warnings);
+    }
+    Ok(out)
+}
+
+fn hits_empty(out: &Value) -> bool {
+    out["results"].as_array().is_none_or(Vec::is_empty)
+}
+
+fn not_found(handle: &ServerHandle, kind: CatalogKind, id: &str) -> DispatchError {
+    DispatchError::NotFound {
+        function: MetaKind::Describe.function_name(handle.name()),
+        server: handle.name().to_string(),
+        kind,
+        id: id.to_string(),
+        hint: format!(
+            "call {} to find the exact id (and its kind)",
+            MetaKind::Search.function_name(handle.name())
+        ),
+    }
+}
+
+/// `mcp_describe_`: the full description of one item of `kind`.
+pub async fn describe(handle: &ServerHandle, req: DescribeRequest) -> Result<Value, DispatchError> {
+    let id = req.id.as_str();
+    match req.kind {
+        CatalogKind::Tool => {
+            let tool = handle
+                .list_tools()
+                .await?
+                .into_iter()
+                .find(|t| t.name == id);
+            let tool = tool.ok_or_else(|| not_found(handle, req.kind, id))?;
+            Ok(json!({
+                "kind": "tool",
+                "name": tool.name,
+                "title": tool.title,
+                "description": tool.description,
+                "inputSchema": tool.input_schema,
+                "outputSchema": tool.output_schema,
+                "annotations": tool.annotations,
+            }))
+        }
+        CatalogKind::Resource => {
+            let resource = handle
+                .list_resources()
+                .await?
+                .into_iter()
+                .find(|r| r.uri == id);
+            let r = resource.ok_or_else(|| not_found(handle, req.kind, id))?;
+            Ok(json!({
+                "kind": "resource",
+                "uri": r.uri,
+                "name": r.name,
+                "title": r.title,
+                "description": r.description,
+                "mime_type": r.mime_type,
+                "size": r.size,
+                "annotations": r.annotations,
+                "read_with": MetaKind::Read.function_name(handle.name()),
+            }))
+        }
+        CatalogKind::ResourceTemplate => describe_template(handle, id).await,
+        CatalogKind::Prompt => {
+            let prompt = find_prompt(handle, id)
+                .await?
+                .ok_or_else(|| not_found(handle, req.kind, id))?;
+            Ok(json!({
+                "kind": "prompt",
+                "name": prompt.name,
+                "title": prompt.title,
+                "description": prompt.description,
+                "arguments": prompt.arguments.iter().map(|a| json!({
+                    "name": a.name,
+                    "title": a.title,
+                    "description": a.description,
+                    "required": a.required,
+                    "type": "string",
+                })).collect::<Vec<_>>(),
+                "get_with": MetaKind::Prompt.function_name(handle.name()),
+            }))
+        }
+    }
+}
+
+async fn describe_template(handle: &ServerHandle, id: &str) -> Result<Value, DispatchError> {
+    let templates = handle.list_resource_templates().await?;
+    let t = templates
+        .into_iter()
+        .find(|t| t.uri_template == id || t.name == id)
+        .ok_or_else(|| not_found(handle, CatalogKind::ResourceTemplate, id))?;
+    let mut out = json!({
+        "kind": "resource_template",
+        "uri_template": t.uri_template,
+        "name": t.name,
+        "title": t.title,
+        "description": t.description,
+        "mime_type": t.mime_type,
+        "annotations": t.annotations,
+    });
+    match UriTemplate::parse(&t.uri_template) {
+        Ok(template) => {
+            let variables: Vec<String> = template
+                .variables()
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            if handle.features().completions {
+                let mut completions = Map::new();
+                for var in &variables {
+                    let target = CompletionRef::ResourceTemplate(t.uri_template.clone());
+                    // Completion is a hint: a failure leaves the variable out, it is no error.
+                    if let Ok(mut values) = handle.complete(target, var, "").await {
+                        values.truncate(DESCRIBE_COMPLETIONS_MAX);
+                        completions.insert(var.clone(), json!(values));
+                    }
+                }
+                out["completions"] = Value::Object(completions);
+            }
+            out["variables"] = json!(variables);
+            out["read_with"] = Value::from(format!(
+                "{} with uri set to the template and arguments holding every variable",
+                MetaKind::Read.function_name(handle.name())
+            ));
+        }
+        Err(e) => out["template_error"] = Value::from(e.to_string()),
+    }
+    Ok(out)
+}
+
+async fn find_prompt(
+    handle: &ServerHandle,
+    name: &str,
+) -> Result<Option<PromptInfo>, DispatchError> {
+    Ok(handle
+        .list_prompts()
+        .await?
+        .into_iter()
+        .find(|p| p.name == name))
+}
+
+/// `mcp_invoke_`: calls the tool and bounds its result (§6); returns `(result, is_error)`.
+pub async fn invoke(
+    handle: &ServerHandle,
+    spill: &SpillStore,
+    tool: &str,
+    arguments: Map<String, Value>,
+) -> Result<(Value, bool), DispatchError> {
+    let outcome = handle.call_tool(tool, arguments).await?;
+    let is_error = outcome.is_error;
+    let value = off_runtime(handle, spill, move |ctx| bound_tool_result(outcome, ctx)).await;
+    Ok((value, is_error))
+}
+
+/// `mcp_read_`: a result handle from the spill store, or a (templated) resource from the server.
+pub async fn read(
+    handle: &ServerHandle,
+    spill: &SpillStore,
+    req: ReadRequest,
+) -> Result<Value, DispatchError> {
+    if req.uri.starts_with(RESULT_HANDLE_SCHEME) {
+        let text = spill.read_result_text(handle.name(), &req.uri)?;
+        let rendered = render_text(&req.uri, Some("text/plain"), &text, &req.options);
+        return Ok(serde_json::to_value(rendered).unwrap_or(Value::Null));
+    }
+    let uri = if is_template(&req.uri) {
+        UriTemplate::parse(&req.uri)?.expand(&req.arguments)?
+    } else {
+        req.uri
+    };
+    let contents = handle.read_resource(&uri).await?;
+    let options = req.options;
+    Ok(off_runtime(handle, spill, move |ctx| {
+        render_resource_contents(contents, &options, ctx)
+    })
+    .await)
+}
+
+/// `mcp_prompt_`: checks required arguments against the listing (when the listing works),
+/// gets the prompt and flattens it into one labelled block (D6).
+pub async fn prompt(
+    handle: &ServerHandle,
+    spill: &SpillStore,
+    req: PromptRequest,
+) -> Result<String, DispatchError> {
+    // A failing listing must not block a prompt the server can still serve.
+    if let Ok(Some(info)) = find_prompt(handle, &req.name).await {
+        let declared: Vec<DeclaredArgument<'_>> = info
+            .arguments
+            .iter()
+            .map(|a| DeclaredArgument {
+                name: &a.name,
+                description: a.description.as_deref(),
+                required: a.required,
+            })
+            .collect();
+        check_required(&req.name, &req.arguments, &declared)?;
+    }
+    let result = handle.get_prompt(&req.name, req.arguments).await?;
+    Ok(off_runtime(handle, spill, move |ctx| flatten(&result, ctx)).await)
+}
+
+/// Runs `render` (base64 decoding, hashing, spill-file writes: blocking work of up to
+/// [`crate::render::MAX_BLOB_DECODED_BYTES`]) on the blocking pool, not on a runtime worker.
+async fn off_runtime<T, F>(handle: &ServerHandle, spill: &SpillStore, render: F) -> T
+where
+    T: Send + 'static,
+    F: FnOnce(&RenderContext<'_>) -> T + Send + 'static,
+{
+    let server = handle.name().to_string();
+    let spill = spill.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        render(&RenderContext {
+            server: &server,
+            spill: &spill,
+        })
+    });
+    match task.await {
+        Ok(value) => value,
+        // Never cancelled (nothing aborts it): a join error is a panic, re-raised as if inline.
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}

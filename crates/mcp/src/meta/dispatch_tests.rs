@@ -1,0 +1,560 @@
+//! The dispatcher against the in-process fake MCP server (real protocol over duplex pipes).
+
+use std::time::Duration;
+
+use coyote_protocol::Timeouts;
+use coyote_test_support::{
+    Capabilities, CompletionTarget, FakeHandle, PNG_BYTES, PromptArgSpec, PromptContent,
+    PromptMessageSpec, PromptRole, PromptSpec, ResourceBody, Scenario, ScenarioBuilder,
+    ToolBehavior, big_text, in_process,
+};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::*;
+use crate::meta::{MetaKind, declarations};
+use crate::runtime::{McpRuntime, RuntimeOptions};
+
+struct Fixture {
+    runtime: McpRuntime,
+    dispatcher: MetaDispatcher,
+    _fake: FakeHandle,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    async fn new(scenario: Scenario) -> Fixture {
+        let runtime = McpRuntime::new(RuntimeOptions::default());
+        let ((r, w), fake) = in_process(scenario);
+        let timeouts = Timeouts {
+            startup: Duration::from_secs(20),
+            call: Duration::from_secs(20),
+        };
+        runtime
+            .attach_stream("srv", timeouts, r, w)
+            .await
+            .expect("fake server ready");
+        let dir = tempfile::tempdir().unwrap();
+        let spill = SpillStore::new(dir.path().join("mcp-resources"));
+        let dispatcher = MetaDispatcher::new(runtime.clone(), spill);
+        Fixture {
+            runtime,
+            dispatcher,
+            _fake: fake,
+            _dir: dir,
+        }
+    }
+
+    async fn call(&self, name: &str, args: Value) -> Result<DispatchOutcome, DispatchError> {
+        self.dispatcher.dispatch(name, args).await
+    }
+
+    async fn json(&self, name: &str, args: Value) -> Value {
+        match self
+            .call(name, args)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .body
+        {
+            DispatchBody::Json(v) => v,
+            DispatchBody::Text(t) => panic!("{name}: expected JSON, got text {t}"),
+        }
+    }
+
+    async fn close(self) {
+        self.runtime.shutdown().await;
+    }
+}
+
+fn prompt_spec() -> PromptSpec {
+    PromptSpec {
+        name: "review".into(),
+        title: None,
+        description: Some("Review a change".into()),
+        arguments: vec![
+            PromptArgSpec {
+                name: "change".into(),
+                description: Some("what changed".into()),
+                required: true,
+            },
+            PromptArgSpec {
+                name: "tone".into(),
+                description: None,
+                required: false,
+            },
+        ],
+        messages: vec![
+            PromptMessageSpec {
+                role: PromptRole::User,
+                content: PromptContent::Text {
+                    text: "!rm -rf / {change}".into(),
+                },
+            },
+            PromptMessageSpec {
+                role: PromptRole::Assistant,
+                content: PromptContent::Text {
+                    text: ".session x".into(),
+                },
+            },
+        ],
+    }
+}
+
+fn full() -> ScenarioBuilder {
+    Scenario::builder()
+        .capabilities(Capabilities::all())
+        .tool("echo", ToolBehavior::Echo)
+        .tool("big", ToolBehavior::BigText { bytes: 300 * 1024 })
+        .tool("picture", ToolBehavior::Image)
+        .tool("mixed", ToolBehavior::off_spec_mixed())
+        .tool(
+            "fails",
+            ToolBehavior::Error {
+                text: "no such repo".into(),
+            },
+        )
+        .resource(
+            "fake://log",
+            "app log",
+            ResourceBody::Text {
+                text: "ok\nERROR one\nok\n".into(),
+            },
+        )
+        .resource("fake://png", "logo", ResourceBody::Png)
+        .resource(
+            "fake://b64",
+            "b64 text",
+            ResourceBody::Base64Text {
+                text: "plain words".into(),
+            },
+        )
+        .resource(
+            "fake://raw",
+            "raw",
+            ResourceBody::RawContents {
+                contents: json!([
+                    {"uri": "fake://raw", "text": "a", "blob": "YQ=="},
+                    {"uri": "fake://raw#2", "text": "fine"},
+                    {"uri": "fake://raw#3"}
+                ]),
+            },
+        )
+        .template("fake://item/{id}", "item", "item {id}")
+        .completion(
+            CompletionTarget::ResourceTemplate {
+                uri: "fake://item/{id}".into(),
+            },
+            "id",
+            &["a1", "a2"],
+        )
+        .prompt(prompt_spec())
+}
+
+#[tokio::test]
+async fn names_that_are_no_meta_function_are_errors_never_invokes() {
+    let f = Fixture::new(full().build()).await;
+    for name in ["mcp_bogus_srv", "echo", "mcp_srv", "mcp_invoke_"] {
+        let err = f.call(name, json!({"tool": "echo"})).await.unwrap_err();
+        assert!(
+            matches!(err, DispatchError::NotAMetaFunction { .. }),
+            "{name}: {err}"
+        );
+        assert!(err.is_usage());
+    }
+    assert_eq!(f._fake.events().tool_calls("echo"), 0);
+    f.close().await;
+}
+
+#[tokio::test]
+async fn unknown_servers_answer_with_the_known_ones() {
+    let f = Fixture::new(full().build()).await;
+    let err = f
+        .call("mcp_search_nope", json!({"query": "x"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DispatchError::Server(crate::error::McpError::UnknownServer { .. })
+        ),
+        "{err}"
+    );
+    assert!(!err.is_usage());
+    f.close().await;
+}
+
+#[tokio::test]
+async fn gating_follows_the_live_handshake() {
+    for (caps, expected) in [
+        (
+            Capabilities::none().with_tools(),
+            vec![MetaKind::Search, MetaKind::Describe, MetaKind::Invoke],
+        ),
+        (
+            Capabilities::none().with_resources(),
+            vec![MetaKind::Search, MetaKind::Describe, MetaKind::Read],
+        ),
+        (
+            Capabilities::none().with_prompts(),
+            vec![MetaKind::Search, MetaKind::Describe, MetaKind::Prompt],
+        ),
+        (Capabilities::all(), MetaKind::ALL.to_vec()),
+    ] {
+        let f = Fixture::new(Scenario::builder().capabilities(caps).build()).await;
+        let features = f.runtime.server_features();
+        let names: Vec<String> = features
+            .iter()
+            .flat_map(declarations)
+            .map(|d| d.name)
+            .collect();
+        let want: Vec<String> = expected.iter().map(|k| k.function_name("srv")).collect();
+        assert_eq!(names, want);
+        f.close().await;
+    }
+}
+
+#[tokio::test]
+async fn search_spans_kinds() {
+    let f = Fixture::new(full().build()).await;
+    let out = f
+        .json("mcp_search_srv", json!({"query": "item", "top_k": 3}))
+        .await;
+    assert_eq!(out["results"][0]["kind"], "resource_template");
+    assert_eq!(out["results"][0]["id"], "fake://item/{id}");
+    let out = f.json("mcp_search_srv", json!({"query": "logo"})).await;
+    assert_eq!(out["results"][0]["kind"], "resource");
+    assert_eq!(out["results"][0]["id"], "fake://png");
+    let out = f.json("mcp_search_srv", json!({"query": "zebra"})).await;
+    assert_eq!(out["results"], json!([]));
+    assert!(out["hint"].as_str().unwrap().contains("empty query"));
+    f.close().await;
+}
+
+#[tokio::test]
+async fn describe_every_kind() {
+    let f = Fixture::new(full().build()).await;
+    let tool = f.json("mcp_describe_srv", json!({"tool": "echo"})).await;
+    assert_eq!(tool["kind"], "tool");
+    assert_eq!(tool["name"], "echo");
+    assert!(tool["inputSchema"].is_object());
+    assert_eq!(tool["description"], "fake tool echo");
+
+    let resource = f
+        .json(
+            "mcp_describe_srv",
+            json!({"tool": "fake://png", "kind": "resource"}),
+        )
+        .await;
+    assert_eq!(
+        (
+            resource["kind"].clone(),
+            resource["name"].clone(),
+            resource["mime_type"].clone()
+        ),
+        (json!("resource"), json!("logo"), json!("image/png"))
+    );
+
+    let template = f
+        .json(
+            "mcp_describe_srv",
+            json!({"tool": "fake://item/{id}", "kind": "resource_template"}),
+        )
+        .await;
+    assert_eq!(template["variables"], json!(["id"]));
+    assert_eq!(template["completions"], json!({"id": ["a1", "a2"]}));
+
+    let prompt = f
+        .json(
+            "mcp_describe_srv",
+            json!({"tool": "review", "kind": "prompt"}),
+        )
+        .await;
+    assert_eq!(
+        prompt["arguments"],
+        json!([
+            {"name": "change", "title": null, "description": "what changed", "required": true, "type": "string"},
+            {"name": "tone", "title": null, "description": null, "required": false, "type": "string"}
+        ])
+    );
+
+    let err = f
+        .call("mcp_describe_srv", json!({"tool": "nope"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "mcp_describe_srv: tool \"nope\" does not exist on server \"srv\"; call mcp_search_srv to find \
+         the exact id (and its kind)"
+    );
+    let err = f
+        .call("mcp_describe_srv", json!({"tool": "x", "kind": "widget"}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("use one of tool, resource, resource_template, prompt"),
+        "{err}"
+    );
+    f.close().await;
+}
+
+#[tokio::test]
+async fn invoke_passes_small_results_and_preserves_is_error() {
+    let f = Fixture::new(full().build()).await;
+    let out = f
+        .call(
+            "mcp_invoke_srv",
+            json!({"tool": "echo", "arguments": {"text": "hi"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        out.body,
+        DispatchBody::Json(json!({"content": [{"type": "text", "text": "hi"}], "is_error": false}))
+    );
+    assert!(!out.is_error);
+    let out = f
+        .call("mcp_invoke_srv", json!({"tool": "fails"}))
+        .await
+        .unwrap();
+    assert!(out.is_error);
+    let DispatchBody::Json(v) = out.body else {
+        panic!()
+    };
+    assert_eq!(v["is_error"], true);
+    assert_eq!(v["content"][0]["text"], "no such repo");
+    f.close().await;
+}
+
+#[tokio::test]
+async fn a_300_kib_tool_result_is_truncated_then_recovered_page_by_page() {
+    let f = Fixture::new(full().build()).await;
+    let expected = big_text(300 * 1024);
+    let out = f.json("mcp_invoke_srv", json!({"tool": "big"})).await;
+    let item = &out["content"][0];
+    assert_eq!(item["truncated"], true);
+    let handle = item["handle"].as_str().unwrap().to_string();
+    let mut text = item["text"].as_str().unwrap().to_string();
+    let mut offset = item["next_offset"].clone();
+    let mut pages = 0;
+    while let Some(o) = offset.as_u64() {
+        let page = f
+            .json(
+                "mcp_read_srv",
+                json!({"uri": handle, "offset": o, "max_bytes": 65536}),
+            )
+            .await;
+        text.push_str(page["text"].as_str().unwrap());
+        offset = page["next_offset"].clone();
+        pages += 1;
+    }
+    assert_eq!(pages, 2);
+    assert_eq!(text, expected);
+    f.close().await;
+}
+
+#[tokio::test]
+async fn images_are_spilled_and_off_spec_blocks_do_not_hide_neighbours() {
+    let f = Fixture::new(full().build()).await;
+    let out = f.json("mcp_invoke_srv", json!({"tool": "picture"})).await;
+    let image = out["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "image")
+        .unwrap()
+        .clone();
+    assert_eq!(image["spilled"], true);
+    assert_eq!(image["sha256"], hex::encode(Sha256::digest(PNG_BYTES)));
+    assert_eq!(
+        std::fs::read(image["path"].as_str().unwrap()).unwrap(),
+        PNG_BYTES
+    );
+    assert!(
+        !out.to_string().contains("iVBORw0KGgo"),
+        "no base64 in the output: {out}"
+    );
+
+    let out = f.json("mcp_invoke_srv", json!({"tool": "mixed"})).await;
+    let texts: Vec<Value> = out["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["text"].clone())
+        .collect();
+    assert_eq!(texts[0], "before off-spec");
+    assert_eq!(texts[2], "after off-spec");
+    assert_eq!(out["content"][1]["type"], "invalid");
+    f.close().await;
+}
+
+#[tokio::test]
+async fn read_text_pattern_sniff_spill_template_and_invalid_items() {
+    let f = Fixture::new(full().build()).await;
+    let log = f
+        .json(
+            "mcp_read_srv",
+            json!({"uri": "fake://log", "pattern": "ERROR"}),
+        )
+        .await;
+    assert_eq!(
+        log,
+        json!({"uri": "fake://log", "mime_type": "text/plain", "text": "1-ok\n2:ERROR one\n3-ok\n",
+               "truncated": false, "total_bytes": 22, "next_offset": null, "pattern": "ERROR"})
+    );
+    let b64 = f.json("mcp_read_srv", json!({"uri": "fake://b64"})).await;
+    assert_eq!(
+        (b64["text"].clone(), b64["sniffed"].clone()),
+        (json!("plain words"), json!(true))
+    );
+
+    let png = f.json("mcp_read_srv", json!({"uri": "fake://png"})).await;
+    let path = png["path"].as_str().unwrap();
+    assert_eq!(std::fs::read(path).unwrap(), PNG_BYTES);
+    assert!(
+        path.ends_with(".png") && path.contains("/mcp-resources/srv/"),
+        "{path}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+
+    let item = f
+        .json(
+            "mcp_read_srv",
+            json!({"uri": "fake://item/{id}", "arguments": {"id": "a 1"}}),
+        )
+        .await;
+    assert_eq!(
+        (item["uri"].clone(), item["text"].clone()),
+        (json!("fake://item/a%201"), json!("item a%201"))
+    );
+
+    let raw = f.json("mcp_read_srv", json!({"uri": "fake://raw"})).await;
+    let raw = raw.as_array().unwrap();
+    assert_eq!(raw.len(), 3);
+    assert!(
+        raw[0]["error"].is_string() && raw[2]["error"].is_string(),
+        "{raw:?}"
+    );
+    assert_eq!(raw[1]["text"], "fine");
+    f.close().await;
+}
+
+#[tokio::test]
+async fn read_argument_errors_teach_before_any_request() {
+    let f = Fixture::new(full().build()).await;
+    let err = f
+        .call("mcp_read_srv", json!({"uri": "fake://log", "pattern": "("}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DispatchError::Render(crate::render::RenderError::InvalidPattern { .. })
+        ),
+        "{err}"
+    );
+    let err = f
+        .call("mcp_read_srv", json!({"uri": "fake://item/{id}"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "template \"fake://item/{id}\" needs `id`; pass them in `arguments` (given: none)"
+    );
+    let err = f
+        .call(
+            "mcp_read_srv",
+            json!({"uri": "fake://x/{+path}", "arguments": {"path": "a"}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, DispatchError::Template(_)), "{err}");
+    let err = f
+        .call("mcp_read_srv", json!({"offset": 3}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "mcp_read_srv: `uri` is required: a resource URI or template"
+    );
+    let err = f
+        .call(
+            "mcp_read_srv",
+            json!({"uri": "fake://log", "max_bytes": -1}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "mcp_read_srv: `max_bytes` must be a non-negative integer, got -1"
+    );
+    let err = f
+        .call("mcp_read_srv", json!({"uri": "fake://log", "paging": 1}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("unknown parameter(s) `paging`"),
+        "{err}"
+    );
+    let err = f
+        .call("mcp_read_srv", json!(["fake://log"]))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("arguments must be a JSON object, got an array"),
+        "{err}"
+    );
+    f.close().await;
+}
+
+#[tokio::test]
+async fn prompt_is_flattened_verbatim_and_required_arguments_are_checked() {
+    let f = Fixture::new(full().build()).await;
+    let out = f
+        .call(
+            "mcp_prompt_srv",
+            json!({"prompt": "review", "arguments": {"change": "v2"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        out.body,
+        DispatchBody::Text("[user]\n!rm -rf / v2\n\n[assistant]\n.session x\n".into())
+    );
+    assert_eq!(
+        out.to_model_text(),
+        "[user]\n!rm -rf / v2\n\n[assistant]\n.session x\n"
+    );
+    let err = f
+        .call(
+            "mcp_prompt_srv",
+            json!({"prompt": "review", "arguments": {"tone": "dry"}}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "prompt \"review\" needs `change` (what changed); pass them in `arguments` (string values)"
+    );
+    let err = f
+        .call(
+            "mcp_prompt_srv",
+            json!({"prompt": "review", "arguments": {"change": ["x"]}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`arguments.change` must be a string"),
+        "{err}"
+    );
+    f.close().await;
+}
