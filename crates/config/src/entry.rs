@@ -26,8 +26,16 @@ pub(crate) enum EntryOutcome {
 
 /// Accepted spellings of `type` / `transportType` (normalised before matching).
 const TYPE_VALUES: &[&str] = &["stdio", "http", "streamable-http", "streamableHttp", "sse"];
-const APPROVE_VALUES: &[&str] = &["destructive", "all", "never"];
-const EXPOSE_VALUES: &[&str] = &["auto", "direct", "meta"];
+const APPROVE_VALUES: &[(&str, ApprovalPolicy)] = &[
+    ("destructive", ApprovalPolicy::Destructive),
+    ("all", ApprovalPolicy::All),
+    ("never", ApprovalPolicy::Never),
+];
+const EXPOSE_VALUES: &[(&str, Exposure)] = &[
+    ("auto", Exposure::Auto),
+    ("direct", Exposure::Direct),
+    ("meta", Exposure::Meta),
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -97,6 +105,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
 
     /// `None` when the entry has problems (they were recorded).
     pub(crate) fn read(&mut self, entry: &Value) -> Option<EntryOutcome> {
+        let before = self.problems.len();
         let Value::Object(obj) = entry else {
             self.problem(self.path.clone(), wrong(Expected::Object, entry));
             return None;
@@ -106,21 +115,10 @@ impl<'r, 'a> EntryReader<'r, 'a> {
         if self.bool(obj, "disabled") == Some(true) {
             return Some(EntryOutcome::Disabled);
         }
-        let before = self.problems.len();
         self.check_keys(obj);
         let timeouts = self.timeouts(obj);
-        let approve = self
-            .choice(obj, "approve", APPROVE_VALUES)
-            .map(|v| match v {
-                "all" => ApprovalPolicy::All,
-                "never" => ApprovalPolicy::Never,
-                _ => ApprovalPolicy::Destructive,
-            });
-        let expose = self.choice(obj, "expose", EXPOSE_VALUES).map(|v| match v {
-            "direct" => Exposure::Direct,
-            "meta" => Exposure::Meta,
-            _ => Exposure::Auto,
-        });
+        let approve = self.choice(obj, "approve", APPROVE_VALUES);
+        let expose = self.choice(obj, "expose", EXPOSE_VALUES);
         let mut auto_approve = self.string_array(obj, "autoApprove").unwrap_or_default();
         for tool in self.string_array(obj, "alwaysAllow").unwrap_or_default() {
             if !auto_approve.contains(&tool) {

@@ -221,7 +221,7 @@ pub enum ProblemKind {
     /// A string outside its allowed set (`type`, `approve`, `expose`).
     UnknownValue {
         found: String,
-        allowed: &'static [&'static str],
+        allowed: Vec<&'static str>,
         suggestion: Option<&'static str>,
     },
     /// A `${…}` that cannot be expanded.

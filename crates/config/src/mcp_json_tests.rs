@@ -625,7 +625,7 @@ fn bad_enum_values_suggest() {
             "mcpServers.a.approve".into(),
             ProblemKind::UnknownValue {
                 found: "destructve".into(),
-                allowed: &["destructive", "all", "never"],
+                allowed: vec!["destructive", "all", "never"],
                 suggestion: Some("destructive")
             }
         )

@@ -56,7 +56,7 @@ impl EntryReader<'_, '_> {
                     self.path.key(key),
                     ProblemKind::UnknownValue {
                         found: text,
-                        allowed: TYPE_VALUES,
+                        allowed: TYPE_VALUES.to_vec(),
                         suggestion,
                     },
                 );
@@ -120,28 +120,28 @@ impl EntryReader<'_, '_> {
         }
     }
 
-    pub(super) fn choice(
+    /// One of the names in `table`, mapped to its value.
+    pub(super) fn choice<T: Copy>(
         &mut self,
         obj: &Map<String, Value>,
         key: &str,
-        allowed: &'static [&'static str],
-    ) -> Option<&'static str> {
+        table: &'static [(&'static str, T)],
+    ) -> Option<T> {
         let text = self.string(obj, key)?;
-        match allowed.iter().find(|a| **a == text) {
-            Some(value) => Some(value),
-            None => {
-                let suggestion = suggest(&text, allowed);
-                self.problem(
-                    self.path.key(key),
-                    ProblemKind::UnknownValue {
-                        found: text,
-                        allowed,
-                        suggestion,
-                    },
-                );
-                None
-            }
+        if let Some((_, value)) = table.iter().find(|(name, _)| *name == text) {
+            return Some(*value);
         }
+        let allowed: Vec<&'static str> = table.iter().map(|(name, _)| *name).collect();
+        let suggestion = suggest(&text, &allowed);
+        self.problem(
+            self.path.key(key),
+            ProblemKind::UnknownValue {
+                found: text,
+                allowed,
+                suggestion,
+            },
+        );
+        None
     }
 
     pub(super) fn string_array(
