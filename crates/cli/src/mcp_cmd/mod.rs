@@ -5,6 +5,7 @@
 mod call;
 mod edit;
 mod list;
+mod via_meta;
 
 use coyote_mcp::{McpError, McpRuntime, ServerHandle};
 
@@ -46,7 +47,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
         other => setup::select(&config, other)?,
     };
     let runtime = setup::start(specs).await;
-    let result = dispatch(&runtime, &config, cmd).await;
+    let result = dispatch(&runtime, &config, &paths, cmd).await;
     runtime.shutdown().await;
     result
 }
@@ -75,8 +76,10 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
 async fn dispatch(
     runtime: &McpRuntime,
     config: &coyote_config::McpConfig,
+    paths: &coyote_config::ConfigPaths,
     cmd: McpCommand,
 ) -> CliResult {
+    let d = via_meta::dispatcher(runtime, paths);
     match cmd {
         McpCommand::Servers { out } => list::servers(runtime, config, out).await,
         McpCommand::Tools { server, out } => list::tools(runtime, server.as_deref(), out).await,
@@ -102,11 +105,46 @@ async fn dispatch(
             )
             .await
         }
-        McpCommand::Search { .. }
-        | McpCommand::Describe { .. }
-        | McpCommand::Read { .. }
-        | McpCommand::Prompt { .. }
-        | McpCommand::Meta { .. } => Err(CliError::usage("this command is not available yet")),
+        McpCommand::Search {
+            server,
+            query,
+            top_k,
+            out,
+        } => via_meta::search(&d, &server, &query, top_k, out).await,
+        McpCommand::Describe {
+            server,
+            id,
+            kind,
+            out,
+        } => via_meta::describe(&d, &server, &id, kind, out).await,
+        McpCommand::Read {
+            server,
+            uri,
+            template_args,
+            pattern,
+            offset,
+            max_bytes,
+            out,
+        } => {
+            let a = via_meta::ReadArgs {
+                uri,
+                template_args,
+                pattern,
+                offset,
+                max_bytes,
+            };
+            via_meta::read(&d, &server, a, out).await
+        }
+        McpCommand::Prompt {
+            server,
+            name,
+            args,
+            out,
+        } => via_meta::prompt(&d, &server, &name, args, out).await,
+        McpCommand::Meta {
+            function_name,
+            json_args,
+        } => via_meta::meta(&d, &function_name, &json_args).await,
         McpCommand::Add { .. } | McpCommand::Remove { .. } => Ok(()),
     }
 }

@@ -1,0 +1,209 @@
+//! The `coyote mcp` commands that run through the meta-function dispatcher — `search`,
+//! `describe`, `read`, `prompt` and `meta` — so the shell sees exactly what a model would get
+//! from `mcp_search_/describe_/read_/prompt_<server>`. Human output: text to stdout (it pipes),
+//! notes about paging to stderr; `--json` prints the rendered object.
+
+use coyote_config::ConfigPaths;
+use coyote_mcp::meta::{DispatchBody, DispatchError, DispatchOutcome, MetaDispatcher};
+use coyote_mcp::{McpRuntime, MetaFunction, MetaKind, SpillStore};
+use serde_json::{Map, Value, json};
+
+use crate::args::{KindArg, OutputArgs};
+use crate::exit::{CliError, CliResult};
+use crate::output::{Table, print, print_json};
+
+/// A dispatcher spilling into `<cache>/mcp-resources`.
+pub fn dispatcher(runtime: &McpRuntime, paths: &ConfigPaths) -> MetaDispatcher {
+    MetaDispatcher::new(runtime.clone(), SpillStore::new(paths.mcp_resources_dir()))
+}
+
+async fn run(
+    d: &MetaDispatcher,
+    kind: MetaKind,
+    server: &str,
+    args: Value,
+) -> CliResult<DispatchOutcome> {
+    let name = MetaFunction::new(kind, server).name();
+    d.dispatch(&name, args).await.map_err(dispatch_error)
+}
+
+fn dispatch_error(e: DispatchError) -> CliError {
+    if e.is_usage() {
+        CliError::usage(e.to_string())
+    } else {
+        CliError::failure(e.to_string())
+    }
+}
+
+fn json_body(outcome: &DispatchOutcome) -> Value {
+    match &outcome.body {
+        DispatchBody::Json(v) => v.clone(),
+        DispatchBody::Text(t) => Value::String(t.clone()),
+    }
+}
+
+pub async fn search(
+    d: &MetaDispatcher,
+    server: &str,
+    query: &str,
+    top_k: usize,
+    out: OutputArgs,
+) -> CliResult {
+    let outcome = run(
+        d,
+        MetaKind::Search,
+        server,
+        json!({ "query": query, "top_k": top_k }),
+    )
+    .await?;
+    let body = json_body(&outcome);
+    if out.json {
+        return print_json(&body);
+    }
+    let mut t = Table::new(vec!["kind", "id", "description"]);
+    for hit in body["results"].as_array().into_iter().flatten() {
+        let s = |k: &str| hit[k].as_str().unwrap_or_default().to_owned();
+        t.row(vec![s("kind"), s("id"), s("description")]);
+    }
+    print(&t.render())?;
+    for w in body["warnings"].as_array().into_iter().flatten() {
+        eprintln!("coyote: warning: {}", w.as_str().unwrap_or_default());
+    }
+    Ok(())
+}
+
+pub async fn describe(
+    d: &MetaDispatcher,
+    server: &str,
+    id: &str,
+    kind: KindArg,
+    _out: OutputArgs,
+) -> CliResult {
+    let kind = match kind {
+        KindArg::Tool => "tool",
+        KindArg::Resource => "resource",
+        KindArg::ResourceTemplate => "resource_template",
+        KindArg::Prompt => "prompt",
+    };
+    let outcome = run(
+        d,
+        MetaKind::Describe,
+        server,
+        json!({ "tool": id, "kind": kind }),
+    )
+    .await?;
+    // A description is structured either way; JSON is the readable form.
+    print_json(&json_body(&outcome))
+}
+
+pub struct ReadArgs {
+    pub uri: String,
+    pub template_args: Vec<String>,
+    pub pattern: Option<String>,
+    pub offset: Option<u64>,
+    pub max_bytes: Option<u64>,
+}
+
+pub async fn read(d: &MetaDispatcher, server: &str, a: ReadArgs, out: OutputArgs) -> CliResult {
+    let vars = coyote_mcp::prompt::parse_kv_list(a.template_args.iter().map(String::as_str))
+        .map_err(|e| CliError::usage(format!("--arg: {e}; write --arg key=value")))?;
+    let mut args = Map::new();
+    args.insert("uri".into(), json!(a.uri));
+    if !vars.is_empty() {
+        args.insert("arguments".into(), json!(vars));
+    }
+    if let Some(p) = a.pattern {
+        args.insert("pattern".into(), json!(p));
+    }
+    if let Some(o) = a.offset {
+        args.insert("offset".into(), json!(o));
+    }
+    if let Some(m) = a.max_bytes {
+        args.insert("max_bytes".into(), json!(m));
+    }
+    let outcome = run(d, MetaKind::Read, server, Value::Object(args)).await?;
+    let body = json_body(&outcome);
+    if out.json {
+        return print_json(&body);
+    }
+    let items = match &body {
+        Value::Array(items) => items.clone(),
+        other => vec![other.clone()],
+    };
+    let mut failed = false;
+    for item in &items {
+        if let Some(text) = item["text"].as_str() {
+            print(text)?;
+            if item["truncated"] == json!(true) {
+                eprintln!(
+                    "coyote: note: showing part of {} ({} bytes in all); next page: --offset {}",
+                    item["uri"].as_str().unwrap_or("the resource"),
+                    item["total_bytes"],
+                    item["next_offset"]
+                );
+            }
+        } else if item["spilled"] == json!(true) {
+            print(&format!("{}\n", item["path"].as_str().unwrap_or_default()))?;
+            eprintln!(
+                "coyote: binary content ({}, {} bytes, sha256 {}) saved to the path above",
+                item["mime_type"].as_str().unwrap_or("unknown type"),
+                item["size_bytes"],
+                item["sha256"].as_str().unwrap_or_default()
+            );
+        } else if let Some(err) = item["error"].as_str() {
+            eprintln!("coyote: {err}");
+            failed = true;
+        } else if let Some(note) = item["note"].as_str() {
+            eprintln!("coyote: note: {note}");
+        }
+    }
+    if failed {
+        Err(CliError::silent())
+    } else {
+        Ok(())
+    }
+}
+
+pub async fn prompt(
+    d: &MetaDispatcher,
+    server: &str,
+    name: &str,
+    args: Vec<String>,
+    out: OutputArgs,
+) -> CliResult {
+    let parsed = coyote_mcp::prompt::parse_kv_list(args.iter().map(String::as_str))
+        .map_err(|e| CliError::usage(format!("{e}; write arguments as key=value")))?;
+    let outcome = run(
+        d,
+        MetaKind::Prompt,
+        server,
+        json!({ "prompt": name, "arguments": parsed }),
+    )
+    .await?;
+    let text = outcome.to_model_text();
+    if out.json {
+        return print_json(&json!({ "server": server, "prompt": name, "text": text }));
+    }
+    print(&text)?;
+    if !text.ends_with('\n') {
+        print("\n")?;
+    }
+    Ok(())
+}
+
+/// `coyote mcp meta NAME 'JSON'`: the exact text the model would receive.
+pub async fn meta(d: &MetaDispatcher, name: &str, json_args: &str) -> CliResult {
+    let args: Value = serde_json::from_str(json_args)
+        .map_err(|e| CliError::usage(format!("the arguments must be a JSON object: {e}")))?;
+    let outcome = d.dispatch(name, args).await.map_err(dispatch_error)?;
+    let mut text = outcome.to_model_text();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    print(&text)?;
+    if outcome.is_error {
+        Err(CliError::silent())
+    } else {
+        Ok(())
+    }
+}
