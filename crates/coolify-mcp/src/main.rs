@@ -11,6 +11,21 @@ use coolify_mcp::config::{self, Command, Transport};
 use coolify_mcp::{BackendFactory, CoolifyServer, ServerOptions};
 use rmcp::ServiceExt;
 
+/// stderr for diagnostics; a closed stderr must never take a request down with it, so
+/// write errors are swallowed.
+struct QuietStderr;
+
+impl Write for QuietStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
+    }
+}
+
 fn main() -> ExitCode {
     let env: BTreeMap<String, String> = std::env::vars().collect();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,7 +49,7 @@ fn main() -> ExitCode {
         let _ = writeln!(stderr, "coolify-mcp: warning: {w}");
     }
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(|| QuietStderr)
         .with_ansi(false)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("COOLIFY_MCP_LOG")
@@ -73,7 +88,6 @@ fn main() -> ExitCode {
                 let handle = coolify_mcp::http::start(server, spec)
                     .await
                     .map_err(|e| format!("cannot bind {}: {e}", spec.bind))?;
-                tracing::warn!("coolify-mcp listening on http://{}/mcp", handle.addr);
                 let _ = writeln!(
                     std::io::stderr(),
                     "coolify-mcp: listening on http://{}/mcp",

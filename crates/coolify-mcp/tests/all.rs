@@ -1,0 +1,14 @@
+//! Integration tests for coolify-mcp, named after the SPEC §7.4 acceptance items they cover
+//! (`item_NN_…`). Every test runs against the loopback Coolify fixture; nothing leaves
+//! 127.0.0.1.
+
+mod common;
+
+mod boot;
+mod canary;
+mod elicitation;
+mod golden;
+mod process;
+mod prompts;
+mod resources;
+mod tools;
