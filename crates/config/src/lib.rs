@@ -5,6 +5,7 @@
 //! (paths, an [`EnvLookup`]) and returns values, warnings included.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod app_config;
 mod dupes;
 mod edit;
 mod entry;
@@ -20,6 +21,10 @@ mod paths;
 mod trust;
 mod warning;
 
+pub use app_config::{
+    AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_MAX_TOOL_ROUNDS, KeyStatus,
+    ModelOrigin, ResolvedModel, ServerList, load_app_config, parse_app_config,
+};
 pub use edit::{
     AddOutcome, HttpEntry, HttpTransport, IfExists, ServerEntry, StdioEntry, add_server,
     parse_env_assignment, parse_header, remove_server,
