@@ -135,31 +135,63 @@ fn unknown_tool_exits_1_with_the_servers_message() {
 
 #[test]
 fn read_text_blob_and_template_resources() {
-    let Some(entry) = everything_entry() else { return };
+    let Some(entry) = everything_entry() else {
+        return;
+    };
     let home = Home::new();
     home.write_servers(json!({ "everything": entry }));
     // A text resource pipes to stdout as is.
-    let (code, out, err) = home.run(&["mcp", "read", "everything", "demo://resource/static/document/features.md"]);
+    let (code, out, err) = home.run(&[
+        "mcp",
+        "read",
+        "everything",
+        "demo://resource/static/document/features.md",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("# Everything Server - Features"), "{out}");
     // A blob template: server-everything's blob is base64 of UTF-8 text, so the sniff inlines it.
-    let body = home.json(&["mcp", "read", "everything", "demo://resource/dynamic/blob/{resourceId}", "--arg", "resourceId=7"]);
+    let body = home.json(&[
+        "mcp",
+        "read",
+        "everything",
+        "demo://resource/dynamic/blob/{resourceId}",
+        "--arg",
+        "resourceId=7",
+    ]);
     assert_eq!(body["uri"], "demo://resource/dynamic/blob/7");
     assert_eq!(body["sniffed"], true, "{body:#}");
-    assert!(body["text"].as_str().unwrap().starts_with("Resource 7: "), "{body:#}");
+    assert!(
+        body["text"].as_str().unwrap().starts_with("Resource 7: "),
+        "{body:#}"
+    );
     // A text template with --arg.
-    let (code, out, err) =
-        home.run(&["mcp", "read", "everything", "demo://resource/dynamic/text/{resourceId}", "--arg", "resourceId=42"]);
+    let (code, out, err) = home.run(&[
+        "mcp",
+        "read",
+        "everything",
+        "demo://resource/dynamic/text/{resourceId}",
+        "--arg",
+        "resourceId=42",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("42"), "{out}");
 }
 
 #[test]
 fn prompt_with_arguments_is_flattened_and_labelled() {
-    let Some(entry) = everything_entry() else { return };
+    let Some(entry) = everything_entry() else {
+        return;
+    };
     let home = Home::new();
     home.write_servers(json!({ "everything": entry }));
-    let (code, out, err) = home.run(&["mcp", "prompt", "everything", "args-prompt", "city=Paris", "state=\"Ile de France\""]);
+    let (code, out, err) = home.run(&[
+        "mcp",
+        "prompt",
+        "everything",
+        "args-prompt",
+        "city=Paris",
+        "state=\"Ile de France\"",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("[user]\n"), "{out}");
     assert!(out.contains("Paris"), "{out}");
@@ -171,33 +203,65 @@ fn prompt_with_arguments_is_flattened_and_labelled() {
 
 #[test]
 fn image_tool_via_meta_invoke_is_spilled_without_base64() {
-    let Some(entry) = everything_entry() else { return };
+    let Some(entry) = everything_entry() else {
+        return;
+    };
     let home = Home::new();
     home.write_servers(json!({ "everything": entry }));
-    let (code, out, err) = home.run(&["mcp", "meta", "mcp_invoke_everything", r#"{"tool": "get-tiny-image"}"#]);
+    let (code, out, err) = home.run(&[
+        "mcp",
+        "meta",
+        "mcp_invoke_everything",
+        r#"{"tool": "get-tiny-image"}"#,
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let image = v["content"].as_array().unwrap().iter().find(|c| c["spilled"] == true).expect("spill object");
+    let image = v["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spilled"] == true)
+        .expect("spill object");
     let path = std::path::Path::new(image["path"].as_str().unwrap());
-    assert!(path.starts_with(home.path().join("cache").join("mcp-resources").join("everything")), "{path:?}");
+    assert!(
+        path.starts_with(
+            home.path()
+                .join("cache")
+                .join("mcp-resources")
+                .join("everything")
+        ),
+        "{path:?}"
+    );
     let bytes = std::fs::read(path).unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(image["size_bytes"], json!(bytes.len()));
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     // No base64 of the image anywhere in what the model would see.
     assert!(!out.contains("iVBORw0KGgo"), "{out}");
 }
 
 #[test]
 fn search_and_describe_run_the_model_dispatch() {
-    let Some(entry) = everything_entry() else { return };
+    let Some(entry) = everything_entry() else {
+        return;
+    };
     let home = Home::new();
     home.write_servers(json!({ "everything": entry }));
     let hits = home.json(&["mcp", "search", "everything", "sum of two numbers"]);
     assert_eq!(hits["results"][0]["id"], "get-sum", "{hits:#}");
     assert_eq!(hits["results"][0]["kind"], "tool");
-    let (code, out, err) = home.run(&["mcp", "describe", "everything", "args-prompt", "--kind", "prompt"]);
+    let (code, out, err) = home.run(&[
+        "mcp",
+        "describe",
+        "everything",
+        "args-prompt",
+        "--kind",
+        "prompt",
+    ]);
     assert_eq!(code, 0, "{err}");
     let d: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(d["arguments"][0]["name"], "city");

@@ -1,4 +1,5 @@
 mod common;
 mod config_errors;
+mod content;
 mod everything;
 mod fake;

@@ -1,0 +1,278 @@
+//! The REPL's dot-commands: ONE table ([`REPL_COMMANDS`]) that drives parsing, `.help` and
+//! stage-0 completion, so a command cannot exist in one place and be missing in another.
+//!
+//! Invariants:
+//! - Every [`CommandName`] has exactly one row in [`REPL_COMMANDS`] (a unit test checks it).
+//! - Parsing a command never looks at anything but the typed line; what a command does lives
+//!   in `dispatch.rs`.
+
+use std::fmt;
+
+/// The name of a dot-command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CommandName {
+    Help,
+    Model,
+    Info,
+    List,
+    Mcp,
+    Prompt,
+    Clear,
+    Exit,
+}
+
+/// One row of the command table.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandSpec {
+    pub name: CommandName,
+    /// What the user types, with the leading dot.
+    pub word: &'static str,
+    /// Argument synopsis for `.help`.
+    pub usage: &'static str,
+    pub description: &'static str,
+    /// When the command can be used (shown by `.help`).
+    pub validity: Validity,
+}
+
+/// When a command is valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Validity {
+    /// Any time at the prompt.
+    Always,
+    /// Needs at least one running (Ready) MCP server to do anything useful.
+    NeedsServers,
+}
+
+/// The command table. Order is the `.help` order.
+pub const REPL_COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: CommandName::Help,
+        word: ".help",
+        usage: "",
+        description: "Show this help",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Model,
+        word: ".model",
+        usage: "[CLIENT:MODEL]",
+        description: "Show the model, or switch to another configured one",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Info,
+        word: ".info",
+        usage: "",
+        description: "Model, MCP servers with their state, token usage (secrets redacted)",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::List,
+        word: ".list",
+        usage: "tools|prompts|resources|mcp-servers",
+        description: "List what the MCP servers offer (per server; a failing server is reported)",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Mcp,
+        word: ".mcp",
+        usage: "status | restart NAME",
+        description: "Show server states, or restart one server",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Prompt,
+        word: ".prompt",
+        usage: "SERVER NAME [key=value …]",
+        description: "Send a server's prompt as your message (missing required arguments are asked)",
+        validity: Validity::NeedsServers,
+    },
+    CommandSpec {
+        name: CommandName::Clear,
+        word: ".clear",
+        usage: "",
+        description: "Start a new conversation (forget the messages so far)",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Exit,
+        word: ".exit",
+        usage: "",
+        description: "Leave the REPL (Ctrl-D on an empty line does the same)",
+        validity: Validity::Always,
+    },
+];
+
+impl CommandName {
+    pub fn spec(self) -> &'static CommandSpec {
+        REPL_COMMANDS
+            .iter()
+            .find(|c| c.name == self)
+            .expect("every command has a row in REPL_COMMANDS")
+    }
+
+    /// Looks a typed word (`.list`) up in the table.
+    pub fn lookup(word: &str) -> Option<CommandName> {
+        REPL_COMMANDS
+            .iter()
+            .find(|c| c.word == word)
+            .map(|c| c.name)
+    }
+}
+
+impl fmt::Display for CommandName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.spec().word)
+    }
+}
+
+/// What `.list` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListTarget {
+    Tools,
+    Prompts,
+    Resources,
+    McpServers,
+}
+
+impl ListTarget {
+    pub const ALL: [(ListTarget, &'static str); 4] = [
+        (ListTarget::Tools, "tools"),
+        (ListTarget::Prompts, "prompts"),
+        (ListTarget::Resources, "resources"),
+        (ListTarget::McpServers, "mcp-servers"),
+    ];
+
+    fn parse(word: &str) -> Option<ListTarget> {
+        Self::ALL.iter().find(|(_, w)| *w == word).map(|(t, _)| *t)
+    }
+}
+
+/// The `.mcp` subcommands.
+pub const MCP_SUBCOMMANDS: [&str; 2] = ["status", "restart"];
+
+/// A parsed dot-command with its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Help,
+    /// `None`: show the current model.
+    Model(Option<String>),
+    Info,
+    List(ListTarget),
+    McpStatus,
+    McpRestart(String),
+    /// `.prompt` with everything after the command word, unparsed (quotes need the prompt
+    /// argument parser, see `prompt_cmd.rs`).
+    Prompt(String),
+    Clear,
+    Exit,
+}
+
+/// A dot-command that does not parse; the message says how to write it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("unknown command {word}; type .help for the list of commands")]
+    Unknown { word: String },
+    #[error("usage: {} {}", .0.word, .0.usage)]
+    Usage(&'static CommandSpec),
+}
+
+/// Parses a line that starts with `.` into a command.
+pub fn parse_command(line: &str) -> Result<Command, CommandError> {
+    let line = line.trim();
+    let (word, rest) = match line.split_once(char::is_whitespace) {
+        Some((word, rest)) => (word, rest.trim()),
+        None => (line, ""),
+    };
+    let Some(name) = CommandName::lookup(word) else {
+        return Err(CommandError::Unknown {
+            word: word.to_owned(),
+        });
+    };
+    let usage = || CommandError::Usage(name.spec());
+    let args: Vec<&str> = rest.split_whitespace().collect();
+    let no_args = |command: Command| {
+        if args.is_empty() {
+            Ok(command)
+        } else {
+            Err(usage())
+        }
+    };
+    match name {
+        CommandName::Help => no_args(Command::Help),
+        CommandName::Info => no_args(Command::Info),
+        CommandName::Clear => no_args(Command::Clear),
+        CommandName::Exit => no_args(Command::Exit),
+        CommandName::Model => match args.as_slice() {
+            [] => Ok(Command::Model(None)),
+            [model] => Ok(Command::Model(Some((*model).to_owned()))),
+            _ => Err(usage()),
+        },
+        CommandName::List => match args.as_slice() {
+            [target] => ListTarget::parse(target)
+                .map(Command::List)
+                .ok_or_else(usage),
+            _ => Err(usage()),
+        },
+        CommandName::Mcp => match args.as_slice() {
+            ["status"] => Ok(Command::McpStatus),
+            ["restart", name] => Ok(Command::McpRestart((*name).to_owned())),
+            _ => Err(usage()),
+        },
+        CommandName::Prompt => {
+            if args.is_empty() {
+                Err(usage())
+            } else {
+                Ok(Command::Prompt(rest.to_owned()))
+            }
+        }
+    }
+}
+
+/// The `.help` text, generated from the table.
+pub fn help_text() -> String {
+    let mut out = String::from("Commands:\n");
+    let width = REPL_COMMANDS
+        .iter()
+        .map(|c| synopsis(c).chars().count())
+        .max()
+        .unwrap_or(0);
+    for c in REPL_COMMANDS {
+        let syn = synopsis(c);
+        let pad = width - syn.chars().count() + 2;
+        out.push_str(&format!("  {syn}{}{}", " ".repeat(pad), c.description));
+        if c.validity == Validity::NeedsServers {
+            out.push_str(" (needs a running MCP server)");
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "  {:width$}  Run a shell command (never sent to the model)\n",
+        "!COMMAND"
+    ));
+    out.push_str(
+        "\nAnything else is sent to the model. End a line with \\ (or press Alt-Enter) to \
+         continue on the next line.\n\
+         Ctrl-C clears the line or stops a running answer; Ctrl-D on an empty line exits.\n\
+         Tab completes commands, and `.prompt` servers, prompt names and argument keys.\n\
+         \n\
+         The model has no built-in file or shell tools: it reaches the world only through the\n\
+         configured MCP servers (add a filesystem MCP server to let it read files). Files that\n\
+         servers return as binaries are saved and shown to you as paths.\n\
+         Before a tool marked destructive (or, per server, any tool: \"approve\" in mcp.json)\n\
+         runs, you are asked: yes / no / always (this tool, this session).\n",
+    );
+    out
+}
+
+fn synopsis(c: &CommandSpec) -> String {
+    if c.usage.is_empty() {
+        c.word.to_owned()
+    } else {
+        format!("{} {}", c.word, c.usage)
+    }
+}
+
+#[cfg(test)]
+#[path = "commands_tests.rs"]
+mod tests;

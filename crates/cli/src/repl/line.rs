@@ -1,0 +1,106 @@
+//! What the user typed, classified once, and what goes to the model (seed R14).
+//!
+//! Invariants (structural, not by convention):
+//! - [`classify`] — the only place that gives `.` and `!` a meaning — accepts a [`UserLine`]
+//!   and nothing else. A `UserLine` is made only from the line editor's output
+//!   ([`UserLine::typed`]).
+//! - The turn loop accepts a [`UserMessage`]. A `.prompt` result becomes a `UserMessage`
+//!   directly ([`UserMessage::from_prompt`]); there is no conversion from `UserMessage` (or
+//!   from a prompt result) to `UserLine`, so server-controlled prompt text starting with `!`
+//!   or `.` can only ever be chatted, never executed.
+
+use super::commands::{Command, CommandError, parse_command};
+
+/// A line the person typed at the REPL prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserLine(String);
+
+impl UserLine {
+    /// Wraps the line editor's output. Do not call this with text from anywhere else (a
+    /// server, a file): such text must become a [`UserMessage`].
+    pub fn typed(text: String) -> Self {
+        UserLine(text)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Where a chat message came from (shown in logs; the model sees only the text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageOrigin {
+    /// Typed by the person.
+    Typed,
+    /// The flattened result of `.prompt SERVER NAME` (D6).
+    Prompt { server: String, name: String },
+}
+
+/// A user message for the turn loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserMessage {
+    text: String,
+    origin: MessageOrigin,
+}
+
+impl UserMessage {
+    /// A flattened prompt result (already labelled per D6). Submitted as-is.
+    pub fn from_prompt(server: &str, name: &str, flattened: String) -> Self {
+        UserMessage {
+            text: flattened,
+            origin: MessageOrigin::Prompt {
+                server: server.to_owned(),
+                name: name.to_owned(),
+            },
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn origin(&self) -> &MessageOrigin {
+        &self.origin
+    }
+
+    pub fn into_text(self) -> String {
+        self.text
+    }
+}
+
+/// What a typed line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineAction {
+    /// Blank line: nothing happens.
+    Nothing,
+    /// A dot-command.
+    Command(Command),
+    /// `!cmd`: run in the shell (the text after `!`).
+    Shell(String),
+    /// Anything else: send to the model.
+    Chat(UserMessage),
+}
+
+/// Gives a typed line its meaning. The only place where a leading `.` or `!` is special.
+pub fn classify(line: UserLine) -> Result<LineAction, CommandError> {
+    let text = line.0;
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Ok(LineAction::Nothing);
+    }
+    if let Some(command) = trimmed.strip_prefix('!') {
+        return Ok(LineAction::Shell(command.trim().to_owned()));
+    }
+    // `.` followed by a letter is a command; `...` or `.5` is ordinary text.
+    if trimmed.starts_with('.') && trimmed[1..].starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return parse_command(trimmed).map(LineAction::Command);
+    }
+    Ok(LineAction::Chat(UserMessage {
+        text,
+        origin: MessageOrigin::Typed,
+    }))
+}
+
+#[cfg(test)]
+#[path = "line_tests.rs"]
+mod tests;
