@@ -23,12 +23,13 @@ use rmcp::service::{PeerRequestOptions, RoleClient};
 use rmcp::{Peer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use tokio::sync::watch;
 
 use crate::catalog_item::McpServerFeatures;
 use crate::connect::line::too_large_details;
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
-use crate::error::{McpError, TimeoutPhase};
+use crate::error::{McpError, TimeoutPhase, fmt_bytes};
 use crate::handler::{Generations, ListGenerations};
 use crate::listing::{self, Catalog, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo};
 use crate::runtime::{ServerState, StateCell};
@@ -146,6 +147,8 @@ struct HandleInner {
     call_timeout: Duration,
     generations: Arc<Generations>,
     state: Arc<StateCell>,
+    ended: watch::Receiver<bool>,
+    max_message_bytes: usize,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -165,6 +168,9 @@ pub(crate) struct HandleParts {
     pub(crate) call_timeout: Duration,
     pub(crate) generations: Arc<Generations>,
     pub(crate) state: Arc<StateCell>,
+    /// `true` once the transport stopped delivering messages.
+    pub(crate) ended: watch::Receiver<bool>,
+    pub(crate) max_message_bytes: usize,
 }
 
 impl ServerHandle {
@@ -188,6 +194,8 @@ impl ServerHandle {
                 call_timeout: parts.call_timeout,
                 generations: parts.generations,
                 state: parts.state,
+                ended: parts.ended,
+                max_message_bytes: parts.max_message_bytes,
             }),
         }
     }
@@ -373,14 +381,25 @@ impl ServerHandle {
             ServiceError::TransportClosed
             | ServiceError::TransportSend(_)
             | ServiceError::Cancelled { .. } => {
-                // The server went away: prefer the runtime's reason (exit status, stderr tail).
-                match self.inner.state.wait_not_ready(FAILURE_REASON_WAIT).await {
-                    Some(state) => McpError::ServerNotReady { server, state },
-                    None => McpError::Transport {
-                        server,
-                        message: error.to_string(),
-                    },
+                if *self.inner.ended.borrow() {
+                    // The server went away: prefer the runtime's reason (exit status, stderr
+                    // tail), which the crash watcher records right after the transport ends.
+                    if let Some(state) = self.inner.state.wait_not_ready(FAILURE_REASON_WAIT).await
+                    {
+                        return McpError::ServerNotReady { server, state };
+                    }
                 }
+                let message = match (&error, self.inner.info.transport.as_str()) {
+                    // rmcp's HTTP client drops a response stream it cannot read (e.g. an SSE
+                    // event over the size limit) and fails the request this way.
+                    (ServiceError::TransportClosed, "http") => format!(
+                        "the response stream closed before the response arrived (a response \
+                         over {} (MAX_MESSAGE_BYTES) is dropped this way; see the log)",
+                        fmt_bytes(self.inner.max_message_bytes as u64)
+                    ),
+                    _ => error.to_string(),
+                };
+                McpError::Transport { server, message }
             }
             ServiceError::UnexpectedResponse => McpError::Protocol {
                 server,

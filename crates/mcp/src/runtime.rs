@@ -326,7 +326,7 @@ impl McpRuntime {
         let options = self.inner.connect.clone();
         let connected =
             connect::connect_stream(name, timeouts.startup, (read, write), &options).await;
-        settle(slot, timeouts.call, connected);
+        settle(slot, timeouts.call, options.max_message_bytes, connected);
         self.server(name)
     }
 
@@ -419,13 +419,19 @@ impl McpRuntime {
 
 async fn start_one(options: ConnectOptions, slot: Arc<Slot>, spec: McpServerSpec) {
     let connected = connect::connect(&spec, &options).await;
-    settle(slot, spec.timeouts.call, connected);
+    settle(
+        slot,
+        spec.timeouts.call,
+        options.max_message_bytes,
+        connected,
+    );
 }
 
 /// Records the outcome of a start: Ready with a live handle, or Failed with the reason.
 fn settle(
     slot: Arc<Slot>,
     call_timeout: Duration,
+    max_message_bytes: usize,
     connected: Result<Connection, connect::StartError>,
 ) {
     let name = slot.name.clone();
@@ -443,6 +449,8 @@ fn settle(
                 call_timeout,
                 generations: connection.generations.clone(),
                 state: slot.state.clone(),
+                ended: connection.ended.clone(),
+                max_message_bytes,
             });
             let ended = connection.ended.clone();
             *slot.live() = Some(Live {

@@ -1,0 +1,129 @@
+//! Streamable HTTP servers (the fake server in-process, bound to 127.0.0.1).
+
+use coyote_mcp::{ContentItem, McpError, McpRuntime, RuntimeOptions, ServerState};
+use coyote_protocol::{HttpSpec, McpServerSpec, McpTransport, Timeouts};
+use coyote_test_support::{FakeHttpServer, ListKind, Scenario, ToolBehavior};
+use serde_json::{Map, json};
+
+use super::support::{relaxed, runtime};
+
+fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerSpec {
+    McpServerSpec {
+        name: name.to_owned(),
+        transport: McpTransport::Http(HttpSpec {
+            url: url.to_owned(),
+            headers: vec![("X-Coyote-Test".into(), "1".into())],
+            bearer_token_env: None,
+        }),
+        timeouts,
+        approve: Default::default(),
+        expose: Default::default(),
+        auto_approve: vec![],
+        source: "mcp.json".into(),
+    }
+}
+
+#[tokio::test]
+async fn an_http_server_becomes_ready_lists_and_answers() {
+    let scenario = Scenario::builder()
+        .page_size(2)
+        .generated_each(3)
+        .tool("echo", ToolBehavior::Echo)
+        .build();
+    let server = FakeHttpServer::start(scenario)
+        .await
+        .expect("bind 127.0.0.1");
+    let runtime = runtime();
+    runtime
+        .start_all(vec![http_spec("web", server.url(), relaxed())])
+        .await;
+    assert_eq!(runtime.state("web"), Some(ServerState::Ready));
+    let handle = runtime.server("web").expect("ready");
+    let info = handle.info();
+    assert_eq!(
+        (info.transport.as_str(), info.protocol_version.as_deref()),
+        ("http", Some("2025-11-25"))
+    );
+
+    let tools = handle.list_tools().await.expect("tools");
+    assert_eq!(tools.len(), 4);
+    assert_eq!(server.handle().events().list_requests(ListKind::Tools), 2);
+
+    let mut args = Map::new();
+    args.insert("text".into(), json!("over http"));
+    let outcome = handle.call_tool("echo", args).await.expect("call");
+    assert_eq!(
+        outcome.content,
+        vec![ContentItem::Text {
+            text: "over http".into(),
+            annotations: None
+        }]
+    );
+    runtime.shutdown().await;
+    assert_eq!(runtime.state("web"), Some(ServerState::Closed));
+}
+
+#[tokio::test]
+async fn an_unreachable_http_server_fails_without_blocking_the_others() {
+    // A port nothing listens on (bound, then released).
+    let url = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        format!("http://{}/mcp", listener.local_addr().expect("addr"))
+    };
+    let server = FakeHttpServer::start(Scenario::default())
+        .await
+        .expect("bind 127.0.0.1");
+    let runtime = runtime();
+    runtime
+        .start_all(vec![
+            http_spec("down", &url, relaxed()),
+            http_spec("up", server.url(), relaxed()),
+        ])
+        .await;
+    assert_eq!(runtime.state("up"), Some(ServerState::Ready));
+    match runtime.state("down") {
+        Some(ServerState::Failed(reason)) => {
+            assert!(
+                reason.starts_with("MCP server 'down' failed the initialize handshake: "),
+                "{reason}"
+            );
+        }
+        other => panic!("expected Failed, got {other:?}"),
+    }
+    runtime.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_http_message_over_the_limit_is_an_error() {
+    let scenario = Scenario::builder()
+        .tool("big", ToolBehavior::Oversized { mib: 2 })
+        .build();
+    let server = FakeHttpServer::start(scenario)
+        .await
+        .expect("bind 127.0.0.1");
+    let options = RuntimeOptions {
+        max_message_bytes: 1024 * 1024,
+        ..RuntimeOptions::default()
+    };
+    let runtime = McpRuntime::new(options);
+    runtime
+        .start_all(vec![http_spec("web", server.url(), relaxed())])
+        .await;
+    let result = runtime
+        .server("web")
+        .expect("ready")
+        .call_tool("big", Map::new())
+        .await;
+    // rmcp's HTTP client drops the oversized SSE event and closes the request's stream: the
+    // call fails at once (never a hang) and says what probably happened.
+    match result {
+        Err(error @ McpError::Transport { .. }) => assert_eq!(
+            error.to_string(),
+            "MCP server 'web': connection failed: the response stream closed before the response \
+             arrived (a response over 1 MiB (MAX_MESSAGE_BYTES) is dropped this way; see the log)"
+        ),
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+    assert_eq!(runtime.state("web"), Some(ServerState::Ready));
+    runtime.shutdown().await;
+}

@@ -1,0 +1,8 @@
+//! Host tests: the runtime against the `coyote-fake-mcp` binary over stdio and the fake
+//! server over streamable HTTP. Deadlines are injected through the specs (tiny where a test
+//! wants a timeout, generous elsewhere) and tests assert which path fired, never durations.
+
+mod http;
+mod stdio;
+mod stdio_failures;
+mod support;
