@@ -212,11 +212,45 @@ impl<'r, 'a> EntryReader<'r, 'a> {
             (false, true) => Some("serverUrl"),
             (false, false) => None,
         };
+        let kind = self.kind(obj, declared, url_key)?;
+        match kind {
+            Kind::Stdio => {
+                for key in ["headers", "bearerTokenEnv"] {
+                    self.warn_unused(obj, key, kind);
+                }
+                self.stdio(obj).map(McpTransport::Stdio)
+            }
+            Kind::Http => self.remote(obj, url_key, kind).map(McpTransport::Http),
+            Kind::Sse => self.remote(obj, url_key, kind).map(McpTransport::Sse),
+        }
+    }
+
+    /// An HTTP or SSE server's spec (they share every key).
+    fn remote(
+        &mut self,
+        obj: &Map<String, Value>,
+        url_key: Option<&'static str>,
+        kind: Kind,
+    ) -> Option<HttpSpec> {
+        for key in ["args", "env", "cwd"] {
+            self.warn_unused(obj, key, kind);
+        }
+        self.http(obj, url_key.unwrap_or("url"))
+    }
+
+    /// Which transport the entry means: the declared `type` if any, else inferred from
+    /// `command` / `url`. Records why when it cannot tell.
+    fn kind(
+        &mut self,
+        obj: &Map<String, Value>,
+        declared: Option<(Kind, String)>,
+        url_key: Option<&'static str>,
+    ) -> Option<Kind> {
         let has_command = obj.contains_key("command");
-        let kind = match (&declared, has_command, url_key) {
+        match (&declared, has_command, url_key) {
             (Some((Kind::Stdio, _)), _, Some(key)) => {
                 self.problem(self.path.key(key), conflicts(key, "stdio"));
-                return None;
+                None
             }
             (Some((Kind::Stdio, _)), false, None) => {
                 self.problem(
@@ -226,11 +260,11 @@ impl<'r, 'a> EntryReader<'r, 'a> {
                         transport: "stdio",
                     },
                 );
-                return None;
+                None
             }
             (Some((Kind::Http | Kind::Sse, text)), true, _) => {
                 self.problem(self.path.key("command"), conflicts("command", text));
-                return None;
+                None
             }
             (Some((kind, _)), false, None) => {
                 self.problem(
@@ -240,15 +274,15 @@ impl<'r, 'a> EntryReader<'r, 'a> {
                         transport: kind.label(),
                     },
                 );
-                return None;
+                None
             }
-            (Some((kind, _)), _, _) => *kind,
+            (Some((kind, _)), _, _) => Some(*kind),
             (None, true, Some(_)) => {
                 self.problem(self.path.clone(), ProblemKind::CommandAndUrl);
-                return None;
+                None
             }
-            (None, true, None) => Kind::Stdio,
-            (None, false, Some(_)) => Kind::Http,
+            (None, true, None) => Some(Kind::Stdio),
+            (None, false, Some(_)) => Some(Kind::Http),
             (None, false, None) => {
                 let (path, kind) = if ["args", "env", "cwd"].iter().any(|k| obj.contains_key(*k)) {
                     (
@@ -270,26 +304,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
                     (self.path.clone(), ProblemKind::NoTransport)
                 };
                 self.problem(path, kind);
-                return None;
-            }
-        };
-        match kind {
-            Kind::Stdio => {
-                for key in ["headers", "bearerTokenEnv"] {
-                    self.warn_unused(obj, key, kind);
-                }
-                self.stdio(obj).map(McpTransport::Stdio)
-            }
-            Kind::Http | Kind::Sse => {
-                for key in ["args", "env", "cwd"] {
-                    self.warn_unused(obj, key, kind);
-                }
-                let spec = self.http(obj, url_key.unwrap_or("url"))?;
-                Some(if kind == Kind::Sse {
-                    McpTransport::Sse(spec)
-                } else {
-                    McpTransport::Http(spec)
-                })
+                None
             }
         }
     }
