@@ -162,6 +162,11 @@ async fn serve_stdio(scenario: Scenario, events: Arc<EventSink>) -> i32 {
     let transport = FakeTransport::new(read, write, events.clone());
     let raw = transport.raw_out();
     let disconnected = transport.disconnected();
+    for line in &scenario.startup.stdout_lines {
+        if raw.write_line(line.as_bytes()).await.is_err() {
+            return 0;
+        }
+    }
     let server = FakeServer {
         shared: Shared::new(scenario, events, CrashMode::ExitProcess),
         raw: Some(raw),

@@ -25,6 +25,10 @@ pub struct Scenario {
     /// `serverInfo.version` (default `0.0.0`).
     pub server_version: String,
     pub instructions: Option<String>,
+    /// Force this protocol version in the `initialize` answer (e.g. `"2025-03-26"`) whatever
+    /// the client asks; `None` = rmcp's negotiation (echo the client's version if known,
+    /// else 2025-11-25).
+    pub protocol_version: Option<String>,
     /// Which capabilities `initialize` advertises. Handlers of a kind that is not advertised
     /// answer -32601 (rmcp's default behaviour), like a real server would.
     pub capabilities: Capabilities,
@@ -50,6 +54,7 @@ impl Default for Scenario {
             server_name: "coyote-fake".to_owned(),
             server_version: "0.0.0".to_owned(),
             instructions: None,
+            protocol_version: None,
             capabilities: Capabilities::default(),
             page_size: None,
             pagination: PaginationMode::Normal,
@@ -418,6 +423,8 @@ pub struct Startup {
     pub delay_ms: u64,
     /// Lines written to stderr at start.
     pub stderr_lines: Vec<String>,
+    /// Lines written raw to stdout before the handshake (stdio only; a chatty server's banner).
+    pub stdout_lines: Vec<String>,
     pub mode: StartupMode,
     /// Spawn `sleep 1000` (same process group, stdio null) and log its pid as `grandchild`.
     pub spawn_grandchild: bool,

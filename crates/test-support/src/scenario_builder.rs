@@ -31,6 +31,12 @@ impl ScenarioBuilder {
         self.scenario.instructions = Some(text.to_owned());
         self
     }
+    /// Forces the protocol version answered to `initialize`.
+    pub fn protocol_version(mut self, version: &str) -> Self {
+        self.scenario.protocol_version = Some(version.to_owned());
+        self
+    }
+
     pub fn capabilities(mut self, caps: Capabilities) -> Self {
         self.scenario.capabilities = caps;
         self

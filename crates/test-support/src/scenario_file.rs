@@ -2,8 +2,10 @@
 //! that binary from any crate's tests.
 //!
 //! Cargo builds a dependency's binaries only for that package's own tests, so
-//! [`fake_mcp_bin`] builds `coyote-fake-mcp` once per test process with the `cargo` that
-//! runs the tests (same profile, same target dir), unless `COYOTE_FAKE_MCP_BIN` names one.
+//! [`fake_mcp_bin`] uses `<target>/<profile>/coyote-fake-mcp` when it is newer than every
+//! source file of this crate (a workspace build made it), and otherwise builds it once per
+//! test process with the `cargo` that runs the tests (same profile, same target dir).
+//! `COYOTE_FAKE_MCP_BIN` overrides both.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -101,6 +103,9 @@ pub fn fake_mcp_bin() -> PathBuf {
             .unwrap_or_else(|| exe.parent().unwrap_or(Path::new(".")))
             .to_owned();
         let bin = profile_dir.join(format!("coyote-fake-mcp{}", std::env::consts::EXE_SUFFIX));
+        if is_fresh(&bin) {
+            return bin;
+        }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
         cmd.args(["build", "--quiet", "-p", "coyote-test-support", "--bin", "coyote-fake-mcp"]);
@@ -120,4 +125,28 @@ pub fn fake_mcp_bin() -> PathBuf {
         }
     })
     .clone()
+}
+
+/// The binary exists and is newer than this crate's manifest and every file under `src/`.
+fn is_fresh(bin: &Path) -> bool {
+    fn newest(path: &Path, newest_seen: &mut std::time::SystemTime) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return;
+        };
+        if meta.is_dir() {
+            for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+                newest(&entry.path(), newest_seen);
+            }
+        } else if let Ok(modified) = meta.modified() {
+            *newest_seen = (*newest_seen).max(modified);
+        }
+    }
+    let Ok(built) = std::fs::metadata(bin).and_then(|m| m.modified()) else {
+        return false;
+    };
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = std::time::SystemTime::UNIX_EPOCH;
+    newest(&crate_dir.join("Cargo.toml"), &mut sources);
+    newest(&crate_dir.join("src"), &mut sources);
+    built >= sources
 }

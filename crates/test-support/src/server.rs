@@ -5,6 +5,7 @@
 //! rmcp model types are `#[non_exhaustive]`; the scenario already holds wire-shaped items.
 //! Every request is logged before it is answered, so a hanging answer is still observable.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 #[allow(deprecated)]
@@ -13,8 +14,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelledNotificationParam, CompleteRequestParams,
     CompleteResult, GetPromptRequestParams, GetPromptResponse, InitializeRequestParams,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    Reference, ServerConfig, SetLevelRequestParams,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, Reference, ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -172,8 +173,9 @@ impl ServerHandler for FakeServer {
         if caps.logging {
             capabilities.insert("logging".into(), json!({}));
         }
+        let version = scenario.protocol_version.as_deref().unwrap_or("2025-11-25");
         let mut info = json!({
-            "protocolVersion": "2025-11-25",
+            "protocolVersion": version,
             "capabilities": capabilities,
             "serverInfo": {"name": scenario.server_name, "version": scenario.server_version},
         });
@@ -182,6 +184,15 @@ impl ServerHandler for FakeServer {
         }
         // The scenario only holds plain strings and booleans, so this cannot fail.
         serde_json::from_value(info).unwrap_or_else(|_| ServerConfig::new(Default::default()))
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        let forced = self.shared.scenario.protocol_version.as_ref();
+        match forced.and_then(|v| serde_json::from_value::<ProtocolVersion>(json!(v)).ok()) {
+            // Only the forced version is "supported", so negotiation falls back to it.
+            Some(version) => Cow::Owned(vec![version]),
+            None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+        }
     }
 
     async fn initialize(

@@ -127,3 +127,24 @@ async fn capabilities_follow_the_scenario() -> Result<()> {
     assert_eq!(spawned.client.list_all_resources().await?.len(), 1);
     Ok(())
 }
+
+#[tokio::test]
+async fn forced_protocol_version_and_stdout_banner() -> Result<()> {
+    let dir = tempdir();
+    let file = Scenario::builder()
+        .protocol_version("2025-03-26")
+        .startup(coyote_test_support::Startup {
+            stdout_lines: vec!["Welcome to a chatty server!".into()],
+            ..Default::default()
+        })
+        .tool("echo", ToolBehavior::Echo)
+        .write_to(dir.path())?;
+    let spawned = connect(&file, TestClient::default()).await?;
+    let info = spawned.client.peer_info().expect("peer info");
+    assert_eq!(
+        serde_json::to_value(&info.protocol_version)?,
+        json!("2025-03-26")
+    );
+    assert_eq!(spawned.client.list_all_tools().await?.len(), 1);
+    Ok(())
+}
