@@ -131,3 +131,7 @@ pub fn enabled_kinds(features: &McpServerFeatures) -> Vec<MetaKind> {
 #[cfg(test)]
 #[path = "meta_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "meta/docs_tests.rs"]
+mod docs_tests;

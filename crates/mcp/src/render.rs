@@ -14,6 +14,8 @@
 //! Limits are named constants, quoted in every error and truncation message (OQ2).
 
 pub mod blob;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod pattern;
 mod read;
 pub mod spill;
