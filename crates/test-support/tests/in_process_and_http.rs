@@ -75,6 +75,11 @@ async fn http_library_server_serves_and_logs() -> Result<()> {
         json!([{"type": "text", "text": "over http"}])
     );
     assert_eq!(server.handle().events().tool_calls("echo"), 1);
+    client.cancel().await?;
+    server
+        .handle()
+        .wait_for(DEADLINE, |l| l.disconnect_seen())
+        .await?;
     Ok(())
 }
 
