@@ -1,5 +1,6 @@
 mod common;
 mod config_errors;
 mod content;
+mod docs;
 mod everything;
 mod fake;

@@ -1,0 +1,373 @@
+//! Tab completion (seed §5.4, R13): dot-commands and their words from [`REPL_COMMANDS`], and
+//! the live, staged completion of `.prompt`:
+//!
+//! | typed | suggestions | source |
+//! |---|---|---|
+//! | `.prompt <TAB>` | enabled, Ready, prompts-capable servers | local state, no RPC |
+//! | `.prompt srv <TAB>` | srv's prompts with descriptions | `prompts/list`, live on every TAB |
+//! | `.prompt srv name <TAB>` | `key=` per argument (description, `(required)`), typed keys excluded, no trailing space | the same live listing |
+//!
+//! Invariants:
+//! - Completion never starts or connects a server and never authenticates: it only asks
+//!   [`McpRuntime::server`] for an already-Ready handle (a lookup, no I/O).
+//! - Every RPC is bounded by [`CompletionSource::rpc_timeout`] (default
+//!   [`COMPLETION_RPC_TIMEOUT`], injectable); on timeout or any error the suggestions are
+//!   silently empty — a keystroke never shows an error or hangs the editor.
+//! - No lock is held across an RPC: the handle is cloned out of the runtime first.
+//! - Bridge: reedline's `Completer` is synchronous. The REPL loop runs on the main thread
+//!   *outside* the runtime and blocks on each turn with `Handle::block_on`, so the completer may
+//!   `block_on` too. If this ever runs inside a runtime thread, `block_in_place` is used (needs
+//!   the multi-thread runtime that `main` builds).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use coyote_mcp::McpRuntime;
+use reedline::{Completer, CompletionResult, Span, Suggestion};
+
+use super::commands::{CommandName, ListTarget, MCP_SUBCOMMANDS, REPL_COMMANDS};
+
+/// Bound of one completion RPC (seed §5.4: 2 s).
+pub const COMPLETION_RPC_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Which servers are enabled in the current context (by default every configured one).
+pub type EnabledFilter = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// One suggestion, before it is placed on the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub value: String,
+    pub description: Option<String>,
+    /// `false` for `key=` (the cursor lands ready for the value).
+    pub append_whitespace: bool,
+}
+
+impl Candidate {
+    fn word(value: &str, description: Option<&str>) -> Self {
+        Candidate {
+            value: value.to_owned(),
+            description: description.map(str::to_owned),
+            append_whitespace: true,
+        }
+    }
+}
+
+/// What the word under the cursor is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stage {
+    /// Nothing to complete (plain chat text, inside quotes, past the last argument).
+    None,
+    /// A dot-command word.
+    Command,
+    ListTarget,
+    McpSubcommand,
+    /// `.mcp restart <TAB>`: any configured server (local state).
+    McpServer,
+    /// `.prompt <TAB>`.
+    PromptServer,
+    /// `.prompt srv <TAB>`.
+    PromptName { server: String },
+    /// `.prompt srv name … <TAB>`.
+    PromptArgKey {
+        server: String,
+        prompt: String,
+        typed_keys: BTreeSet<String>,
+    },
+}
+
+/// Where the completion happens: the stage and the partial word (from `start` to the cursor).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    pub stage: Stage,
+    pub start: usize,
+    pub partial: String,
+}
+
+/// Works out what is being completed in `line[..pos]`.
+pub fn position(line: &str, pos: usize) -> Position {
+    let before = &line[..pos.min(line.len())];
+    let none = |start: usize, partial: &str| Position {
+        stage: Stage::None,
+        start,
+        partial: partial.to_owned(),
+    };
+    let Some(words) = split_words(before) else {
+        return none(pos, "");
+    };
+    let (done, partial, start) = match words.last() {
+        Some(last) if last.end == before.len() => (
+            &words[..words.len() - 1],
+            last.text.clone(),
+            last.start,
+        ),
+        _ => (&words[..], String::new(), before.len()),
+    };
+    let stage = match done.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().as_slice() {
+        [] if partial.starts_with('.') => Stage::Command,
+        [cmd, rest @ ..] => match (CommandName::lookup(cmd), rest) {
+            (Some(CommandName::List), []) => Stage::ListTarget,
+            (Some(CommandName::Mcp), []) => Stage::McpSubcommand,
+            (Some(CommandName::Mcp), ["restart"]) => Stage::McpServer,
+            (Some(CommandName::Prompt), []) => Stage::PromptServer,
+            (Some(CommandName::Prompt), [server]) => Stage::PromptName {
+                server: (*server).to_owned(),
+            },
+            (Some(CommandName::Prompt), [server, prompt, args @ ..]) if !partial.contains('=') => {
+                Stage::PromptArgKey {
+                    server: (*server).to_owned(),
+                    prompt: (*prompt).to_owned(),
+                    typed_keys: args
+                        .iter()
+                        .filter_map(|a| a.split_once('=').map(|(k, _)| k.to_owned()))
+                        .collect(),
+                }
+            }
+            _ => Stage::None,
+        },
+        _ => Stage::None,
+    };
+    Position {
+        stage,
+        start,
+        partial,
+    }
+}
+
+/// A word of the line with its byte range (quotes removed from `text`).
+#[derive(Debug, Clone)]
+struct Word {
+    text: String,
+    start: usize,
+    end: usize,
+}
+
+/// Quote-aware word split; `None` when the line ends inside quotes or after a lone `\`
+/// (nothing sensible to complete there).
+fn split_words(line: &str) -> Option<Vec<Word>> {
+    let mut words = Vec::new();
+    let mut current: Option<Word> = None;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        let end = i + c.len_utf8();
+        if quote.is_none() && !escaped && c.is_whitespace() {
+            words.extend(current.take());
+            continue;
+        }
+        let word = current.get_or_insert_with(|| Word {
+            text: String::new(),
+            start: i,
+            end,
+        });
+        word.end = end;
+        if escaped {
+            escaped = false;
+            word.text.push(c);
+            continue;
+        }
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"') | None, '\\') => escaped = true,
+            (Some(_), c) => word.text.push(c),
+            (None, '"' | '\'') => quote = Some(c),
+            (None, c) => word.text.push(c),
+        }
+    }
+    if quote.is_some() || escaped {
+        return None;
+    }
+    words.extend(current);
+    Some(words)
+}
+
+/// The data behind completion: the runtime (local state and live RPCs) and its bounds.
+#[derive(Clone)]
+pub struct CompletionSource {
+    runtime: McpRuntime,
+    enabled: EnabledFilter,
+    rpc_timeout: Duration,
+}
+
+impl CompletionSource {
+    pub fn new(runtime: McpRuntime, enabled: EnabledFilter) -> Self {
+        CompletionSource {
+            runtime,
+            enabled,
+            rpc_timeout: COMPLETION_RPC_TIMEOUT,
+        }
+    }
+
+    /// Replaces the RPC bound (tests).
+    pub fn with_rpc_timeout(mut self, timeout: Duration) -> Self {
+        self.rpc_timeout = timeout;
+        self
+    }
+
+    pub fn rpc_timeout(&self) -> Duration {
+        self.rpc_timeout
+    }
+
+    /// Candidates for a position, filtered by its partial word (prefix match).
+    pub async fn candidates(&self, at: &Position) -> Vec<Candidate> {
+        let all = match &at.stage {
+            Stage::None => Vec::new(),
+            Stage::Command => REPL_COMMANDS
+                .iter()
+                .map(|c| Candidate::word(c.word, Some(c.description)))
+                .collect(),
+            Stage::ListTarget => ListTarget::ALL
+                .iter()
+                .map(|(_, w)| Candidate::word(w, None))
+                .collect(),
+            Stage::McpSubcommand => MCP_SUBCOMMANDS
+                .iter()
+                .map(|w| Candidate::word(w, None))
+                .collect(),
+            Stage::McpServer => self
+                .runtime
+                .server_names()
+                .iter()
+                .map(|n| Candidate::word(n, None))
+                .collect(),
+            Stage::PromptServer => self.prompt_servers(),
+            Stage::PromptName { server } => self.prompt_names(server).await,
+            Stage::PromptArgKey {
+                server,
+                prompt,
+                typed_keys,
+            } => self.argument_keys(server, prompt, typed_keys).await,
+        };
+        all.into_iter()
+            .filter(|c| c.value.starts_with(at.partial.as_str()))
+            .collect()
+    }
+
+    /// Stage 1: enabled, Ready, prompts-capable servers, from local state only (no RPC).
+    pub fn prompt_servers(&self) -> Vec<Candidate> {
+        self.runtime
+            .server_features()
+            .into_iter()
+            .filter(|f| f.prompts && (self.enabled)(&f.name))
+            .map(|f| Candidate::word(&f.name, None))
+            .collect()
+    }
+
+    /// Stage 2: the server's prompts, listed live.
+    pub async fn prompt_names(&self, server: &str) -> Vec<Candidate> {
+        self.list_prompts(server)
+            .await
+            .into_iter()
+            .map(|p| {
+                let description = p.description.or(p.title);
+                Candidate::word(&p.name, description.as_deref())
+            })
+            .collect()
+    }
+
+    /// Stage 3: `key=` for each argument of the prompt not typed yet.
+    pub async fn argument_keys(
+        &self,
+        server: &str,
+        prompt: &str,
+        typed: &BTreeSet<String>,
+    ) -> Vec<Candidate> {
+        let prompts = self.list_prompts(server).await;
+        let Some(found) = prompts.into_iter().find(|p| p.name == prompt) else {
+            return Vec::new();
+        };
+        found
+            .arguments
+            .into_iter()
+            .filter(|a| !typed.contains(&a.name))
+            .map(|a| {
+                let mut description = a.description.or(a.title).unwrap_or_default();
+                if a.required {
+                    if !description.is_empty() {
+                        description.push(' ');
+                    }
+                    description.push_str("(required)");
+                }
+                Candidate {
+                    value: format!("{}=", a.name),
+                    description: (!description.is_empty()).then_some(description),
+                    append_whitespace: false,
+                }
+            })
+            .collect()
+    }
+
+    /// The live prompt list of an enabled, Ready, prompts-capable server; empty otherwise, on
+    /// error and on timeout (silently: a keystroke never surfaces an error).
+    async fn list_prompts(&self, server: &str) -> Vec<coyote_mcp::PromptInfo> {
+        if !(self.enabled)(server) {
+            return Vec::new();
+        }
+        // A lookup of a Ready handle: never starts, connects or authenticates anything.
+        let Ok(handle) = self.runtime.server(server) else {
+            return Vec::new();
+        };
+        if !handle.features().prompts {
+            return Vec::new();
+        }
+        match tokio::time::timeout(self.rpc_timeout, handle.list_prompts()).await {
+            Ok(Ok(prompts)) => prompts,
+            Ok(Err(error)) => {
+                tracing::debug!(server, %error, "prompt completion: listing failed");
+                Vec::new()
+            }
+            Err(_) => {
+                tracing::debug!(server, timeout = ?self.rpc_timeout, "prompt completion timed out");
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// The reedline adapter: synchronous `complete` over [`CompletionSource`].
+pub struct ReplCompleter {
+    source: CompletionSource,
+    runtime: tokio::runtime::Handle,
+}
+
+impl ReplCompleter {
+    pub fn new(source: CompletionSource, runtime: tokio::runtime::Handle) -> Self {
+        ReplCompleter { source, runtime }
+    }
+
+    /// The suggestions for `line` with the cursor at `pos`.
+    pub fn suggestions(&self, line: &str, pos: usize) -> Vec<Suggestion> {
+        let at = position(line, pos);
+        if at.stage == Stage::None {
+            return Vec::new();
+        }
+        let future = self.source.candidates(&at);
+        // Main-thread-block_on dependency: see the module docs.
+        let candidates = if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::task::block_in_place(|| self.runtime.block_on(future))
+        } else {
+            self.runtime.block_on(future)
+        };
+        let span = Span::new(at.start, pos.min(line.len()));
+        candidates
+            .into_iter()
+            .map(|c| Suggestion {
+                value: c.value,
+                description: c.description,
+                span,
+                append_whitespace: c.append_whitespace,
+                ..Suggestion::default()
+            })
+            .collect()
+    }
+}
+
+impl Completer for ReplCompleter {
+    fn complete(&mut self, line: &str, pos: usize) -> CompletionResult {
+        CompletionResult::fresh(self.suggestions(line, pos))
+    }
+}
+
+#[cfg(test)]
+#[path = "completer_tests.rs"]
+mod tests;
