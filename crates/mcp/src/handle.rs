@@ -2,9 +2,9 @@
 //! [`ServerHandle::request`], which owns the request invariants:
 //!
 //! - every request has the server's call timeout, an *inactivity* timeout that a progress
-//!   notification for that request resets (rmcp `reset_timeout_on_progress`); when it fires
-//!   rmcp sends `notifications/cancelled` and we return [`McpError::Timeout`] naming the
-//!   server and method;
+//!   notification for that request resets and an open elicitation pauses
+//!   ([`crate::activity`]; we own the timer, rmcp's cannot pause); when it fires we send
+//!   `notifications/cancelled` and return [`McpError::Timeout`] naming the server and method;
 //! - a request whose future is dropped (Ctrl-C) sends `notifications/cancelled` too;
 //! - a request is never resent; results are read per item when rmcp cannot type them (R1);
 //! - rmcp errors are mapped to [`McpError`] here and nowhere else.
@@ -330,12 +330,11 @@ impl ServerHandle {
                 state,
             });
         }
-        let options =
-            PeerRequestOptions::with_timeout(self.inner.call_timeout).reset_timeout_on_progress();
+        // No rmcp timeout: the inactivity timer below is ours (see `crate::activity`).
         let sent = self
             .inner
             .peer
-            .send_cancellable_request(request, options)
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await;
         let handle = match sent {
             Ok(handle) => handle,
@@ -344,8 +343,25 @@ impl ServerHandle {
         let mut guard = CancelOnDrop {
             peer: self.inner.peer.clone(),
             id: Some(handle.id.clone()),
+            reason: "request abandoned by the caller",
         };
-        let result = handle.await_response().await;
+        let activity = &self.inner.generations.activity;
+        let watch = activity.watch(handle.progress_token.clone());
+        let timeout = self.inner.call_timeout;
+        let result = tokio::select! {
+            result = handle.await_response() => result,
+            () = activity.expired(timeout, &watch) => {
+                // Dropping the guard sends `notifications/cancelled` with this reason.
+                guard.reason = "request timeout";
+                return Err(McpError::Timeout {
+                    server: self.inner.name.clone(),
+                    phase: TimeoutPhase::Call {
+                        method: method.to_owned(),
+                    },
+                    after: timeout,
+                });
+            }
+        };
         guard.id = None;
         match result {
             Ok(result) => Ok(result),
@@ -418,6 +434,7 @@ impl ServerHandle {
 struct CancelOnDrop {
     peer: Peer<RoleClient>,
     id: Option<RequestId>,
+    reason: &'static str,
 }
 
 impl Drop for CancelOnDrop {
@@ -427,11 +444,9 @@ impl Drop for CancelOnDrop {
             return;
         };
         let peer = self.peer.clone();
+        let reason = self.reason;
         runtime.spawn(async move {
-            let params = CancelledNotificationParam::new(
-                Some(id),
-                Some("request abandoned by the caller".to_owned()),
-            );
+            let params = CancelledNotificationParam::new(Some(id), Some(reason.to_owned()));
             let _ = tokio::time::timeout(CANCEL_SEND_TIMEOUT, peer.notify_cancelled(params)).await;
         });
     }

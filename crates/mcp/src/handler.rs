@@ -2,9 +2,9 @@
 //!
 //! - Elicitation (form mode) goes to the embedder's [`ElicitationHook`]; the default declines.
 //!   The product never accepts on the user's behalf (only the conformance shim does).
-//! - Progress notifications reset the matching call's inactivity timeout inside rmcp
-//!   (`reset_timeout_on_progress`, see `handle.rs`) before this handler sees them; here they
-//!   are only logged.
+//! - Progress notifications restart the matching call's inactivity timeout, and an open
+//!   elicitation pauses the timeouts of the connection's calls ([`crate::activity`]); the
+//!   handler reports both to the shared [`crate::activity::CallActivity`].
 //! - Logging messages become `tracing` events carrying the server name.
 //! - `list_changed` notifications bump [`ListGenerations`], so catalog caches can tell they
 //!   are stale; `resources/updated` bumps its own counter.
@@ -27,6 +27,8 @@ use rmcp::model::{
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde::{Deserialize, Serialize};
+
+use crate::activity::CallActivity;
 
 /// The protocol revision we ask for. rmcp's default (2026-07-28) fails older peers' checks; the
 /// server may negotiate down and [`crate::ServerInfo::protocol_version`] shows the result.
@@ -84,12 +86,15 @@ impl ListGenerations {
     }
 }
 
+/// What the handler observed that the connection's handles need: list generations, and the
+/// call activity (progress, open questions) their timeouts follow.
 #[derive(Debug, Default)]
 pub(crate) struct Generations {
     tools: AtomicU64,
     resources: AtomicU64,
     prompts: AtomicU64,
     resource_updates: AtomicU64,
+    pub(crate) activity: CallActivity,
 }
 
 impl Generations {
@@ -177,6 +182,8 @@ impl ClientHandler for Handler {
             message,
             requested_schema,
         };
+        // The calls of this connection do not time out while the user reads the question.
+        let _open = self.generations.activity.question_opened();
         Ok(match self.elicitation.elicit(request).await {
             ElicitationResponse::Accept(content) => ElicitResult::new(ElicitationAction::Accept)
                 .with_content(serde_json::Value::Object(content)),
@@ -190,6 +197,7 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        self.generations.activity.progress(&params.progress_token);
         tracing::debug!(
             server = %self.server,
             progress = params.progress,

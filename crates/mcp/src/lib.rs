@@ -23,6 +23,7 @@ pub mod handle;
 pub mod handler;
 pub mod listing;
 pub mod runtime;
+mod activity;
 mod convert;
 
 pub use connect::http::install_crypto_provider;

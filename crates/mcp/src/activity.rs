@@ -1,0 +1,134 @@
+//! The inactivity timeout of a request, owned here instead of by rmcp, so that it can pause
+//! while the user is answering the server's question (issue 4: "the call's inactivity timeout
+//! pauses while the question is open").
+//!
+//! Invariants:
+//! - A request expires after `call_timeout` with no sign of life. A progress notification for
+//!   the request (matched by its progress token) restarts the full timeout.
+//! - While any elicitation of the same connection is open, no request of that connection can
+//!   expire; when the last question closes every timer restarts from the full timeout. The
+//!   client cannot tell which request an elicitation belongs to (stdio carries no related
+//!   request id), so pausing every request of the connection is the safe choice: a question a
+//!   person is reading must never make the call it belongs to fail.
+//! - Watchers are removed when the request finishes (guard `Drop`), so the map holds only
+//!   requests in flight.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::ProgressToken;
+use tokio::sync::{Notify, watch};
+
+/// Per-connection signals shared by the client handler (which observes them) and the handles
+/// (whose requests wait on them).
+#[derive(Debug)]
+pub(crate) struct CallActivity {
+    /// Number of elicitations being answered right now.
+    questions: watch::Sender<usize>,
+    progress: Mutex<HashMap<ProgressToken, Arc<Notify>>>,
+}
+
+impl Default for CallActivity {
+    fn default() -> Self {
+        CallActivity {
+            questions: watch::channel(0).0,
+            progress: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl CallActivity {
+    /// Marks a question open until the guard drops (also on panic or cancellation).
+    pub(crate) fn question_opened(&self) -> QuestionGuard<'_> {
+        self.questions.send_modify(|n| *n += 1);
+        QuestionGuard { activity: self }
+    }
+
+    /// A progress notification arrived for `token`.
+    pub(crate) fn progress(&self, token: &ProgressToken) {
+        let notify = self
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(token)
+            .cloned();
+        if let Some(notify) = notify {
+            // `notify_one` stores a permit when nobody waits yet, so no progress is lost.
+            notify.notify_one();
+        }
+    }
+
+    /// Starts watching the progress of one request.
+    pub(crate) fn watch(&self, token: ProgressToken) -> ProgressWatch<'_> {
+        let notify = Arc::new(Notify::new());
+        self.progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(token.clone(), notify.clone());
+        ProgressWatch {
+            activity: self,
+            token,
+            notify,
+        }
+    }
+
+    /// Completes once the request watched by `watch` was inactive for `timeout` while no
+    /// question was open. Never completes while a question stays open.
+    pub(crate) async fn expired(&self, timeout: Duration, watch: &ProgressWatch<'_>) {
+        let mut questions = self.questions.subscribe();
+        loop {
+            // Paused while a question is open (the sender lives in `self`, so this cannot
+            // fail while we borrow it).
+            if questions.wait_for(|n| *n == 0).await.is_err() {
+                return;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(timeout) => return,
+                () = watch.notify.notified() => {}
+                _ = questions.wait_for(|n| *n > 0) => {}
+            }
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn open_questions(&self) -> usize {
+        *self.questions.borrow()
+    }
+}
+
+/// An open question; dropping it closes the question.
+#[derive(Debug)]
+pub(crate) struct QuestionGuard<'a> {
+    activity: &'a CallActivity,
+}
+
+impl Drop for QuestionGuard<'_> {
+    fn drop(&mut self) {
+        self.activity
+            .questions
+            .send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// The progress watcher of one request; dropping it unregisters it.
+#[derive(Debug)]
+pub(crate) struct ProgressWatch<'a> {
+    activity: &'a CallActivity,
+    token: ProgressToken,
+    notify: Arc<Notify>,
+}
+
+impl Drop for ProgressWatch<'_> {
+    fn drop(&mut self) {
+        self.activity
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.token);
+    }
+}
+
+#[cfg(test)]
+#[path = "activity_tests.rs"]
+mod tests;
