@@ -14,8 +14,12 @@ pub enum CatalogKind {
 }
 
 impl CatalogKind {
-    pub const ALL: [CatalogKind; 4] =
-        [CatalogKind::Tool, CatalogKind::Resource, CatalogKind::ResourceTemplate, CatalogKind::Prompt];
+    pub const ALL: [CatalogKind; 4] = [
+        CatalogKind::Tool,
+        CatalogKind::Resource,
+        CatalogKind::ResourceTemplate,
+        CatalogKind::Prompt,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {

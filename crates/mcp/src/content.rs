@@ -9,8 +9,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResourceContent {
-    Text { uri: String, mime_type: Option<String>, text: String },
-    Blob { uri: String, mime_type: Option<String>, blob_base64: String },
+    Text {
+        uri: String,
+        mime_type: Option<String>,
+        text: String,
+    },
+    Blob {
+        uri: String,
+        mime_type: Option<String>,
+        blob_base64: String,
+    },
     /// Both or neither of `text`/`blob`, or otherwise unparseable: reported, never a panic.
     Invalid { uri: Option<String>, reason: String },
 }
@@ -24,8 +32,14 @@ pub enum ContentItem {
         #[serde(skip_serializing_if = "Option::is_none")]
         annotations: Option<serde_json::Value>,
     },
-    Image { data_base64: String, mime_type: Option<String> },
-    Audio { data_base64: String, mime_type: Option<String> },
+    Image {
+        data_base64: String,
+        mime_type: Option<String>,
+    },
+    Audio {
+        data_base64: String,
+        mime_type: Option<String>,
+    },
     /// A `resource_link`: the model can follow up with `mcp_read_<server>`.
     ResourceLink {
         uri: String,

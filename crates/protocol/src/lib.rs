@@ -7,4 +7,5 @@ pub mod server;
 pub use function::FunctionDeclaration;
 pub use server::{
     ApprovalPolicy, Exposure, HttpSpec, McpServerSpec, McpTransport, StdioSpec, Timeouts,
+    redact_url,
 };

@@ -100,10 +100,13 @@ pub struct HttpSpec {
 
 impl fmt::Debug for HttpSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<String> =
-            self.headers.iter().map(|(k, _)| format!("{k}: <redacted>")).collect();
+        let headers: Vec<String> = self
+            .headers
+            .iter()
+            .map(|(k, _)| format!("{k}: <redacted>"))
+            .collect();
         f.debug_struct("HttpSpec")
-            .field("url", &self.url)
+            .field("url", &redact_url(&self.url))
             .field("headers", &headers)
             .field("bearer_token_env", &self.bearer_token_env)
             .finish()
@@ -120,7 +123,10 @@ pub struct Timeouts {
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Timeouts { startup: DEFAULT_STARTUP_TIMEOUT, call: DEFAULT_TOOL_TIMEOUT }
+        Timeouts {
+            startup: DEFAULT_STARTUP_TIMEOUT,
+            call: DEFAULT_TOOL_TIMEOUT,
+        }
     }
 }
 
@@ -148,4 +154,76 @@ pub enum Exposure {
     Direct,
     /// The five meta-functions.
     Meta,
+}
+
+/// The URL with its user-info and query values hidden: `https://user:pw@h/p?token=x` becomes
+/// `https://<redacted>@h/p?token=<redacted>`. Tokens are often put there; logs must not see them.
+pub fn redact_url(url: &str) -> String {
+    let (base, fragment) = url
+        .split_once('#')
+        .map_or((url, None), |(b, f)| (b, Some(f)));
+    let (base, query) = base
+        .split_once('?')
+        .map_or((base, None), |(b, q)| (b, Some(q)));
+    let mut out = match base.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+            match authority.rsplit_once('@') {
+                Some((_, host)) => format!("{scheme}://<redacted>@{host}{path}"),
+                None => base.to_string(),
+            }
+        }
+        None => base.to_string(),
+    };
+    if let Some(q) = query {
+        let parts: Vec<String> = q
+            .split('&')
+            .map(|kv| match kv.split_once('=') {
+                Some((k, _)) => format!("{k}=<redacted>"),
+                None => kv.to_string(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&parts.join("&"));
+    }
+    if fragment.is_some() {
+        out.push_str("#<redacted>");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_secrets_are_redacted() {
+        assert_eq!(
+            redact_url("https://mcp.example.com/mcp"),
+            "https://mcp.example.com/mcp"
+        );
+        assert_eq!(
+            redact_url("https://u:pw@h.example/p?token=abc&x=1#frag"),
+            "https://<redacted>@h.example/p?token=<redacted>&x=<redacted>#<redacted>"
+        );
+    }
+
+    #[test]
+    fn debug_of_specs_shows_no_secret() {
+        let http = HttpSpec {
+            url: "http://127.0.0.1:1/mcp?key=SECRET1".into(),
+            headers: vec![("Authorization".into(), "Bearer SECRET2".into())],
+            bearer_token_env: Some("TOKEN_VAR".into()),
+        };
+        let stdio = StdioSpec {
+            command: "srv".into(),
+            args: vec![],
+            env: [("API_KEY".to_string(), "SECRET3".to_string())].into(),
+            cwd: None,
+        };
+        let text = format!("{http:?} {stdio:?}");
+        for secret in ["SECRET1", "SECRET2", "SECRET3"] {
+            assert!(!text.contains(secret), "{text}");
+        }
+    }
 }

@@ -126,8 +126,7 @@ fn crashing_server_is_failed_with_its_stderr_tail() {
 fn no_server_process_or_grandchild_outlives_the_command() {
     let home = Home::new();
     let log = home.path().join("events.jsonl");
-    let mut startup = coyote_test_support::Startup::default();
-    startup.spawn_grandchild = true;
+    let startup = coyote_test_support::Startup { spawn_grandchild: true, ..Default::default() };
     let scenario = Scenario::builder()
         .startup(startup)
         .event_log(&log)
