@@ -341,3 +341,46 @@ async fn item_60_dialog_names_are_flattened() {
         "{msg}"
     );
 }
+
+#[tokio::test]
+async fn item_59_cancelled_tool_call_withdraws_the_prompt() {
+    use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
+    let h = Harness::start(Setup::default().human(Human::Silent))
+        .await
+        .unwrap();
+    let mut params = CallToolRequestParams::new("application");
+    params.arguments = Some(crate::common::as_map(
+        json!({"action": "delete", "uuid": "app-api"}),
+    ));
+    let handle = h
+        .client
+        .peer()
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(Request::new(params)),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    // Wait for the event (the question reaching the human), not for a clock.
+    for _ in 0..500 {
+        if !h.asked().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(h.asked().len(), 1);
+    handle
+        .cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    let mut withdrawn = false;
+    for _ in 0..500 {
+        if h.progress().iter().any(|p| p.get("cancelled").is_some()) {
+            withdrawn = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(withdrawn, "the server withdrew its elicitation request");
+    assert!(h.fixture.mutations().is_empty());
+}

@@ -981,3 +981,21 @@ async fn upstream_404_is_an_error_text() {
         .await;
     assert!(text.starts_with("Error: "), "{text}");
 }
+
+#[tokio::test]
+async fn item_61_budgets() {
+    let h = Harness::start(Setup::default()).await.unwrap();
+    let tools = serde_json::to_string(&json!({"tools": h.tools().await})).unwrap();
+    assert!(
+        tools.len() <= 33_225,
+        "tools/list {} bytes must not exceed the reference's 33,225",
+        tools.len()
+    );
+    let info = serde_json::to_value(h.client.peer().peer_info().unwrap()).unwrap();
+    assert!(info["instructions"].as_str().unwrap().chars().count() / 4 < 600);
+    let h = Harness::start(Setup::default().fleet()).await.unwrap();
+    let info = serde_json::to_value(h.client.peer().peer_info().unwrap()).unwrap();
+    assert!(info["instructions"].as_str().unwrap().chars().count() / 4 < 600);
+    let prompts = serde_json::to_string(&json!({"prompts": h.prompts().await})).unwrap();
+    assert!(prompts.chars().count() / 4 < 400);
+}

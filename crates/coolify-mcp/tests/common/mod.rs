@@ -33,9 +33,21 @@ pub enum Human {
 pub struct TestClient {
     human: Human,
     pub asked: Arc<Mutex<Vec<Value>>>,
+    pub progress: Arc<Mutex<Vec<Value>>>,
 }
 
 impl ClientHandler for TestClient {
+    async fn on_cancelled(
+        &self,
+        params: rmcp::model::CancelledNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap()
+            .push(json!({"cancelled": serde_json::to_value(&params).unwrap()}));
+    }
+
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
@@ -55,6 +67,17 @@ impl ClientHandler for TestClient {
             }
         };
         Ok(serde_json::from_value(json!({"action": action})).unwrap())
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap()
+            .push(serde_json::to_value(&params).unwrap());
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -82,6 +105,8 @@ pub struct Setup {
     /// Extra instances (fleet mode when non-empty): `(name, url)`; `None` url = the fixture.
     pub extra: Vec<(String, Option<String>)>,
     pub timing: Timing,
+    /// Name of the first (default) instance.
+    pub default_name: String,
 }
 
 impl Default for Setup {
@@ -93,6 +118,7 @@ impl Default for Setup {
             elicitation: ElicitationSetting::Enabled,
             extra: Vec::new(),
             timing: Timing::default(),
+            default_name: "default".into(),
         }
     }
 }
@@ -129,6 +155,7 @@ pub struct Harness {
     pub server: CoolifyServer,
     pub client: RunningService<RoleClient, TestClient>,
     pub asked: Arc<Mutex<Vec<Value>>>,
+    pub progress: Arc<Mutex<Vec<Value>>>,
 }
 
 pub fn spec(name: &str, url: &str) -> InstanceSpec {
@@ -145,7 +172,7 @@ pub fn factory() -> BackendFactory {
 }
 
 pub fn build_server(fixture_url: &str, setup: &Setup) -> CoolifyServer {
-    let mut instances = vec![spec("default", fixture_url)];
+    let mut instances = vec![spec(&setup.default_name, fixture_url)];
     for (name, url) in &setup.extra {
         instances.push(spec(name, url.as_deref().unwrap_or(fixture_url)));
     }
@@ -175,9 +202,11 @@ impl Harness {
             }
         });
         let asked = Arc::new(Mutex::new(Vec::new()));
+        let progress = Arc::new(Mutex::new(Vec::new()));
         let client = TestClient {
             human: setup.human,
             asked: asked.clone(),
+            progress: progress.clone(),
         }
         .serve(b)
         .await?;
@@ -186,6 +215,7 @@ impl Harness {
             server,
             client,
             asked,
+            progress,
         })
     }
 
@@ -314,6 +344,10 @@ impl Harness {
             .iter()
             .map(|r| format!("{} {}", r.method, r.path_and_query()))
             .collect()
+    }
+
+    pub fn progress(&self) -> Vec<Value> {
+        self.progress.lock().unwrap().clone()
     }
 
     pub fn asked(&self) -> Vec<Value> {
