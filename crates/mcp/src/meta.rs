@@ -9,9 +9,11 @@
 //! prompt iff prompts.
 
 pub mod actions;
+mod annotations;
 mod declarations;
 pub mod dispatch;
 
+pub use annotations::ANNOTATION_MEMO_CAPACITY;
 pub use declarations::{declarations, declarations_for_all};
 pub use dispatch::{DispatchBody, DispatchError, DispatchOutcome, MetaDispatcher};
 

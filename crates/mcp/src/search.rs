@@ -90,70 +90,87 @@ fn shorten(text: &str) -> String {
 #[derive(Debug)]
 pub struct CatalogIndex<'a> {
     items: &'a [CatalogItem],
-    /// term → (document, term frequency)
-    postings: HashMap<String, Vec<(u32, u32)>>,
+    /// term → term id (index into `postings`)
+    terms: HashMap<String, u32>,
+    /// per term: (document, term frequency)
+    postings: Vec<Vec<(u32, u32)>>,
     doc_len: Vec<u32>,
     avg_len: f64,
 }
 
 impl<'a> CatalogIndex<'a> {
     pub fn new(items: &'a [CatalogItem]) -> Self {
-        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-        let mut doc_len = Vec::with_capacity(items.len());
-        let mut counts: HashMap<String, u32> = HashMap::new();
+        let mut index = CatalogIndex {
+            items,
+            terms: HashMap::new(),
+            postings: Vec::new(),
+            doc_len: Vec::with_capacity(items.len()),
+            avg_len: 1.0,
+        };
+        // Reused across documents: (term id, weighted count) of the current document.
+        let mut counts: Vec<(u32, u32)> = Vec::new();
+        let mut buf = String::new();
         for (doc, item) in items.iter().enumerate() {
             counts.clear();
             let mut len = 0u32;
-            let mut add = |text: &str, weight: u32| {
-                tokenize(text, |t| {
-                    *counts.entry(t).or_default() += weight;
-                    len += weight;
-                })
-            };
-            add(&item.name, NAME_WEIGHT);
+            let mut fields: Vec<(&str, u32)> = vec![(&item.name, NAME_WEIGHT)];
             if item.id != item.name {
-                add(&item.id, 1);
+                fields.push((&item.id, 1));
             }
             if let Some(title) = &item.title {
-                add(title, NAME_WEIGHT);
+                fields.push((title, NAME_WEIGHT));
             }
             if let Some(description) = &item.description {
-                add(description, 1);
+                fields.push((description, 1));
             }
             if let Some(uri) = item.uri.as_ref().filter(|u| **u != item.id) {
-                add(uri, 1);
+                fields.push((uri, 1));
+            }
+            for (text, weight) in fields {
+                tokenize(text, &mut buf, |term| {
+                    let id = index.term_id(term);
+                    match counts.iter_mut().find(|(t, _)| *t == id) {
+                        Some((_, n)) => *n += weight,
+                        None => counts.push((id, weight)),
+                    }
+                    len += weight;
+                });
             }
             let doc = u32::try_from(doc).unwrap_or(u32::MAX);
-            for (term, tf) in counts.drain() {
-                postings.entry(term).or_default().push((doc, tf));
+            for &(term, tf) in &counts {
+                index.postings[term as usize].push((doc, tf));
             }
-            doc_len.push(len);
+            index.doc_len.push(len);
         }
-        let total: u64 = doc_len.iter().map(|l| u64::from(*l)).sum();
-        let avg_len = if items.is_empty() {
-            1.0
-        } else {
-            (total as f64 / items.len() as f64).max(1.0)
-        };
-        CatalogIndex {
-            items,
-            postings,
-            doc_len,
-            avg_len,
+        let total: u64 = index.doc_len.iter().map(|l| u64::from(*l)).sum();
+        if !items.is_empty() {
+            index.avg_len = (total as f64 / items.len() as f64).max(1.0);
         }
+        index
+    }
+
+    fn term_id(&mut self, term: &str) -> u32 {
+        if let Some(id) = self.terms.get(term) {
+            return *id;
+        }
+        let id = u32::try_from(self.postings.len()).unwrap_or(u32::MAX);
+        self.terms.insert(term.to_string(), id);
+        self.postings.push(Vec::new());
+        id
     }
 
     /// The `top_k` best items for `query` (clamped), best first; only items matching at least
     /// one query word. A query with no words lists the first `top_k` items.
     pub fn search(&self, query: &str, top_k: usize) -> Vec<SearchHit<'a>> {
         let top_k = top_k.clamp(MIN_TOP_K, MAX_TOP_K);
-        let mut terms = Vec::new();
-        tokenize(query, |t| {
-            if !terms.contains(&t) {
-                terms.push(t)
+        let mut words: Vec<String> = Vec::new();
+        let mut buf = String::new();
+        tokenize(query, &mut buf, |t| {
+            if !words.iter().any(|w| w == t) {
+                words.push(t.to_string())
             }
         });
-        if terms.is_empty() {
+        if words.is_empty() {
             return self
                 .items
                 .iter()
@@ -163,10 +180,11 @@ impl<'a> CatalogIndex<'a> {
         }
         let n = self.items.len() as f64;
         let mut scores = vec![0.0f64; self.items.len()];
-        for term in &terms {
-            let Some(list) = self.postings.get(term) else {
+        for word in &words {
+            let Some(&id) = self.terms.get(word) else {
                 continue;
             };
+            let list = &self.postings[id as usize];
             let df = list.len() as f64;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(doc, tf) in list {
@@ -204,43 +222,51 @@ pub fn search_catalog<'a>(
 }
 
 /// Lower-cased alphanumeric words; camelCase words also yield their parts; a plural `s` is
-/// dropped so "issue" finds "issues".
-fn tokenize(text: &str, mut emit: impl FnMut(String)) {
+/// dropped so "issue" finds "issues". `buf` is scratch space, so indexing allocates only for
+/// new terms.
+fn tokenize(text: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
     for word in text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
     {
-        let lower = word.to_lowercase();
-        let parts = camel_parts(word);
-        if parts.len() > 1 {
-            for part in parts {
-                emit(normalise(part.to_lowercase()));
+        if has_camel_break(word) {
+            let mut start = 0;
+            let mut prev_lower = false;
+            for (i, c) in word.char_indices() {
+                if c.is_uppercase() && prev_lower {
+                    emit(normalise(&word[start..i], buf));
+                    start = i;
+                }
+                prev_lower = c.is_lowercase() || c.is_ascii_digit();
             }
+            emit(normalise(&word[start..], buf));
         }
-        emit(normalise(lower));
+        emit(normalise(word, buf));
     }
 }
 
-fn camel_parts(word: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut start = 0;
+fn has_camel_break(word: &str) -> bool {
     let mut prev_lower = false;
-    for (i, c) in word.char_indices() {
+    for c in word.chars() {
         if c.is_uppercase() && prev_lower {
-            parts.push(&word[start..i]);
-            start = i;
+            return true;
         }
         prev_lower = c.is_lowercase() || c.is_ascii_digit();
     }
-    parts.push(&word[start..]);
-    parts
+    false
 }
 
-fn normalise(mut word: String) -> String {
-    if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
-        word.pop();
+fn normalise<'b>(word: &str, buf: &'b mut String) -> &'b str {
+    buf.clear();
+    if word.is_ascii() {
+        buf.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        buf.extend(word.chars().flat_map(char::to_lowercase));
     }
-    word
+    if buf.len() > 3 && buf.ends_with('s') && !buf.ends_with("ss") {
+        buf.pop();
+    }
+    buf
 }
 
 #[cfg(test)]

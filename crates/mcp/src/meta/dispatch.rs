@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::actions::{self, DescribeRequest, PromptRequest, ReadRequest, SearchRequest};
+use super::annotations::AnnotationMemo;
 use super::{MetaFunction, MetaKind};
 use crate::catalog_item::CatalogKind;
 use crate::error::McpError;
@@ -98,12 +99,17 @@ impl DispatchError {
 pub struct MetaDispatcher {
     runtime: McpRuntime,
     spill: SpillStore,
+    annotations: AnnotationMemo,
 }
 
 impl MetaDispatcher {
     /// `spill` is where binaries and oversized results go (`<cache>/mcp-resources`).
     pub fn new(runtime: McpRuntime, spill: SpillStore) -> Self {
-        MetaDispatcher { runtime, spill }
+        MetaDispatcher {
+            runtime,
+            spill,
+            annotations: AnnotationMemo::default(),
+        }
     }
 
     pub fn spill_store(&self) -> &SpillStore {
@@ -124,23 +130,26 @@ impl MetaDispatcher {
         let call = parse_call(&function, args)?;
         let handle = self.runtime.server(&function.server)?;
         let (body, is_error) = match call {
-            Call::Search(req) => (
-                DispatchBody::Json(actions::search(&handle, req).await?),
-                false,
-            ),
-            Call::Describe(req) => (
-                DispatchBody::Json(actions::describe(&handle, req).await?),
-                false,
-            ),
+            Call::Search(req) => {
+                let out = actions::search(&handle, req).await?;
+                self.annotations.learn(handle.name(), &out);
+                (DispatchBody::Json(out), false)
+            }
+            Call::Describe(req) => {
+                let out = actions::describe(&handle, req).await?;
+                self.annotations.learn(handle.name(), &out);
+                (DispatchBody::Json(out), false)
+            }
             Call::Invoke { tool, arguments } => {
                 let (value, is_error) =
                     actions::invoke(&handle, &self.spill, &tool, arguments).await?;
                 (DispatchBody::Json(value), is_error)
             }
-            Call::Read(req) => (
-                DispatchBody::Json(actions::read(&handle, &self.spill, req).await?),
-                false,
-            ),
+            Call::Read(req) => {
+                let mut out = actions::read(&handle, &self.spill, req).await?;
+                self.annotations.annotate(handle.name(), &mut out);
+                (DispatchBody::Json(out), false)
+            }
             Call::Prompt(req) => (
                 DispatchBody::Text(actions::prompt(&handle, &self.spill, req).await?),
                 false,

@@ -558,3 +558,32 @@ async fn prompt_is_flattened_verbatim_and_required_arguments_are_checked() {
     );
     f.close().await;
 }
+
+#[tokio::test]
+async fn audience_annotations_surface_in_search_and_read() {
+    let scenario = Scenario::builder()
+        .capabilities(Capabilities::all())
+        .resource_spec(coyote_test_support::ResourceSpec {
+            uri: "fake://notes".into(),
+            name: "private notes".into(),
+            title: None,
+            description: Some("notes for the user".into()),
+            mime_type: Some("text/plain".into()),
+            annotations: Some(json!({"audience": ["user"]})),
+            body: ResourceBody::Text { text: "n".into() },
+        })
+        .build();
+    let f = Fixture::new(scenario).await;
+    // Unknown until the model has seen it: nothing invented.
+    let before = f.json("mcp_read_srv", json!({"uri": "fake://notes"})).await;
+    assert!(before.get("annotations").is_none(), "{before}");
+    let hits = f.json("mcp_search_srv", json!({"query": "notes"})).await;
+    assert_eq!(
+        hits["results"][0]["annotations"],
+        json!({"audience": ["user"]})
+    );
+    let read = f.json("mcp_read_srv", json!({"uri": "fake://notes"})).await;
+    assert_eq!(read["annotations"], json!({"audience": ["user"]}));
+    assert_eq!(read["text"], "n");
+    f.close().await;
+}

@@ -14,18 +14,31 @@ const CONTENT_DOC: &str = include_str!("../../../../docs/resources-and-prompts.m
 /// The lines of the block after `<!-- doc-test: name -->` (a table, or a fenced block's body).
 fn block(doc: &str, name: &str) -> Vec<String> {
     let marker = format!("<!-- doc-test: {name} -->");
-    let start = doc.find(&marker).unwrap_or_else(|| panic!("marker {name} missing")) + marker.len();
+    let start = doc
+        .find(&marker)
+        .unwrap_or_else(|| panic!("marker {name} missing"))
+        + marker.len();
     let mut lines = doc[start..].lines().skip_while(|l| l.trim().is_empty());
     let first = lines.next().expect("block");
     if first.starts_with("```") {
-        lines.take_while(|l| !l.starts_with("```")).map(str::to_string).collect()
+        lines
+            .take_while(|l| !l.starts_with("```"))
+            .map(str::to_string)
+            .collect()
     } else {
-        std::iter::once(first).chain(lines.take_while(|l| l.starts_with('|'))).map(str::to_string).collect()
+        std::iter::once(first)
+            .chain(lines.take_while(|l| l.starts_with('|')))
+            .map(str::to_string)
+            .collect()
     }
 }
 
 fn cells(row: &str) -> Vec<String> {
-    row.trim().trim_matches('|').split('|').map(|c| c.trim().to_string()).collect()
+    row.trim()
+        .trim_matches('|')
+        .split('|')
+        .map(|c| c.trim().to_string())
+        .collect()
 }
 
 #[test]
@@ -43,8 +56,10 @@ fn gating_table_matches_the_code() {
             completions: false,
             peer_info_missing: c[3] == "missing",
         };
-        let declared: Vec<String> =
-            enabled_kinds(&features).iter().map(|k| k.prefix().trim_start_matches("mcp_").to_string()).collect();
+        let declared: Vec<String> = enabled_kinds(&features)
+            .iter()
+            .map(|k| k.prefix().trim_start_matches("mcp_").to_string())
+            .collect();
         assert_eq!(declared.join(", "), c[4], "row {row}");
     }
 }
@@ -54,7 +69,11 @@ fn name_examples_parse_as_documented() {
     for line in block(META_DOC, "names") {
         let (name, expected) = line.split_once("->").unwrap();
         let got = match MetaFunction::parse(name.trim()) {
-            Some(f) => format!("{} on server {}", f.kind.prefix().trim_start_matches("mcp_"), f.server),
+            Some(f) => format!(
+                "{} on server {}",
+                f.kind.prefix().trim_start_matches("mcp_"),
+                f.server
+            ),
             None => "not a meta-function".to_string(),
         };
         assert_eq!(got, expected.trim(), "{line}");
@@ -64,15 +83,30 @@ fn name_examples_parse_as_documented() {
 #[test]
 fn limits_table_matches_the_constants() {
     let rows = block(CONTENT_DOC, "limits");
-    let values: BTreeMap<String, String> =
-        rows[2..].iter().map(|r| cells(r)).map(|c| (c[0].trim_matches('`').to_string(), c[1].clone())).collect();
+    let values: BTreeMap<String, String> = rows[2..]
+        .iter()
+        .map(|r| cells(r))
+        .map(|c| (c[0].trim_matches('`').to_string(), c[1].clone()))
+        .collect();
     let expected: BTreeMap<String, String> = [
         ("DEFAULT_MAX_BYTES", render::DEFAULT_MAX_BYTES as u64),
         ("MAX_BYTES_CLAMP", render::MAX_BYTES_CLAMP as u64),
-        ("RESPONSE_CEILING_BYTES", render::RESPONSE_CEILING_BYTES as u64),
-        ("TOOL_RESULT_TEXT_CEILING_BYTES", render::TOOL_RESULT_TEXT_CEILING_BYTES as u64),
-        ("MAX_BLOB_DECODED_BYTES", render::MAX_BLOB_DECODED_BYTES as u64),
-        ("SPILL_EVICTION_LIMIT_BYTES", render::SPILL_EVICTION_LIMIT_BYTES),
+        (
+            "RESPONSE_CEILING_BYTES",
+            render::RESPONSE_CEILING_BYTES as u64,
+        ),
+        (
+            "TOOL_RESULT_TEXT_CEILING_BYTES",
+            render::TOOL_RESULT_TEXT_CEILING_BYTES as u64,
+        ),
+        (
+            "MAX_BLOB_DECODED_BYTES",
+            render::MAX_BLOB_DECODED_BYTES as u64,
+        ),
+        (
+            "SPILL_EVICTION_LIMIT_BYTES",
+            render::SPILL_EVICTION_LIMIT_BYTES,
+        ),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -85,10 +119,19 @@ fn paging_example_runs() {
     let text = "héllo wörld";
     for line in block(CONTENT_DOC, "paging") {
         // offset N -> "TEXT" next_offset M|none
-        let (offset, rest) = line.trim_start_matches("offset ").split_once(" -> ").unwrap();
+        let (offset, rest) = line
+            .trim_start_matches("offset ")
+            .split_once(" -> ")
+            .unwrap();
         let page = page_text(text, offset.parse().unwrap(), 5);
-        let next = page.next_offset.map_or("none".to_string(), |n| n.to_string());
-        assert_eq!(rest, format!("{:?} next_offset {next}", page.text), "{line}");
+        let next = page
+            .next_offset
+            .map_or("none".to_string(), |n| n.to_string());
+        assert_eq!(
+            rest,
+            format!("{:?} next_offset {next}", page.text),
+            "{line}"
+        );
     }
 }
 
@@ -99,7 +142,10 @@ fn pattern_example_runs() {
     let input_at = lines.iter().position(|l| l == "input:").unwrap();
     let output_at = lines.iter().position(|l| l == "output:").unwrap();
     let input = lines[input_at + 1..output_at].join("\n");
-    let output: String = lines[output_at + 1..].iter().map(|l| format!("{l}\n")).collect();
+    let output: String = lines[output_at + 1..]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
     assert_eq!(LineFilter::new(pattern).unwrap().filter(&input), output);
 }
 
@@ -110,22 +156,40 @@ fn template_example_runs() {
     let mut words = left.split_whitespace();
     let template = words.next().unwrap();
     let args = crate::prompt::parse_kv_args(&words.collect::<Vec<_>>().join(" ")).unwrap();
-    assert_eq!(crate::uri_template::expand(template, &args).unwrap(), expected.trim());
+    assert_eq!(
+        crate::uri_template::expand(template, &args).unwrap(),
+        expected.trim()
+    );
 }
 
 #[test]
 fn prompt_example_runs() {
     let dir = tempfile::tempdir().unwrap();
     let store = SpillStore::new(dir.path());
-    let ctx = RenderContext { server: "s", spill: &store };
-    let text = |t: &str| ContentItem::Text { text: t.into(), annotations: None };
+    let ctx = RenderContext {
+        server: "s",
+        spill: &store,
+    };
+    let text = |t: &str| ContentItem::Text {
+        text: t.into(),
+        annotations: None,
+    };
     let result = PromptResult {
         description: None,
         messages: vec![
-            PromptMessage { role: PromptMessageRole::User, content: text("Summarise issue 42") },
-            PromptMessage { role: PromptMessageRole::Assistant, content: text("Which repository?") },
+            PromptMessage {
+                role: PromptMessageRole::User,
+                content: text("Summarise issue 42"),
+            },
+            PromptMessage {
+                role: PromptMessageRole::Assistant,
+                content: text("Which repository?"),
+            },
         ],
     };
-    let expected: String = block(CONTENT_DOC, "prompt").iter().map(|l| format!("{l}\n")).collect();
+    let expected: String = block(CONTENT_DOC, "prompt")
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
     assert_eq!(crate::prompt::flatten(&result, &ctx), expected);
 }
