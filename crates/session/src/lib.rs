@@ -1,1 +1,31 @@
-//! session (skeleton; see ARCHITECTURE in docs/architecture.md)
+//! coyote-session: the UI-free turn loop. A front-end (one-shot chat, the REPL, a delegate
+//! agent) builds one [`Session`] — model, MCP runtime, options — owns a [`Conversation`] (a
+//! plain serialisable value) and calls [`Session::run_turn`] with a [`TurnContext`]: an
+//! [`EventSink`] for the typed [`SessionEvent`]s, an [`Approver`] for tool approval, and a
+//! cancellation token. Knows no terminal, clap or config crate.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod approval;
+mod calls;
+mod conversation;
+mod event;
+mod repeat;
+mod session;
+mod tools;
+mod turn;
+
+pub use approval::{
+    ApprovalDecision, ApprovalPolicies, ApprovalReason, ApprovalRequest, ApproveAll, Approver,
+    RefuseAll, ServerPolicy, ToolAnnotations, approval_reason,
+};
+pub use calls::CANCELLED_TEXT;
+pub use conversation::{Conversation, UsageTotals};
+pub use event::{EventLog, EventSink, NoEvents, SessionEvent, StopReason, ToolCallStatus};
+pub use repeat::MAX_IDENTICAL_CALLS;
+pub use session::{
+    DEFAULT_MAX_TOOL_ROUNDS, MAX_CONCURRENT_TOOL_CALLS, ModelSettings, Session, SessionBuilder,
+    SessionOptions, TurnContext,
+};
+pub use tokio_util::sync::CancellationToken;
+pub use tools::ServerSelection;
+pub use turn::{SessionError, TurnOutcome};

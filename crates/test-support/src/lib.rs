@@ -11,6 +11,7 @@
 mod catalog;
 pub mod content;
 pub mod events;
+pub mod fake_llm;
 mod http;
 mod in_process;
 mod items;

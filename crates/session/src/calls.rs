@@ -1,0 +1,397 @@
+//! Runs the tool calls of one round: first, in the order the model made them, each call is
+//! checked (arguments, the repeat guard, approval — one question at a time); then the calls
+//! that may run go to the MCP dispatcher concurrently, at most
+//! [`crate::MAX_CONCURRENT_TOOL_CALLS`] at once.
+//!
+//! Invariants: every call gets exactly one [`ToolResult`] and exactly one
+//! `ToolCallStarted`/`ToolCallFinished` pair, whatever happens; results come back in call
+//! order. On cancellation the in-flight dispatch futures are dropped — the MCP host then sends
+//! `notifications/cancelled` for each request — and every unfinished call is answered
+//! "cancelled by the user". A call to a server that is not Ready is answered with its state at
+//! check time, so a server that becomes Ready mid-round can never run an unapproved tool.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use coyote_llm::{ToolCall, ToolResult};
+use futures::StreamExt;
+use serde_json::Value;
+
+use crate::approval::{
+    ApprovalDecision, ApprovalRequest, ToolAnnotations, approval_reason, refusal_text,
+};
+use crate::event::{SessionEvent, ToolCallStatus};
+use crate::repeat::{RepeatGuard, repeated_text};
+use crate::session::{MAX_CONCURRENT_TOOL_CALLS, Session, TurnContext};
+use crate::tools::CallTarget;
+
+/// The tool result of a call the user cancelled.
+pub const CANCELLED_TEXT: &str = "cancelled by the user";
+
+/// What to do with one call after the checks.
+#[derive(Debug)]
+enum Plan {
+    Run {
+        arguments: Value,
+    },
+    Answer {
+        status: ToolCallStatus,
+        text: String,
+    },
+}
+
+#[derive(Debug)]
+struct Checked {
+    call: ToolCall,
+    target: CallTarget,
+    /// For events: the parsed object, or the raw text when it was not an object.
+    shown_arguments: Value,
+    plan: Plan,
+}
+
+/// Per-turn state of the call checks.
+#[derive(Debug, Default)]
+pub(crate) struct CallState {
+    pub(crate) guard: RepeatGuard,
+    /// Tool annotations by server, listed at most once per turn.
+    annotations: BTreeMap<String, Option<BTreeMap<String, Option<Value>>>>,
+}
+
+/// Whether the round ran to the end or was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RoundEnd {
+    Completed,
+    Cancelled,
+}
+
+/// Answers every call of `calls`; results in call order.
+pub(crate) async fn run_round(
+    session: &Session,
+    state: &mut CallState,
+    calls: &[ToolCall],
+    ctx: &TurnContext<'_>,
+) -> (Vec<ToolResult>, RoundEnd) {
+    let mut checked = Vec::with_capacity(calls.len());
+    let mut end = RoundEnd::Completed;
+    for call in calls {
+        let item = if end == RoundEnd::Cancelled {
+            cancelled_unchecked(call)
+        } else {
+            match check(session, state, call, ctx).await {
+                Some(item) => item,
+                None => {
+                    end = RoundEnd::Cancelled;
+                    cancelled_unchecked(call)
+                }
+            }
+        };
+        checked.push(item);
+    }
+    if end == RoundEnd::Cancelled {
+        // Nothing runs once the user cancelled during the checks.
+        for item in &mut checked {
+            if matches!(item.plan, Plan::Run { .. }) {
+                item.plan = Plan::Answer {
+                    status: ToolCallStatus::Cancelled,
+                    text: CANCELLED_TEXT.to_owned(),
+                };
+            }
+        }
+    }
+    let (results, run_end) = execute(session, checked, ctx).await;
+    let end = if run_end == RoundEnd::Cancelled {
+        RoundEnd::Cancelled
+    } else {
+        end
+    };
+    (results, end)
+}
+
+fn cancelled_unchecked(call: &ToolCall) -> Checked {
+    Checked {
+        call: call.clone(),
+        target: CallTarget::of(&call.name, None),
+        shown_arguments: shown_arguments(call),
+        plan: Plan::Answer {
+            status: ToolCallStatus::Cancelled,
+            text: CANCELLED_TEXT.to_owned(),
+        },
+    }
+}
+
+fn shown_arguments(call: &ToolCall) -> Value {
+    match call.parse_arguments() {
+        Ok(map) => Value::Object(map),
+        Err(_) => Value::String(call.arguments.clone()),
+    }
+}
+
+/// Checks one call; `None` when the user cancelled while it was being checked.
+async fn check(
+    session: &Session,
+    state: &mut CallState,
+    call: &ToolCall,
+    ctx: &TurnContext<'_>,
+) -> Option<Checked> {
+    let arguments = match call.parse_arguments() {
+        Ok(map) => Value::Object(map),
+        Err(e) => {
+            state.guard.record(&call.name, &call.arguments);
+            return Some(Checked {
+                call: call.clone(),
+                target: CallTarget::of(&call.name, None),
+                shown_arguments: Value::String(call.arguments.clone()),
+                plan: Plan::Answer {
+                    status: ToolCallStatus::Error,
+                    text: e.to_string(),
+                },
+            });
+        }
+    };
+    let target = CallTarget::of(&call.name, Some(&arguments));
+    let answer = |status, text| Plan::Answer { status, text };
+    let plan = if state.guard.record(&call.name, &call.arguments) {
+        answer(ToolCallStatus::Repeated, repeated_text(&call.name))
+    } else if let (Some(server), Some(tool)) = (&target.server, &target.tool) {
+        match approve(session, state, call, server, tool, &arguments, ctx).await? {
+            Ok(()) => Plan::Run {
+                arguments: arguments.clone(),
+            },
+            Err(plan) => plan,
+        }
+    } else {
+        Plan::Run {
+            arguments: arguments.clone(),
+        }
+    };
+    Some(Checked {
+        call: call.clone(),
+        target,
+        shown_arguments: arguments,
+        plan,
+    })
+}
+
+/// `Some(Ok(()))` to run, `Some(Err(answer))` not to, `None` when cancelled while asking.
+async fn approve(
+    session: &Session,
+    state: &mut CallState,
+    call: &ToolCall,
+    server: &str,
+    tool: &str,
+    arguments: &Value,
+    ctx: &TurnContext<'_>,
+) -> Option<Result<(), Plan>> {
+    // A server that is not Ready answers with its state now, and is not asked again later.
+    if let Err(e) = session.runtime.server(server) {
+        return Some(Err(Plan::Answer {
+            status: ToolCallStatus::Error,
+            text: e.to_string(),
+        }));
+    }
+    if session.approvals.is_always(server, tool) {
+        return Some(Ok(()));
+    }
+    let annotations = tokio::select! {
+        biased;
+        _ = ctx.cancel.cancelled() => return None,
+        a = annotations(session, state, server, tool) => a,
+    };
+    let policy = session.options.approvals.get(server);
+    let Some(reason) = approval_reason(&policy, tool, &annotations) else {
+        return Some(Ok(()));
+    };
+    let request = ApprovalRequest {
+        call_id: call.id.clone(),
+        server: server.to_owned(),
+        tool: tool.to_owned(),
+        arguments: arguments.get("arguments").cloned().unwrap_or(Value::Null),
+        reason,
+    };
+    let decision = tokio::select! {
+        biased;
+        _ = ctx.cancel.cancelled() => return None,
+        d = ctx.approver.approve(request) => d,
+    };
+    Some(match decision {
+        ApprovalDecision::Approve => Ok(()),
+        ApprovalDecision::ApproveAlways => {
+            session.approvals.remember(server, tool);
+            Ok(())
+        }
+        ApprovalDecision::Refuse { note } => Err(Plan::Answer {
+            status: ToolCallStatus::Refused,
+            text: refusal_text(server, tool, note.as_deref()),
+        }),
+    })
+}
+
+/// The tool's annotations from the server's list (listed once per server per turn).
+async fn annotations(
+    session: &Session,
+    state: &mut CallState,
+    server: &str,
+    tool: &str,
+) -> ToolAnnotations {
+    if !state.annotations.contains_key(server) {
+        let listed = match session.runtime.server(server) {
+            Ok(handle) => match handle.list_tools().await {
+                Ok(tools) => Some(
+                    tools
+                        .into_iter()
+                        .map(|t| (t.name, t.annotations))
+                        .collect::<BTreeMap<_, _>>(),
+                ),
+                Err(e) => {
+                    tracing::warn!(server, "cannot list tools to check approval: {e}");
+                    None
+                }
+            },
+            Err(_) => None,
+        };
+        state.annotations.insert(server.to_owned(), listed);
+    }
+    match state.annotations.get(server) {
+        Some(Some(tools)) => match tools.get(tool) {
+            Some(hints) => ToolAnnotations::Listed(hints.clone()),
+            None => ToolAnnotations::NotListed,
+        },
+        Some(None) | None => ToolAnnotations::Unknown,
+    }
+}
+
+/// Emits the answered calls, runs the others concurrently, and collects every result.
+async fn execute(
+    session: &Session,
+    checked: Vec<Checked>,
+    ctx: &TurnContext<'_>,
+) -> (Vec<ToolResult>, RoundEnd) {
+    let mut results: Vec<Option<ToolResult>> = vec![None; checked.len()];
+    let started: Mutex<Vec<Option<Instant>>> = Mutex::new(vec![None; checked.len()]);
+    let mut runs = Vec::new();
+    for (index, item) in checked.iter().enumerate() {
+        match &item.plan {
+            Plan::Answer { status, text } => {
+                emit_started(ctx, item);
+                emit_finished(ctx, item, *status, 0, text);
+                results[index] = Some(to_result(&item.call, *status, text.clone()));
+            }
+            Plan::Run { arguments } => runs.push((index, arguments.clone())),
+        }
+    }
+    let mut pending = futures::stream::iter(runs)
+        .map(|(index, arguments)| {
+            let item = &checked[index];
+            let started = &started;
+            async move {
+                let begin = Instant::now();
+                if let Ok(mut s) = started.lock() {
+                    s[index] = Some(begin);
+                }
+                emit_started(ctx, item);
+                let (status, text) = match session
+                    .dispatcher
+                    .dispatch(&item.call.name, arguments)
+                    .await
+                {
+                    Ok(outcome) if outcome.is_error => {
+                        (ToolCallStatus::Error, outcome.to_model_text())
+                    }
+                    Ok(outcome) => (ToolCallStatus::Ok, outcome.to_model_text()),
+                    Err(e) => (ToolCallStatus::Error, e.to_string()),
+                };
+                emit_finished(ctx, item, status, elapsed_ms(begin), &text);
+                (index, to_result(&item.call, status, text))
+            }
+        })
+        .buffer_unordered(MAX_CONCURRENT_TOOL_CALLS);
+    let mut end = RoundEnd::Completed;
+    loop {
+        tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => {
+                end = RoundEnd::Cancelled;
+                break;
+            }
+            next = pending.next() => match next {
+                Some((index, result)) => results[index] = Some(result),
+                None => break,
+            },
+        }
+    }
+    // Dropping the stream drops the in-flight requests: the host sends notifications/cancelled.
+    drop(pending);
+    let started = started.into_inner().unwrap_or_else(|p| p.into_inner());
+    let results = results
+        .into_iter()
+        .enumerate()
+        .map(|(index, result)| {
+            result.unwrap_or_else(|| {
+                let item = &checked[index];
+                let duration = match started[index] {
+                    Some(begin) => elapsed_ms(begin),
+                    None => {
+                        emit_started(ctx, item);
+                        0
+                    }
+                };
+                emit_finished(
+                    ctx,
+                    item,
+                    ToolCallStatus::Cancelled,
+                    duration,
+                    CANCELLED_TEXT,
+                );
+                to_result(
+                    &item.call,
+                    ToolCallStatus::Cancelled,
+                    CANCELLED_TEXT.to_owned(),
+                )
+            })
+        })
+        .collect();
+    (results, end)
+}
+
+fn to_result(call: &ToolCall, status: ToolCallStatus, text: String) -> ToolResult {
+    match status {
+        ToolCallStatus::Ok => ToolResult::success(call.id.clone(), text),
+        ToolCallStatus::Error
+        | ToolCallStatus::Refused
+        | ToolCallStatus::Cancelled
+        | ToolCallStatus::Repeated => ToolResult::error(call.id.clone(), text),
+    }
+}
+
+fn elapsed_ms(begin: Instant) -> u64 {
+    u64::try_from(begin.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn emit_started(ctx: &TurnContext<'_>, item: &Checked) {
+    ctx.events.emit(SessionEvent::ToolCallStarted {
+        call_id: item.call.id.clone(),
+        name: item.call.name.clone(),
+        server: item.target.server.clone(),
+        tool: item.target.tool.clone(),
+        arguments: item.shown_arguments.clone(),
+    });
+}
+
+fn emit_finished(
+    ctx: &TurnContext<'_>,
+    item: &Checked,
+    status: ToolCallStatus,
+    duration_ms: u64,
+    output: &str,
+) {
+    ctx.events.emit(SessionEvent::ToolCallFinished {
+        call_id: item.call.id.clone(),
+        name: item.call.name.clone(),
+        server: item.target.server.clone(),
+        tool: item.target.tool.clone(),
+        status,
+        duration_ms,
+        output: output.to_owned(),
+    });
+}

@@ -1,0 +1,197 @@
+//! [`Session`]: everything a conversation's turns share — the model, the MCP runtime and its
+//! dispatcher, the options, and what the user approved "always" — built once by the front-end
+//! with [`SessionBuilder`]. The conversation itself is not in here: it is a plain value the
+//! front-end owns and passes to [`Session::run_turn`].
+
+use std::sync::Arc;
+
+use coyote_llm::{Provider, StreamMode};
+use coyote_mcp::meta::MetaDispatcher;
+use coyote_mcp::{McpRuntime, SpillStore};
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::{ApprovalMemory, ApprovalPolicies, Approver};
+use crate::event::EventSink;
+use crate::tools::ServerSelection;
+
+/// Tool rounds per turn unless configured (`max_tool_rounds` in config.yaml).
+pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 25;
+
+/// MCP calls of one round that run at the same time; the rest wait for a free slot.
+pub const MAX_CONCURRENT_TOOL_CALLS: usize = 8;
+
+/// The model and its request options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    /// The model id the server knows.
+    pub name: String,
+    /// Output limit per response (`max_tokens` of the model's config entry).
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+}
+
+impl ModelSettings {
+    pub fn named(name: impl Into<String>) -> Self {
+        ModelSettings {
+            name: name.into(),
+            max_tokens: None,
+            temperature: None,
+        }
+    }
+}
+
+/// Per-turn behaviour.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionOptions {
+    /// Rounds of tool calls per turn before the turn stops with
+    /// [`crate::StopReason::MaxToolRounds`].
+    pub max_tool_rounds: u32,
+    pub stream: StreamMode,
+    pub servers: ServerSelection,
+    pub approvals: ApprovalPolicies,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
+            stream: StreamMode::Streaming,
+            servers: ServerSelection::All,
+            approvals: ApprovalPolicies::default(),
+        }
+    }
+}
+
+/// What the front-end lends one turn: where events go, who answers approval questions, and the
+/// token that cancels the turn (Ctrl-C).
+pub struct TurnContext<'a> {
+    pub events: &'a dyn EventSink,
+    pub approver: &'a dyn Approver,
+    pub cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for TurnContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TurnContext")
+            .field("cancelled", &self.cancel.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The shared state of a conversation's turns.
+#[derive(Debug)]
+pub struct Session {
+    pub(crate) provider: Arc<dyn Provider>,
+    pub(crate) model: ModelSettings,
+    pub(crate) runtime: McpRuntime,
+    pub(crate) dispatcher: MetaDispatcher,
+    pub(crate) options: SessionOptions,
+    pub(crate) approvals: ApprovalMemory,
+}
+
+/// Builds a [`Session`].
+#[derive(Debug)]
+pub struct SessionBuilder {
+    provider: Arc<dyn Provider>,
+    model: ModelSettings,
+    runtime: McpRuntime,
+    spill: SpillStore,
+    options: SessionOptions,
+}
+
+impl SessionBuilder {
+    pub fn options(mut self, options: SessionOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    pub fn max_tool_rounds(mut self, rounds: u32) -> Self {
+        self.options.max_tool_rounds = rounds.max(1);
+        self
+    }
+
+    pub fn stream(mut self, stream: StreamMode) -> Self {
+        self.options.stream = stream;
+        self
+    }
+
+    pub fn servers(mut self, servers: ServerSelection) -> Self {
+        self.options.servers = servers;
+        self
+    }
+
+    pub fn approvals(mut self, approvals: ApprovalPolicies) -> Self {
+        self.options.approvals = approvals;
+        self
+    }
+
+    pub fn build(self) -> Session {
+        Session {
+            dispatcher: MetaDispatcher::new(self.runtime.clone(), self.spill),
+            provider: self.provider,
+            model: self.model,
+            runtime: self.runtime,
+            options: self.options,
+            approvals: ApprovalMemory::default(),
+        }
+    }
+}
+
+impl Session {
+    /// `spill` is where binaries and oversized tool results go (`<cache>/mcp-resources`).
+    pub fn builder(
+        provider: Arc<dyn Provider>,
+        model: ModelSettings,
+        runtime: McpRuntime,
+        spill: SpillStore,
+    ) -> SessionBuilder {
+        SessionBuilder {
+            provider,
+            model,
+            runtime,
+            spill,
+            options: SessionOptions::default(),
+        }
+    }
+
+    /// `client:model` style label: the provider's name and the model id.
+    pub fn model_label(&self) -> String {
+        format!("{}:{}", self.provider.name(), self.model.name)
+    }
+
+    pub fn model(&self) -> &ModelSettings {
+        &self.model
+    }
+
+    pub fn provider(&self) -> &Arc<dyn Provider> {
+        &self.provider
+    }
+
+    /// Switches the model for the next turns (`.model`); the conversation carries over.
+    pub fn set_model(&mut self, provider: Arc<dyn Provider>, model: ModelSettings) {
+        self.provider = provider;
+        self.model = model;
+    }
+
+    pub fn runtime(&self) -> &McpRuntime {
+        &self.runtime
+    }
+
+    pub fn dispatcher(&self) -> &MetaDispatcher {
+        &self.dispatcher
+    }
+
+    pub fn options(&self) -> &SessionOptions {
+        &self.options
+    }
+
+    /// Changes which servers the model may use from the next request on (`.mcp enable`).
+    pub fn set_servers(&mut self, servers: ServerSelection) {
+        self.options.servers = servers;
+    }
+
+    /// `(server, tool)` pairs approved "always" in this session.
+    pub fn always_approved(&self) -> Vec<(String, String)> {
+        self.approvals.snapshot()
+    }
+}

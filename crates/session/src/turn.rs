@@ -1,0 +1,237 @@
+//! The turn loop: the user's message → model request (with the gated meta-function
+//! declarations) → streamed answer → tool calls → results → the next request, until the model
+//! answers without calls, the round limit is reached, or the user cancels.
+//!
+//! Invariants:
+//! - Only what the model said becomes an assistant message (never synthesized, D6). A cancelled
+//!   or failed stream keeps the text received so far (tool calls it had not finished are
+//!   dropped: they were never run and never answered); an empty answer adds nothing.
+//! - Every assistant message with tool calls is followed by one result per call, also when the
+//!   round was cancelled, so the conversation is always valid for the next request.
+//! - The round limit stops the turn without another request; the limit is reported to the user
+//!   (event and outcome), not invented as an answer.
+
+use coyote_llm::{
+    AssistantMessage, ChatRequest, FinishReason, LlmError, Message, ResponseAssembler, StreamEvent,
+    Usage,
+};
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::calls::{CallState, RoundEnd, run_round};
+use crate::conversation::Conversation;
+use crate::event::{SessionEvent, StopReason};
+use crate::session::{Session, TurnContext};
+use crate::tools::{NotReady, declarations};
+
+/// How a turn ended without error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnOutcome {
+    pub stop: StopReason,
+    /// Model requests made in this turn.
+    pub rounds: u32,
+    /// Summed over this turn's responses.
+    pub usage: Usage,
+}
+
+/// Why a turn failed. The conversation keeps everything that happened before the failure.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The model request failed (typed; the message says what to do).
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+}
+
+/// How one model request ended.
+enum Answer {
+    Complete(coyote_llm::ChatResponse),
+    Cancelled,
+}
+
+impl Session {
+    /// Runs one turn for `input` (the user's message: typed text, piped input, or a flattened
+    /// prompt — submitted verbatim, never parsed as a command) and appends everything to
+    /// `conversation`.
+    pub async fn run_turn(
+        &self,
+        conversation: &mut Conversation,
+        input: impl Into<String>,
+        ctx: &TurnContext<'_>,
+    ) -> Result<TurnOutcome, SessionError> {
+        conversation.messages.push(Message::user(input));
+        let mut state = CallState::default();
+        let mut usage = Usage::default();
+        let mut warned: Vec<String> = Vec::new();
+        let mut round: u32 = 0;
+        let mut tool_rounds: u32 = 0;
+        loop {
+            round += 1;
+            let (tools, not_ready) = declarations(&self.runtime, &self.options.servers);
+            warn_not_ready(ctx, &not_ready, &mut warned);
+            let request = ChatRequest {
+                model: self.model.name.clone(),
+                messages: conversation.request_messages(),
+                tools,
+                temperature: self.model.temperature,
+                max_tokens: self.model.max_tokens,
+                stream: self.options.stream,
+            };
+            ctx.events.emit(SessionEvent::RequestStarted {
+                round,
+                tools: request.tools.len(),
+            });
+            let response = match self.request(&request, conversation, ctx).await? {
+                Answer::Complete(response) => response,
+                Answer::Cancelled => return Ok(finish(ctx, StopReason::Cancelled, round, usage)),
+            };
+            if let Some(u) = response.usage {
+                usage.input += u.input;
+                usage.output += u.output;
+                conversation.usage.add(u);
+                ctx.events.emit(SessionEvent::Usage {
+                    input: u.input,
+                    output: u.output,
+                });
+            }
+            if response.finish_reason == FinishReason::Length {
+                ctx.events.emit(SessionEvent::Warning {
+                    message: "the answer was cut off at the model's output limit; raise \
+                              `max_tokens` for this model in config.yaml"
+                        .to_owned(),
+                });
+            }
+            let message = response.message;
+            if message.is_empty() {
+                ctx.events.emit(SessionEvent::Warning {
+                    message: "the model returned an empty answer".to_owned(),
+                });
+                return Ok(finish(ctx, StopReason::Answered, round, usage));
+            }
+            let calls = message.tool_calls.clone();
+            conversation.messages.push(Message::assistant(message));
+            if calls.is_empty() {
+                return Ok(finish(ctx, StopReason::Answered, round, usage));
+            }
+            let (results, end) = run_round(self, &mut state, &calls, ctx).await;
+            conversation
+                .messages
+                .extend(results.into_iter().map(Message::tool_result));
+            tool_rounds += 1;
+            ctx.events.emit(SessionEvent::RoundFinished {
+                round,
+                tool_calls: calls.len(),
+            });
+            if end == RoundEnd::Cancelled {
+                return Ok(finish(ctx, StopReason::Cancelled, round, usage));
+            }
+            if tool_rounds >= self.options.max_tool_rounds {
+                let limit = self.options.max_tool_rounds;
+                ctx.events.emit(SessionEvent::Warning {
+                    message: format!(
+                        "stopped after {limit} rounds of tool calls (max_tool_rounds); the \
+                         model has not answered yet — send a message to let it continue, or \
+                         raise max_tool_rounds in config.yaml"
+                    ),
+                });
+                return Ok(finish(
+                    ctx,
+                    StopReason::MaxToolRounds { limit },
+                    round,
+                    usage,
+                ));
+            }
+        }
+    }
+
+    /// Sends one request and streams its answer to the sink. On cancellation or a stream error
+    /// the text received so far is kept as the model's (partial) message.
+    async fn request(
+        &self,
+        request: &ChatRequest,
+        conversation: &mut Conversation,
+        ctx: &TurnContext<'_>,
+    ) -> Result<Answer, SessionError> {
+        let mut events = tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => return Ok(Answer::Cancelled),
+            stream = self.provider.stream(request) => stream?,
+        };
+        let mut assembler = ResponseAssembler::new();
+        loop {
+            let next = tokio::select! {
+                biased;
+                _ = ctx.cancel.cancelled() => {
+                    drop(events);
+                    keep_partial_text(conversation, &assembler);
+                    return Ok(Answer::Cancelled);
+                }
+                next = events.next() => next,
+            };
+            match next {
+                Some(Ok(event)) => {
+                    if let StreamEvent::TextDelta(text) = &event {
+                        ctx.events
+                            .emit(SessionEvent::TextDelta { text: text.clone() });
+                    }
+                    assembler.push(&event);
+                    if assembler.is_done() {
+                        break;
+                    }
+                }
+                Some(Err(error)) => {
+                    keep_partial_text(conversation, &assembler);
+                    return Err(error.into());
+                }
+                None => break,
+            }
+        }
+        match assembler.finish(self.provider.name()) {
+            Ok(response) => Ok(Answer::Complete(response)),
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
+/// Keeps the text the model streamed before the turn was interrupted.
+fn keep_partial_text(conversation: &mut Conversation, assembler: &ResponseAssembler) {
+    let partial = assembler.partial();
+    if !partial.text.is_empty() {
+        conversation
+            .messages
+            .push(Message::assistant(AssistantMessage::text(partial.text)));
+    }
+}
+
+fn warn_not_ready(ctx: &TurnContext<'_>, not_ready: &[NotReady], warned: &mut Vec<String>) {
+    for server in not_ready {
+        if warned.contains(&server.server) {
+            continue;
+        }
+        warned.push(server.server.clone());
+        let message = match &server.state {
+            coyote_mcp::ServerState::Starting => format!(
+                "MCP server '{}' is still starting; until it is ready its functions answer with \
+                 its state",
+                server.server
+            ),
+            state => format!(
+                "MCP server '{}' is not available ({state}); check `coyote mcp servers`",
+                server.server
+            ),
+        };
+        ctx.events.emit(SessionEvent::Warning { message });
+    }
+}
+
+fn finish(ctx: &TurnContext<'_>, stop: StopReason, rounds: u32, usage: Usage) -> TurnOutcome {
+    ctx.events.emit(SessionEvent::TurnFinished {
+        stop,
+        rounds,
+        usage,
+    });
+    TurnOutcome {
+        stop,
+        rounds,
+        usage,
+    }
+}

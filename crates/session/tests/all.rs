@@ -1,0 +1,5 @@
+//! The one integration-test binary of coyote-session: the turn loop against a scripted model
+//! endpoint (test-support `fake_llm`, both wire formats) and the fake MCP server, asserting the
+//! event stream, the captured requests and what the server observed.
+
+mod suite;

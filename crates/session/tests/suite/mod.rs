@@ -1,0 +1,6 @@
+mod approval;
+mod cancel;
+mod loop_guards;
+mod servers;
+mod support;
+mod turns;
