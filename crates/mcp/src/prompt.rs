@@ -236,10 +236,7 @@ fn content_text(content: &ContentItem, ctx: &RenderContext<'_>) -> String {
                 let page = render_text(uri, mime_type.as_deref(), text, &ReadOptions::default());
                 let mut s = format!("[resource: {uri}]\n{}", page.text);
                 if let Some(next) = page.next_offset {
-                    s.push_str(&format!(
-                        "\n[truncated at {next} of {} bytes; read the rest with offset {next}]",
-                        page.total_bytes
-                    ));
+                    s.push_str(&truncation_note(next, page.total_bytes));
                 }
                 s
             }
@@ -261,6 +258,14 @@ fn content_text(content: &ContentItem, ctx: &RenderContext<'_>) -> String {
     }
 }
 
+fn truncation_note(next: usize, total: usize) -> String {
+    format!(
+        "\n[truncated at {next} of {total} bytes (DEFAULT_MAX_BYTES = {}); read the rest with \
+         offset {next}]",
+        crate::render::DEFAULT_MAX_BYTES
+    )
+}
+
 fn binary_note(
     kind: &str,
     data: &str,
@@ -271,10 +276,14 @@ fn binary_note(
     match decode_blob(data, mime_type.as_deref(), ctx.server, ctx.spill) {
         Ok(DecodedBlob::Text(text)) => {
             let page = crate::render::page_text(&text, 0, crate::render::DEFAULT_MAX_BYTES);
-            match uri {
+            let mut s = match uri {
                 Some(uri) => format!("[{kind}: {uri}]\n{}", page.text),
                 None => page.text.to_string(),
+            };
+            if let Some(next) = page.next_offset {
+                s.push_str(&truncation_note(next, page.total_bytes));
             }
+            s
         }
         Ok(DecodedBlob::Spilled(file)) => {
             let object = SpillObject::new(&file, uri.cloned(), mime_type.clone());

@@ -205,3 +205,32 @@ fn flatten_renders_embedded_resources_and_spills_images() {
     );
     assert!(path.exists());
 }
+
+#[test]
+fn flatten_bounds_large_embedded_text_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SpillStore::new(dir.path());
+    let ctx = RenderContext {
+        server: "s",
+        spill: &store,
+    };
+    let result = PromptResult {
+        description: None,
+        messages: vec![PromptMessage {
+            role: PromptMessageRole::User,
+            content: ContentItem::Resource {
+                resource: ResourceContent::Text {
+                    uri: "test://big".into(),
+                    mime_type: None,
+                    text: "a".repeat(60_000),
+                },
+            },
+        }],
+    };
+    let expected = format!(
+        "[user]\n[resource: test://big]\n{}\n[truncated at 51200 of 60000 bytes (DEFAULT_MAX_BYTES = \
+         51200); read the rest with offset 51200]\n",
+        "a".repeat(51_200)
+    );
+    assert_eq!(flatten(&result, &ctx), expected);
+}
