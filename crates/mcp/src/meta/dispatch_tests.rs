@@ -587,3 +587,32 @@ async fn audience_annotations_surface_in_search_and_read() {
     assert_eq!(read["text"], "n");
     f.close().await;
 }
+
+#[tokio::test]
+async fn a_server_that_is_not_ready_answers_with_its_state() {
+    let f = Fixture::new(full().build()).await;
+    f._fake.kill().await;
+    // Bounded wait for the runtime to notice the closed connection (no timing asserted).
+    for _ in 0..500 {
+        if f.runtime.state("srv") != Some(crate::runtime::ServerState::Ready) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let err = f
+        .call("mcp_search_srv", json!({"query": "x"}))
+        .await
+        .unwrap_err();
+    match &err {
+        DispatchError::Server(crate::error::McpError::ServerNotReady { server, state }) => {
+            assert_eq!(server, "srv");
+            assert!(
+                matches!(state, crate::runtime::ServerState::Failed(_)),
+                "{state:?}"
+            );
+        }
+        other => panic!("expected ServerNotReady, got {other:?}"),
+    }
+    assert!(err.to_string().contains("is not ready (failed:"), "{err}");
+    f.close().await;
+}
