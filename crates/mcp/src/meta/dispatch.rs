@@ -37,10 +37,11 @@ pub enum DispatchBody {
 }
 
 impl DispatchOutcome {
-    /// The text handed to the model (or printed by `coyote mcp meta`).
+    /// The text handed to the model: compact JSON (context is the scarce resource), or the
+    /// flattened prompt text.
     pub fn to_model_text(&self) -> String {
         match &self.body {
-            DispatchBody::Json(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+            DispatchBody::Json(v) => serde_json::to_string(v).unwrap_or_default(),
             DispatchBody::Text(t) => t.clone(),
         }
     }
