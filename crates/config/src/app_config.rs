@@ -531,6 +531,28 @@ impl AppConfig {
             .collect()
     }
 
+    /// `enabled_mcp_servers` with `mapping_mcp_servers` aliases expanded, duplicates dropped,
+    /// in first-mention order; `None` means every server (the key is absent or `all`).
+    pub fn enabled_server_names(&self) -> Option<Vec<String>> {
+        let names = match &self.enabled_mcp_servers {
+            None | Some(ServerList::All) => return None,
+            Some(ServerList::Names(names)) => names,
+        };
+        let mut out: Vec<String> = Vec::new();
+        for name in names {
+            let expanded = match self.mapping_mcp_servers.get(name) {
+                Some(members) => members.clone(),
+                None => vec![name.clone()],
+            };
+            for member in expanded {
+                if !out.contains(&member) {
+                    out.push(member);
+                }
+            }
+        }
+        Some(out)
+    }
+
     /// Picks the chat model: `requested` (from `-m`), else `model:`, else the first model of
     /// the first client that lists one. Forms: `client:model` (the model may contain colons),
     /// `client` (its first model), or `model` alone when exactly that model is listed by a

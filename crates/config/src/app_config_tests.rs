@@ -299,3 +299,22 @@ fn load_reads_the_file_under_the_config_dir() {
     assert_eq!(present.source, Some(paths.config_yaml()));
     assert_eq!(present.max_tool_rounds, 3);
 }
+
+#[test]
+fn enabled_servers_expand_aliases_once() {
+    let env = MapEnv::new();
+    let names = |yaml: &str| parse(yaml, &env).unwrap().enabled_server_names();
+    assert_eq!(names(""), None);
+    assert_eq!(names("enabled_mcp_servers: all\n"), None);
+    assert_eq!(
+        names(
+            "enabled_mcp_servers: [git, fs, github]\nmapping_mcp_servers:\n  git: [github, gitlab]\n"
+        ),
+        Some(vec![
+            "github".to_string(),
+            "gitlab".to_string(),
+            "fs".to_string()
+        ])
+    );
+    assert_eq!(names("enabled_mcp_servers: []\n"), Some(vec![]));
+}
