@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Peer for `scripts/bench toolcall`: the official Python SDK (`mcp`, installed by scripts/bench
+into a git-ignored venv) calls `echo` N times in one process against a stdio server and prints
+{median_us, p10_us, p90_us, ready_ms, client_peak_rss_kib} like bench_toolcall.rs.
+
+Usage: py_toolcall_client.py WARMUP CALLS -- CMD ARGS...
+"""
+import asyncio
+import json
+import re
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+async def main():
+    warmup, calls, dashes, command, *args = sys.argv[1:]
+    if dashes != "--":
+        sys.exit(__doc__)
+    started = time.perf_counter()
+    params = StdioServerParameters(command=command, args=args)
+    with open("/dev/null", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                ready_ms = (time.perf_counter() - started) * 1e3
+                for _ in range(int(warmup)):
+                    await session.call_tool("echo", {"message": "hi"})
+                samples = []
+                for _ in range(int(calls)):
+                    t = time.perf_counter()
+                    await session.call_tool("echo", {"message": "hi"})
+                    samples.append((time.perf_counter() - t) * 1e6)
+    samples.sort()
+    at = lambda f: samples[int((len(samples) - 1) * f)]
+    status = open("/proc/self/status").read()
+    hwm = re.search(r"VmHWM:\s+(\d+)", status)
+    print(json.dumps({
+        "client": "python-sdk", "calls": int(calls), "median_us": at(0.5), "p10_us": at(0.1),
+        "p90_us": at(0.9), "ready_ms": ready_ms, "client_peak_rss_kib": int(hwm.group(1)) if hwm else 0,
+    }))
+
+
+asyncio.run(main())
