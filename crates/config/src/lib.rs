@@ -5,6 +5,7 @@
 //! (paths, an [`EnvLookup`]) and returns values, warnings included.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod agents;
 mod app_config;
 mod dupes;
 mod edit;
@@ -16,11 +17,19 @@ mod fsutil;
 mod json_path;
 mod keys;
 mod loader;
+mod macros;
 mod mcp_json;
 mod paths;
+mod roles;
+mod selection;
+mod sessions_store;
 mod trust;
 mod warning;
 
+pub use agents::{
+    AGENT_FILE, AGENT_MCP_FILE, Agent, AgentVariable, DelegateProblem, MAX_DELEGATE_DEPTH,
+    MissingVariables, check_delegates, list_agents, load_agent, parse_agent, shadowed_app_servers,
+};
 pub use app_config::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_MAX_TOOL_ROUNDS, KeyStatus,
     ModelOrigin, ResolvedModel, ServerList, load_app_config, parse_app_config,
@@ -38,10 +47,26 @@ pub use json_path::JsonPath;
 pub use loader::{
     McpConfig, McpLoader, PROJECT_DIR, PROJECT_MCP_FILE, ProjectFiles, find_project_file,
 };
+pub use macros::{
+    Macro, MacroArgsError, MacroVariable, expand_placeholders, list_macros, load_macro,
+    parse_macro, placeholders,
+};
 pub use mcp_json::{
     DisabledServer, McpFile, McpFileContext, ServerDefaults, check_server_name, load_mcp_file,
     parse_mcp_json,
 };
 pub use paths::{ConfigPaths, PathOverrides};
+pub use roles::{
+    DefinitionError, DefinitionKind, DefinitionWarning, DefinitionWarningKind, Listing, Role,
+    list_roles, load_role, parse_role,
+};
+pub use selection::{
+    ALL_SERVERS, ResolvedSelection, Selection, SelectionLayers, SelectionSource, ServerListValue,
+    Toggle, expand_server_list, resolve_selection,
+};
+pub use sessions_store::{
+    SESSION_FILE_VERSION, SessionEntry, SessionFile, SessionFormat, SessionMeta, SessionStore,
+    SessionStoreError,
+};
 pub use trust::{ProjectFile, TrustDecision, TrustStatus, TrustStore, sha256_hex};
 pub use warning::{ConfigWarning, WarningKind};

@@ -1,0 +1,168 @@
+use std::fs;
+
+use super::*;
+use crate::env::MapEnv;
+
+fn agent_dir(root: &Path, name: &str, config: &str) -> PathBuf {
+    let dir = root.join(name);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join(AGENT_FILE), config).unwrap();
+    dir
+}
+
+#[test]
+fn loads_config_and_own_mcp_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = agent_dir(
+        tmp.path(),
+        "ops",
+        "model: openai:gpt-4o\ninstructions: 'You run {{project}} in {{env}}.'\nenabled_mcp_servers: [git]\ndelegates: [docs]\nvariables:\n  - name: project\n    description: Which project\n  - name: env\n    default: staging\n",
+    );
+    fs::write(
+        dir.join(AGENT_MCP_FILE),
+        r#"{"mcpServers": {"kb": {"command": "kb-server", "args": ["--token", "${KB_TOKEN}"]}}}"#,
+    )
+    .unwrap();
+    let env = MapEnv::new().with("KB_TOKEN", "t0k");
+    let agent = load_agent(tmp.path(), "ops", &env).unwrap();
+    assert_eq!(agent.model.as_deref(), Some("openai:gpt-4o"));
+    assert_eq!(
+        agent.enabled_mcp_servers,
+        Some(ServerList::Names(vec!["git".into()]))
+    );
+    assert_eq!(agent.delegates, vec!["docs".to_owned()]);
+    assert_eq!(
+        agent.variables,
+        vec![
+            AgentVariable {
+                name: "project".into(),
+                description: Some("Which project".into()),
+                default: None
+            },
+            AgentVariable {
+                name: "env".into(),
+                description: None,
+                default: Some("staging".into())
+            },
+        ]
+    );
+    let own: Vec<&str> = agent
+        .own_servers()
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(own, vec!["kb"]);
+    assert_eq!(agent.own_servers()[0].source, dir.join(AGENT_MCP_FILE));
+    assert_eq!(
+        shadowed_app_servers(&agent, &["kb".into(), "fs".into()]),
+        vec!["kb".to_owned()]
+    );
+
+    let none = BTreeMap::new();
+    let missing: Vec<&str> = agent
+        .missing_variables(&none)
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(missing, vec!["project"]);
+    assert_eq!(
+        agent.instructions_with(&none).unwrap_err().to_string(),
+        "agent `ops` needs a value for project; pass them or let coyote ask"
+    );
+    let given = BTreeMap::from([("project".to_owned(), "coyote".to_owned())]);
+    assert_eq!(
+        agent.instructions_with(&given).unwrap(),
+        "You run coyote in staging."
+    );
+}
+
+#[test]
+fn variables_as_a_map_of_defaults() {
+    let agent = parse_agent(
+        "a",
+        Path::new("a/config.yaml"),
+        "instructions: 'hi {{who}}'\nvariables: {who: world}",
+    )
+    .unwrap();
+    assert_eq!(
+        agent.instructions_with(&BTreeMap::new()).unwrap(),
+        "hi world"
+    );
+}
+
+#[test]
+fn malformed_agents_name_file_key_and_fix() {
+    let file = Path::new("/cfg/agents/a/config.yaml");
+    let cases = [
+        (
+            "delegates: {x: 1}",
+            "/cfg/agents/a/config.yaml (key `delegates`): expected a list; write `delegates: [a, b]`",
+        ),
+        (
+            "delegates: [a]",
+            "/cfg/agents/a/config.yaml (key `delegates[0]`): an agent cannot delegate to itself; remove it from `delegates`",
+        ),
+        (
+            "instructions: 'x {{y}}'",
+            "/cfg/agents/a/config.yaml (key `instructions`): `{{y}}` is not a declared variable; declare it under `variables:` (`- name: y`) or fix the spelling",
+        ),
+        (
+            "variables: [3]",
+            "/cfg/agents/a/config.yaml (key `variables[0]`): expected `name: …`; write `variables:` then `- name: project` / `  default: demo`",
+        ),
+    ];
+    for (text, message) in cases {
+        assert_eq!(
+            parse_agent("a", file, text).unwrap_err().to_string(),
+            message
+        );
+    }
+}
+
+#[test]
+fn a_bad_mcp_json_is_reported_and_others_still_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    agent_dir(tmp.path(), "good", "instructions: ok");
+    let bad = agent_dir(tmp.path(), "bad", "instructions: ok");
+    fs::write(bad.join(AGENT_MCP_FILE), "{ not json").unwrap();
+    fs::create_dir_all(tmp.path().join("empty")).unwrap();
+    let listing = list_agents(tmp.path(), &MapEnv::new());
+    let names: Vec<&str> = listing.items.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, vec!["good"]);
+    assert_eq!(listing.errors.len(), 2);
+    assert!(
+        matches!(&listing.errors[0], DefinitionError::McpJson { agent_file, .. } if agent_file == &bad.join(AGENT_FILE))
+    );
+    assert!(
+        matches!(&listing.errors[1], DefinitionError::NotFound { name, .. } if name == "empty")
+    );
+}
+
+#[test]
+fn delegate_cycles_and_unknown_delegates() {
+    let mk = |name: &str, delegates: &[&str]| {
+        let text = format!("delegates: [{}]", delegates.join(", "));
+        parse_agent(name, &PathBuf::from(format!("{name}/config.yaml")), &text).unwrap()
+    };
+    let agents = vec![
+        mk("a", &["b"]),
+        mk("b", &["c", "ghost"]),
+        mk("c", &["a"]),
+        mk("d", &["b"]),
+    ];
+    assert_eq!(
+        check_delegates(&agents),
+        vec![
+            DelegateProblem::Unknown {
+                agent: "b".into(),
+                delegate: "ghost".into(),
+                file: "b/config.yaml".into()
+            },
+            DelegateProblem::Cycle {
+                cycle: vec!["a".into(), "b".into(), "c".into(), "a".into()],
+                file: "a/config.yaml".into()
+            },
+        ]
+    );
+    assert!(check_delegates(&[mk("x", &["y"]), mk("y", &[])]).is_empty());
+}
