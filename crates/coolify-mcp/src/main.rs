@@ -48,14 +48,23 @@ fn main() -> ExitCode {
     for w in &config.warnings {
         let _ = writeln!(stderr, "coolify-mcp: warning: {w}");
     }
-    tracing_subscriber::fmt()
-        .with_writer(|| QuietStderr)
-        .with_ansi(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("COOLIFY_MCP_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
-        .init();
+    // A plain level filter (no EnvFilter): no regex work at boot, and the formatter's code is
+    // only touched when something is actually logged.
+    let level = match std::env::var("COOLIFY_MCP_LOG").as_deref().map(str::trim) {
+        Ok("off") => None,
+        Ok("error") => Some(tracing::Level::ERROR),
+        Ok("info") => Some(tracing::Level::INFO),
+        Ok("debug") => Some(tracing::Level::DEBUG),
+        Ok("trace") => Some(tracing::Level::TRACE),
+        _ => Some(tracing::Level::WARN),
+    };
+    if let Some(level) = level {
+        tracing_subscriber::fmt()
+            .with_writer(|| QuietStderr)
+            .with_ansi(false)
+            .with_max_level(level)
+            .init();
+    }
     let factory: BackendFactory = Arc::new(coolify_mcp::backend_impl::make_backend);
     let server = match CoolifyServer::new(ServerOptions::from_config(&config, factory)) {
         Ok(s) => s,

@@ -142,9 +142,7 @@ fn check(prop: &Value, v: &Value) -> Result<(), String> {
         v.as_f64(),
     ) && n <= min
     {
-        {
-            return Err(format!("Too small: expected number to be >{min}"));
-        }
+        return Err(format!("Too small: expected number to be >{min}"));
     }
     if let (Some(items), Some(arr)) = (prop.get("items"), v.as_array()) {
         for (i, item) in arr.iter().enumerate() {

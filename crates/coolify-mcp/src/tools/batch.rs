@@ -145,7 +145,7 @@ pub async fn redeploy_project(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let client = &ctx.client;
     Ok(ToolOutput::Json(
         aggregate(&apps, |u| async move {
-            let param = if super::reads::looks_like_uuid(&u) {
+            let param = if super::diagnose::looks_like_uuid(&u) {
                 "uuid"
             } else {
                 "tag"

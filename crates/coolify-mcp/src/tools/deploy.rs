@@ -9,7 +9,7 @@ use std::time::Duration;
 use rmcp::model::ProgressNotificationParam;
 use serde_json::{Map, Value, json};
 
-use super::reads::looks_like_uuid;
+use super::diagnose::looks_like_uuid;
 use super::{Args, ToolError, ToolOutput, ToolResult, envelope};
 use crate::backend::{HttpMethod, Path};
 use crate::instances::{Client, paging};
@@ -382,12 +382,10 @@ pub async fn deployment(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
                 .map(|d| {
                     let mut e = proj::deployment_essential(d);
                     if include_logs && let Some(l) = d.get("logs").filter(|l| truthy(l)) {
-                        {
-                            e["logs"] = match l.as_str() {
-                                Some(s) => json!(untrusted::wrap(s)),
-                                None => l.clone(),
-                            };
-                        }
+                        e["logs"] = match l.as_str() {
+                            Some(s) => json!(untrusted::wrap(s)),
+                            None => l.clone(),
+                        };
                     }
                     e
                 })

@@ -13,6 +13,7 @@
 mod args;
 mod batch;
 mod deploy;
+mod diagnose;
 pub mod reads;
 mod writes;
 
@@ -133,12 +134,10 @@ pub fn definitions(set: &ToolSet, fleet: bool) -> Vec<Tool> {
                 && def["name"] != "list_instances"
                 && let Some(props) = def["inputSchema"]["properties"].as_object_mut()
             {
-                {
-                    props.insert(
-                        "instance".into(),
-                        json!({"description": "Instance name", "type": "string"}),
-                    );
-                }
+                props.insert(
+                    "instance".into(),
+                    json!({"description": "Instance name", "type": "string"}),
+                );
             }
             serde_json::from_value::<Tool>(def)
                 .expect("catalog entries are valid tools (unit-tested)")
@@ -205,9 +204,9 @@ pub async fn dispatch(tool: ToolName, args: &Args, ctx: &CallCtx<'_>) -> ToolRes
         ToolName::GetInfrastructureOverview => {
             Ok(ToolOutput::Json(reads::overview(&ctx.client).await))
         }
-        ToolName::DiagnoseApp => reads::diagnose_app(args, ctx).await,
-        ToolName::DiagnoseServer => reads::diagnose_server(args, ctx).await,
-        ToolName::FindIssues => reads::find_issues(ctx).await,
+        ToolName::DiagnoseApp => diagnose::diagnose_app(args, ctx).await,
+        ToolName::DiagnoseServer => diagnose::diagnose_server(args, ctx).await,
+        ToolName::FindIssues => diagnose::find_issues(ctx).await,
         ToolName::ListServers => reads::list_servers(args, ctx).await,
         ToolName::GetServer => reads::get_server(args, ctx).await,
         ToolName::ListApplications => reads::list_applications(args, ctx).await,

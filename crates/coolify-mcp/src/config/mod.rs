@@ -10,8 +10,14 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
+
+mod fleet;
+mod http;
+
+use fleet::parse_instances;
+use http::http_spec;
 
 /// Where the Coolify token of an instance comes from.
 #[derive(Clone, PartialEq, Eq)]
@@ -445,167 +451,6 @@ fn default_instance_headers<'a>(
         set(name, value.trim());
     }
     headers
-}
-
-fn valid_instance_name(name: &str) -> bool {
-    let b = name.as_bytes();
-    !b.is_empty()
-        && b.len() <= 64
-        && b[0].is_ascii_alphanumeric()
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
-}
-
-fn parse_instances(raw: &str, out: &mut Vec<InstanceSpec>, problems: &mut Vec<String>) {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(raw) else {
-        problems.push("COOLIFY_INSTANCES is not valid JSON. Expected an array like [{\"name\":\"prod\",\"url\":\"https://coolify.example.com\",\"token\":\"...\"}]".into());
-        return;
-    };
-    let Some(entries) = value.as_array() else {
-        problems
-            .push("COOLIFY_INSTANCES must be a JSON array of {name, url, token} objects".into());
-        return;
-    };
-    for (i, entry) in entries.iter().enumerate() {
-        let at = format!("COOLIFY_INSTANCES[{i}]");
-        let Some(obj) = entry.as_object() else {
-            problems.push(format!("{at} is not an object"));
-            continue;
-        };
-        let name = obj.get("name").and_then(|v| v.as_str()).unwrap_or_default();
-        if !valid_instance_name(name) {
-            problems.push(format!("{at} needs a \"name\": letters, digits, \"_\", \"-\" or \".\" (max 64 chars), starting with a letter or digit"));
-            continue;
-        }
-        if name == "all" {
-            problems.push(format!("{at}: \"all\" is reserved as the fan-out selector"));
-            continue;
-        }
-        let url = obj.get("url").and_then(|v| v.as_str()).unwrap_or_default();
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            problems.push(format!(
-                "{at} (\"{name}\") needs a \"url\" starting with http:// or https://"
-            ));
-            continue;
-        }
-        let token = obj
-            .get("token")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default();
-        if token.is_empty() {
-            problems.push(format!("{at} (\"{name}\") needs a \"token\""));
-            continue;
-        }
-        if token.contains("${") {
-            problems.push(format!("{at} (\"{name}\") token contains an unexpanded ${{VAR}} placeholder — set the real value"));
-            continue;
-        }
-        let mut headers = Vec::new();
-        match obj.get("headers") {
-            None | Some(serde_json::Value::Null) => {}
-            Some(serde_json::Value::Object(map)) => {
-                for (k, v) in map {
-                    match v.as_str() {
-                        Some(s) => headers.push((k.clone(), s.to_string())),
-                        None => problems.push(format!(
-                            "{at} (\"{name}\") header \"{}\" must be a string",
-                            clip(k, 40)
-                        )),
-                    }
-                }
-            }
-            Some(_) => problems.push(format!(
-                "{at} (\"{name}\") \"headers\" must be an object of header name → value"
-            )),
-        }
-        if out.iter().any(|i| i.name == name) {
-            problems.push(format!("Instance name \"{name}\" is configured twice"));
-            continue;
-        }
-        out.push(InstanceSpec {
-            name: name.to_string(),
-            url: url.strip_suffix('/').unwrap_or(url).to_string(),
-            token: TokenSource::Value(token.to_string()),
-            headers,
-        });
-    }
-}
-
-fn http_spec(
-    env: &BTreeMap<String, String>,
-    flags: &Flags,
-    problems: &mut Vec<String>,
-    warnings: &mut Vec<String>,
-) -> Transport {
-    let get = |k: &str| env.get(k).map(String::as_str).filter(|v| !v.is_empty());
-    let host = flags
-        .host
-        .as_deref()
-        .or(get("MCP_HOST"))
-        .unwrap_or("127.0.0.1");
-    let ip: IpAddr = match host {
-        "localhost" => IpAddr::V4(Ipv4Addr::LOCALHOST),
-        h => match h.trim_matches(['[', ']']).parse() {
-            Ok(ip) => ip,
-            Err(_) => {
-                problems
-                    .push("the HTTP bind address (--host / MCP_HOST) must be an IP address".into());
-                IpAddr::V4(Ipv4Addr::LOCALHOST)
-            }
-        },
-    };
-    let port_raw = flags
-        .port
-        .as_deref()
-        .or(get("MCP_PORT"))
-        .or(get("PORT"))
-        .unwrap_or("8080");
-    let port = port_raw.parse::<u16>().unwrap_or_else(|_| {
-        problems.push(
-            "the HTTP port (--port / MCP_PORT / PORT) must be a number from 0 to 65535".into(),
-        );
-        0
-    });
-    let token = get("COOLIFY_MCP_HTTP_TOKEN");
-    let auth = if flags.no_auth {
-        if !ip.is_loopback() {
-            problems.push("--no-auth is only allowed on a loopback bind (127.0.0.1 or ::1); set COOLIFY_MCP_HTTP_TOKEN to serve other interfaces.".into());
-        }
-        if token.is_some() {
-            warnings.push("COOLIFY_MCP_HTTP_TOKEN is set but --no-auth disables it".into());
-        }
-        HttpAuth::None
-    } else {
-        match token {
-            Some(t) if t.trim() == t && !t.contains(char::is_control) => {
-                HttpAuth::Bearer(t.to_string())
-            }
-            Some(_) => {
-                problems.push("COOLIFY_MCP_HTTP_TOKEN has whitespace or control characters at its ends or inside; set a plain token.".into());
-                HttpAuth::None
-            }
-            None => {
-                problems.push("HTTP mode needs COOLIFY_MCP_HTTP_TOKEN (clients send it as `Authorization: Bearer <token>`), or --no-auth on a loopback bind.".into());
-                HttpAuth::None
-            }
-        }
-    };
-    let list = |k: &str| -> Vec<String> {
-        get(k)
-            .map(|v| {
-                v.split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    Transport::Http(HttpSpec {
-        bind: SocketAddr::new(ip, port),
-        auth,
-        allowed_hosts: list("COOLIFY_MCP_ALLOWED_HOSTS"),
-        allowed_origins: list("COOLIFY_MCP_ALLOWED_ORIGINS"),
-    })
 }
 
 /// Cut a user-supplied string for an error message (`…` when cut).

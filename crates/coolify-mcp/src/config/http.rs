@@ -1,0 +1,84 @@
+//! HTTP transport settings: bind address, port, bearer token or `--no-auth` (loopback only),
+//! extra allowed hosts and origins.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use super::{Flags, HttpAuth, HttpSpec, Transport};
+
+pub(super) fn http_spec(
+    env: &BTreeMap<String, String>,
+    flags: &Flags,
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Transport {
+    let get = |k: &str| env.get(k).map(String::as_str).filter(|v| !v.is_empty());
+    let host = flags
+        .host
+        .as_deref()
+        .or(get("MCP_HOST"))
+        .unwrap_or("127.0.0.1");
+    let ip: IpAddr = match host {
+        "localhost" => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        h => match h.trim_matches(['[', ']']).parse() {
+            Ok(ip) => ip,
+            Err(_) => {
+                problems
+                    .push("the HTTP bind address (--host / MCP_HOST) must be an IP address".into());
+                IpAddr::V4(Ipv4Addr::LOCALHOST)
+            }
+        },
+    };
+    let port_raw = flags
+        .port
+        .as_deref()
+        .or(get("MCP_PORT"))
+        .or(get("PORT"))
+        .unwrap_or("8080");
+    let port = port_raw.parse::<u16>().unwrap_or_else(|_| {
+        problems.push(
+            "the HTTP port (--port / MCP_PORT / PORT) must be a number from 0 to 65535".into(),
+        );
+        0
+    });
+    let token = get("COOLIFY_MCP_HTTP_TOKEN");
+    let auth = if flags.no_auth {
+        if !ip.is_loopback() {
+            problems.push("--no-auth is only allowed on a loopback bind (127.0.0.1 or ::1); set COOLIFY_MCP_HTTP_TOKEN to serve other interfaces.".into());
+        }
+        if token.is_some() {
+            warnings.push("COOLIFY_MCP_HTTP_TOKEN is set but --no-auth disables it".into());
+        }
+        HttpAuth::None
+    } else {
+        match token {
+            Some(t) if t.trim() == t && !t.contains(char::is_control) => {
+                HttpAuth::Bearer(t.to_string())
+            }
+            Some(_) => {
+                problems.push("COOLIFY_MCP_HTTP_TOKEN has whitespace or control characters at its ends or inside; set a plain token.".into());
+                HttpAuth::None
+            }
+            None => {
+                problems.push("HTTP mode needs COOLIFY_MCP_HTTP_TOKEN (clients send it as `Authorization: Bearer <token>`), or --no-auth on a loopback bind.".into());
+                HttpAuth::None
+            }
+        }
+    };
+    let list = |k: &str| -> Vec<String> {
+        get(k)
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Transport::Http(HttpSpec {
+        bind: SocketAddr::new(ip, port),
+        auth,
+        allowed_hosts: list("COOLIFY_MCP_ALLOWED_HOSTS"),
+        allowed_origins: list("COOLIFY_MCP_ALLOWED_ORIGINS"),
+    })
+}
