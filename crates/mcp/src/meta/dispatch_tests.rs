@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::*;
+use crate::meta::actions::SearchRequest;
 use crate::meta::{MetaKind, declarations};
 use crate::runtime::{McpRuntime, RuntimeOptions};
 
@@ -615,4 +616,76 @@ async fn a_server_that_is_not_ready_answers_with_its_state() {
     }
     assert!(err.to_string().contains("is not ready (failed:"), "{err}");
     f.close().await;
+}
+
+fn parsed(name: &str, args: Value) -> Result<Call, DispatchError> {
+    let function = MetaFunction::parse(name).unwrap();
+    parse_call(&function, Args::new(&function, args)?)
+}
+
+#[test]
+fn arguments_are_parsed_leniently_where_models_slip_and_strictly_elsewhere() {
+    match parsed(
+        "mcp_invoke_s",
+        json!({"tool": "t", "arguments": "{\"a\": 1}"}),
+    )
+    .unwrap()
+    {
+        Call::Invoke { tool, arguments } => {
+            assert_eq!(
+                (tool.as_str(), Value::Object(arguments)),
+                ("t", json!({"a": 1}))
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    match parsed("mcp_search_s", json!({"query": "q", "top_k": 100})).unwrap() {
+        Call::Search(req) => assert_eq!(
+            req,
+            SearchRequest {
+                query: "q".into(),
+                top_k: 20
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+    match parsed(
+        "mcp_read_s",
+        json!({"uri": "u", "offset": "10", "max_bytes": 5.0, "arguments": {"n": 3, "b": true}}),
+    )
+    .unwrap()
+    {
+        Call::Read(req) => {
+            assert_eq!((req.options.offset(), req.options.max_bytes()), (10, 5));
+            assert_eq!(req.arguments.get("n").map(String::as_str), Some("3"));
+            assert_eq!(req.arguments.get("b").map(String::as_str), Some("true"));
+        }
+        other => panic!("{other:?}"),
+    }
+    match parsed(
+        "mcp_describe_s",
+        json!({"tool": "x/{id}", "kind": "template"}),
+    )
+    .unwrap()
+    {
+        Call::Describe(req) => {
+            assert_eq!(req.kind, crate::catalog_item::CatalogKind::ResourceTemplate)
+        }
+        other => panic!("{other:?}"),
+    }
+    let err = parsed("mcp_invoke_s", json!({"tool": "t", "arguments": [1]})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "mcp_invoke_s: `arguments` must be an object, got an array"
+    );
+    let err = parsed("mcp_invoke_s", json!({"tool": ""})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "mcp_invoke_s: `tool` is required: the tool name"
+    );
+    let err = parsed("mcp_search_s", json!({"query": 3})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "mcp_search_s: `query` must be a string, got a number"
+    );
 }
