@@ -386,6 +386,25 @@ impl McpRuntime {
         }
     }
 
+    /// Closes one server (bounded like [`McpRuntime::shutdown`]) and marks it Closed, so it
+    /// can be started again with [`McpRuntime::spawn_start`] (the REPL's `.mcp restart`).
+    /// Returns `false` (and does nothing) for an unknown name or a server still Starting.
+    pub async fn close_server(&self, name: &str) -> bool {
+        let Some(slot) = self.slot(name) else {
+            return false;
+        };
+        if slot.state.get() == ServerState::Starting {
+            return false;
+        }
+        slot.state.set(ServerState::Closed);
+        let connection = slot.live().as_mut().and_then(|l| l.connection.take());
+        if let Some(connection) = connection {
+            connection.close(self.inner.options.shutdown).await;
+            tracing::info!(server = %name, "closed MCP server");
+        }
+        true
+    }
+
     /// Closes every server concurrently (bounded; see [`ShutdownTimeouts`]) and aborts starts
     /// in flight. Await it before the process exits.
     pub async fn shutdown(&self) {

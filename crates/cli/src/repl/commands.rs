@@ -22,7 +22,7 @@ pub enum CommandName {
 }
 
 /// One row of the command table.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CommandSpec {
     pub name: CommandName,
     /// What the user types, with the leading dot.

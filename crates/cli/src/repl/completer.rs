@@ -67,7 +67,9 @@ pub enum Stage {
     /// `.prompt <TAB>`.
     PromptServer,
     /// `.prompt srv <TAB>`.
-    PromptName { server: String },
+    PromptName {
+        server: String,
+    },
     /// `.prompt srv name … <TAB>`.
     PromptArgKey {
         server: String,
@@ -96,14 +98,17 @@ pub fn position(line: &str, pos: usize) -> Position {
         return none(pos, "");
     };
     let (done, partial, start) = match words.last() {
-        Some(last) if last.end == before.len() => (
-            &words[..words.len() - 1],
-            last.text.clone(),
-            last.start,
-        ),
+        Some(last) if last.end == before.len() => {
+            (&words[..words.len() - 1], last.text.clone(), last.start)
+        }
         _ => (&words[..], String::new(), before.len()),
     };
-    let stage = match done.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().as_slice() {
+    let stage = match done
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         [] if partial.starts_with('.') => Stage::Command,
         [cmd, rest @ ..] => match (CommandName::lookup(cmd), rest) {
             (Some(CommandName::List), []) => Stage::ListTarget,
@@ -199,13 +204,10 @@ impl CompletionSource {
     }
 
     /// Replaces the RPC bound (tests).
+    #[cfg(test)]
     pub fn with_rpc_timeout(mut self, timeout: Duration) -> Self {
         self.rpc_timeout = timeout;
         self
-    }
-
-    pub fn rpc_timeout(&self) -> Duration {
-        self.rpc_timeout
     }
 
     /// Candidates for a position, filtered by its partial word (prefix match).

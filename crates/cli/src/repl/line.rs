@@ -21,10 +21,6 @@ impl UserLine {
     pub fn typed(text: String) -> Self {
         UserLine(text)
     }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
 }
 
 /// Where a chat message came from (shown in logs; the model sees only the text).
@@ -55,6 +51,7 @@ impl UserMessage {
         }
     }
 
+    #[cfg(test)]
     pub fn text(&self) -> &str {
         &self.text
     }

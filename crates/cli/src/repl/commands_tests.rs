@@ -1,0 +1,87 @@
+use super::*;
+
+#[test]
+fn every_command_has_exactly_one_row() {
+    let names = [
+        CommandName::Help,
+        CommandName::Model,
+        CommandName::Info,
+        CommandName::List,
+        CommandName::Mcp,
+        CommandName::Prompt,
+        CommandName::Clear,
+        CommandName::Exit,
+    ];
+    for name in names {
+        assert_eq!(
+            REPL_COMMANDS.iter().filter(|c| c.name == name).count(),
+            1,
+            "{name:?}"
+        );
+        assert_eq!(CommandName::lookup(name.spec().word), Some(name));
+    }
+    assert_eq!(REPL_COMMANDS.len(), names.len());
+}
+
+#[test]
+fn commands_parse_with_their_arguments() {
+    let cases = [
+        (".help", Command::Help),
+        (".info", Command::Info),
+        (".clear", Command::Clear),
+        (".exit", Command::Exit),
+        (".model", Command::Model(None)),
+        (
+            ".model local:qwen",
+            Command::Model(Some("local:qwen".into())),
+        ),
+        (".list tools", Command::List(ListTarget::Tools)),
+        (".list prompts", Command::List(ListTarget::Prompts)),
+        (".list resources", Command::List(ListTarget::Resources)),
+        (".list mcp-servers", Command::List(ListTarget::McpServers)),
+        (".mcp status", Command::McpStatus),
+        (".mcp restart fs", Command::McpRestart("fs".into())),
+        (
+            ".prompt fs review path=\"a b\"",
+            Command::Prompt("fs review path=\"a b\"".into()),
+        ),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(parse_command(line), Ok(expected), "{line}");
+    }
+}
+
+#[test]
+fn bad_commands_say_how_to_write_them() {
+    assert_eq!(
+        parse_command(".nope").unwrap_err().to_string(),
+        "unknown command .nope; type .help for the list of commands"
+    );
+    assert_eq!(
+        parse_command(".list everything").unwrap_err().to_string(),
+        "usage: .list tools|prompts|resources|mcp-servers"
+    );
+    assert_eq!(
+        parse_command(".mcp restart").unwrap_err().to_string(),
+        "usage: .mcp status | restart NAME"
+    );
+    assert_eq!(
+        parse_command(".prompt").unwrap_err().to_string(),
+        "usage: .prompt SERVER NAME [key=value …]"
+    );
+    assert_eq!(
+        parse_command(".exit now").unwrap_err().to_string(),
+        "usage: .exit "
+    );
+}
+
+#[test]
+fn help_lists_every_command_and_says_there_are_no_builtin_tools() {
+    let help = help_text();
+    for c in REPL_COMMANDS {
+        assert!(help.contains(c.word), "{}", c.word);
+        assert!(help.contains(c.description), "{}", c.description);
+    }
+    assert!(help.contains("!COMMAND"));
+    assert!(help.contains("The model has no built-in file or shell tools"));
+}

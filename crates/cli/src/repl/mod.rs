@@ -1,0 +1,357 @@
+//! The interactive REPL (`coyote` with no text on a terminal, or `coyote repl`).
+//!
+//! Threading (ARCHITECTURE.md "Async"): the reedline loop runs on the main thread, outside the
+//! tokio runtime `main` built, and blocks on each turn with `Handle::block_on`. The completer
+//! therefore may `block_on` a bounded RPC while the user presses Tab, and questions asked
+//! during a turn (approval, elicitation) run `inquire` on a blocking thread while the turn's
+//! future keeps running on the runtime.
+//!
+//! What a typed line does is decided once, by [`line::classify`]; `.prompt` results take the
+//! other road, straight to the turn loop as a [`line::UserMessage`] (R14).
+//!
+//! Modules: `commands` (the REPL_COMMANDS table), `line` (typed line vs. chat message),
+//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `questions` + `form`
+//! (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
+//! `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the configuration).
+
+pub mod commands;
+pub mod completer;
+pub mod editor;
+pub mod form;
+pub mod line;
+pub mod prompt_cmd;
+pub mod questions;
+pub mod render;
+pub mod screen;
+pub mod setup;
+pub mod shell;
+pub mod views;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use coyote_config::AppConfig;
+use coyote_mcp::{McpRuntime, SpillStore};
+use coyote_protocol::McpServerSpec;
+use coyote_session::{CancellationToken, Conversation, Session, StopReason, TurnContext};
+
+use self::commands::{Command, ListTarget, help_text};
+use self::completer::EnabledFilter;
+use self::line::{LineAction, UserLine, UserMessage, classify};
+use self::prompt_cmd::PromptContext;
+use self::questions::Questions;
+use self::render::TurnRenderer;
+use self::screen::Screen;
+use self::views::{InfoFacts, Listing, Redactor};
+
+/// Bound of `.prompt`'s listing and `prompts/get` together.
+pub const PROMPT_COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Whether the loop goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Exit,
+}
+
+/// Everything the REPL works with, built by [`setup`].
+pub struct Repl {
+    runtime_handle: tokio::runtime::Handle,
+    session: Session,
+    conversation: Conversation,
+    screen: Screen,
+    questions: Questions,
+    specs: Vec<McpServerSpec>,
+    spill: SpillStore,
+    redactor: Redactor,
+    app_config: Option<AppConfig>,
+    history_file: PathBuf,
+    log_file: Option<PathBuf>,
+    /// Typed lines given a meaning by [`classify`] (a spy for the R14 test).
+    classified_lines: usize,
+}
+
+/// The parts a [`Repl`] is made of.
+pub struct ReplParts {
+    pub runtime_handle: tokio::runtime::Handle,
+    pub session: Session,
+    pub screen: Screen,
+    pub questions: Questions,
+    pub specs: Vec<McpServerSpec>,
+    pub spill: SpillStore,
+    pub redactor: Redactor,
+    pub app_config: Option<AppConfig>,
+    pub history_file: PathBuf,
+    pub log_file: Option<PathBuf>,
+}
+
+impl Repl {
+    pub fn new(parts: ReplParts) -> Self {
+        Repl {
+            runtime_handle: parts.runtime_handle,
+            session: parts.session,
+            conversation: Conversation::new(),
+            screen: parts.screen,
+            questions: parts.questions,
+            specs: parts.specs,
+            spill: parts.spill,
+            redactor: parts.redactor,
+            app_config: parts.app_config,
+            history_file: parts.history_file,
+            log_file: parts.log_file,
+            classified_lines: 0,
+        }
+    }
+
+    pub fn runtime(&self) -> &McpRuntime {
+        self.session.runtime()
+    }
+
+    #[cfg(test)]
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    /// How many typed lines went through the line classifier.
+    #[cfg(test)]
+    pub fn classified_lines(&self) -> usize {
+        self.classified_lines
+    }
+
+    /// The enabled-server filter shared by completion and listings (the session's selection).
+    pub fn enabled_filter(&self) -> EnabledFilter {
+        let selection = self.session.options().servers.clone();
+        Arc::new(move |name: &str| selection.includes(name))
+    }
+
+    /// Handles one typed line.
+    pub fn handle_line(&mut self, line: UserLine) -> Flow {
+        self.classified_lines += 1;
+        match classify(line) {
+            Ok(LineAction::Nothing) => Flow::Continue,
+            Ok(LineAction::Chat(message)) => {
+                self.chat(message);
+                Flow::Continue
+            }
+            Ok(LineAction::Shell(command)) => {
+                shell::run(&command, &self.screen);
+                Flow::Continue
+            }
+            Ok(LineAction::Command(command)) => self.command(command),
+            Err(error) => {
+                self.screen.line(&format!("coyote: {error}"));
+                Flow::Continue
+            }
+        }
+    }
+
+    fn print(&self, text: &str) {
+        self.screen.text(text);
+        self.screen.finish();
+    }
+
+    fn command(&mut self, command: Command) -> Flow {
+        let enabled = self.enabled_filter();
+        match command {
+            Command::Exit => return Flow::Exit,
+            Command::Help => self.print(&help_text()),
+            Command::Clear => {
+                self.conversation.clear();
+                self.print("Started a new conversation.\n");
+            }
+            Command::Model(None) => {
+                self.print(&format!("{}\n", self.session.model_label()));
+            }
+            Command::Model(Some(name)) => self.switch_model(&name),
+            Command::Info => {
+                let servers = views::servers(self.runtime(), &*enabled, &self.redactor);
+                let usage = self.conversation.usage;
+                let facts = InfoFacts {
+                    model: self.session.model_label(),
+                    usage_input: usage.input,
+                    usage_output: usage.output,
+                    messages: self.conversation.messages.len(),
+                    always_approved: self.session.always_approved(),
+                    history_file: self.history_file.display().to_string(),
+                    log_file: self.log_file.as_ref().map(|p| p.display().to_string()),
+                };
+                self.print(&views::info(&facts, &servers, &self.redactor));
+            }
+            Command::List(ListTarget::McpServers) | Command::McpStatus => {
+                self.print(&views::servers(self.runtime(), &*enabled, &self.redactor));
+            }
+            Command::List(target) => {
+                let what = match target {
+                    ListTarget::Tools => Listing::Tools,
+                    ListTarget::Prompts => Listing::Prompts,
+                    ListTarget::Resources | ListTarget::McpServers => Listing::Resources,
+                };
+                let runtime = self.runtime().clone();
+                let text = self.runtime_handle.block_on(views::list(
+                    &runtime,
+                    &*enabled,
+                    what,
+                    &self.redactor,
+                ));
+                self.print(&text);
+            }
+            Command::McpRestart(name) => self.restart(&name),
+            Command::Prompt(args) => match self.resolve_prompt(&args) {
+                Ok(message) => self.chat(message),
+                Err(error) => self.screen.line(&format!(
+                    "coyote: {}",
+                    self.redactor.redact(&error.to_string())
+                )),
+            },
+        }
+        Flow::Continue
+    }
+
+    /// `.prompt`: the flattened result as a [`UserMessage`] (never a [`UserLine`], R14).
+    pub fn resolve_prompt(
+        &self,
+        args: &str,
+    ) -> Result<UserMessage, prompt_cmd::PromptCommandError> {
+        let ctx = PromptContext {
+            runtime: self.runtime(),
+            spill: &self.spill,
+            asker: &self.questions,
+            timeout: PROMPT_COMMAND_TIMEOUT,
+        };
+        self.runtime_handle
+            .block_on(prompt_cmd::resolve(args, &ctx))
+    }
+
+    fn restart(&mut self, name: &str) {
+        let Some(spec) = self.specs.iter().find(|s| s.name == name).cloned() else {
+            let known: Vec<&str> = self.specs.iter().map(|s| s.name.as_str()).collect();
+            self.screen.line(&format!(
+                "coyote: unknown MCP server '{name}'; configured: {}",
+                known.join(", ")
+            ));
+            return;
+        };
+        let runtime = self.runtime().clone();
+        let closed = self
+            .runtime_handle
+            .block_on(async { runtime.close_server(name).await });
+        if !closed && runtime.state(name).is_some() {
+            self.screen.line(&format!(
+                "coyote: MCP server '{name}' is still starting; try again once it is ready or failed"
+            ));
+            return;
+        }
+        let _guard = self.runtime_handle.enter();
+        runtime.spawn_start(vec![spec]);
+        self.print(&format!(
+            "Restarting MCP server '{name}' in the background; see `.mcp status`.\n"
+        ));
+    }
+
+    fn switch_model(&mut self, requested: &str) {
+        let Some(config) = self.app_config.as_ref() else {
+            self.screen
+                .line("coyote: no model configuration is loaded; see config.yaml");
+            return;
+        };
+        match setup::build_model(config, Some(requested)) {
+            Ok((provider, settings)) => {
+                self.session.set_model(provider, settings);
+                self.print(&format!("Model: {}\n", self.session.model_label()));
+            }
+            Err(error) => self.screen.line(&format!("coyote: {error}")),
+        }
+    }
+
+    /// Runs one turn for `message`; Ctrl-C cancels it (the REPL stays usable).
+    pub fn chat(&mut self, message: UserMessage) {
+        tracing::info!(origin = ?message.origin(), "user message");
+        let cancel = CancellationToken::new();
+        self.questions.set_turn(Some(cancel.clone()));
+        let renderer = TurnRenderer::new(self.screen.clone());
+        let _spinner = self.screen.spinner_task(&self.runtime_handle);
+        let session = &self.session;
+        let conversation = &mut self.conversation;
+        let approver = &self.questions;
+        let outcome = self.runtime_handle.block_on(async {
+            let ctx = TurnContext {
+                events: &renderer,
+                approver,
+                cancel: cancel.clone(),
+            };
+            let turn = session.run_turn(conversation, message.into_text(), &ctx);
+            tokio::pin!(turn);
+            let mut interrupts = interrupt_signals();
+            loop {
+                tokio::select! {
+                    outcome = &mut turn => break outcome,
+                    () = next_interrupt(&mut interrupts) => cancel.cancel(),
+                }
+            }
+        });
+        self.questions.set_turn(None);
+        self.screen.finish();
+        match outcome {
+            Ok(outcome) => {
+                if outcome.stop == StopReason::Cancelled {
+                    tracing::info!("turn cancelled by the user");
+                }
+            }
+            Err(error) => self.screen.line(&format!(
+                "coyote: {}",
+                self.redactor.redact(&error.to_string())
+            )),
+        }
+    }
+
+    /// Closes every server (bounded); call before leaving.
+    pub fn shutdown(&self) {
+        let runtime = self.runtime().clone();
+        self.runtime_handle.block_on(runtime.shutdown());
+    }
+}
+
+/// SIGINT deliveries from now on (a fresh listener never sees earlier ones). `None` when
+/// signals cannot be watched; then Ctrl-C cannot cancel a turn.
+fn interrupt_signals() -> Option<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok()
+}
+
+async fn next_interrupt(signals: &mut Option<tokio::signal::unix::Signal>) {
+    match signals {
+        Some(s) => {
+            if s.recv().await.is_none() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
+/// Reads lines until `.exit` or Ctrl-D.
+pub fn run_loop(repl: &mut Repl, editor: &mut reedline::Reedline) {
+    let prompt = editor::ReplPrompt;
+    loop {
+        let input = match editor.read_line(&prompt) {
+            Ok(signal) => editor::Input::from(signal),
+            Err(error) => {
+                eprintln!("coyote: the terminal failed: {error}");
+                break;
+            }
+        };
+        match input {
+            editor::Input::Line(text) => {
+                if repl.handle_line(UserLine::typed(text)) == Flow::Exit {
+                    break;
+                }
+            }
+            editor::Input::Interrupted => continue,
+            editor::Input::Exit => break,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "repl_tests.rs"]
+mod tests;

@@ -1,0 +1,387 @@
+//! Questions the REPL asks while a turn runs, drawn with `inquire` on a paused [`Screen`]:
+//! tool approval (yes / no / always for this tool in this session), a server's elicitation form
+//! (accept / decline / cancel), and missing `.prompt` arguments.
+//!
+//! Invariants:
+//! - Nothing is ever approved or accepted on the user's behalf: without a terminal, approval is
+//!   refused and an elicitation declined; Esc or Ctrl-C in a question refuses/cancels.
+//! - One question at a time ([`Screen::question`]); the blocking prompt runs on a blocking
+//!   thread so the runtime keeps serving the servers meanwhile (the call whose question is open
+//!   does not time out: `coyote-mcp` pauses its inactivity timer).
+//! - Ctrl-C in an approval question also cancels the turn, like Ctrl-C anywhere else during a
+//!   turn; in an elicitation it answers `cancel` and the turn goes on.
+
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
+
+use coyote_mcp::{ElicitationHook, ElicitationRequest, ElicitationResponse};
+use coyote_session::{
+    ApprovalDecision, ApprovalReason, ApprovalRequest, Approver, CancellationToken,
+};
+use futures::future::BoxFuture;
+use inquire::InquireError;
+
+use super::form::{self, Answer, Field, FieldKind};
+use super::prompt_cmd::{ArgumentAsker, MissingArgument};
+use super::screen::Screen;
+
+/// Longest argument text shown in an approval question.
+const MAX_SHOWN_ARGUMENTS: usize = 600;
+
+/// Whether questions can be asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interactivity {
+    /// stdin and stderr are terminals.
+    Terminal,
+    /// Answer every question negatively (refuse, decline).
+    None,
+}
+
+impl Interactivity {
+    pub fn detect() -> Self {
+        if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            Interactivity::Terminal
+        } else {
+            Interactivity::None
+        }
+    }
+}
+
+/// The REPL's question asker: approver, elicitation hook and argument asker in one.
+#[derive(Debug, Clone)]
+pub struct Questions {
+    screen: Screen,
+    mode: Interactivity,
+    /// The running turn's token, so Ctrl-C in an approval question can cancel the turn.
+    turn: Arc<Mutex<Option<CancellationToken>>>,
+}
+
+impl Questions {
+    pub fn new(screen: Screen, mode: Interactivity) -> Self {
+        Questions {
+            screen,
+            mode,
+            turn: Arc::default(),
+        }
+    }
+
+    /// Records the running turn's token (`None` between turns).
+    pub fn set_turn(&self, token: Option<CancellationToken>) {
+        *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = token;
+    }
+
+    fn cancel_turn(&self) {
+        if let Some(token) = self.turn.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            token.cancel();
+        }
+    }
+
+    /// Runs a blocking prompt with the screen paused; `None` when it could not run.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        prompt: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<T> {
+        let _screen = self.screen.question().await;
+        tokio::task::spawn_blocking(prompt).await.ok()
+    }
+}
+
+/// How an approval question was answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ApprovalChoice {
+    Yes,
+    No,
+    Always,
+}
+
+const APPROVAL_CHOICES: [(ApprovalChoice, &str); 3] = [
+    (ApprovalChoice::Yes, "yes"),
+    (ApprovalChoice::No, "no"),
+    (ApprovalChoice::Always, "always (this tool, this session)"),
+];
+
+/// The approval question's text.
+pub fn approval_question(request: &ApprovalRequest) -> String {
+    let why = match request.reason {
+        ApprovalReason::Destructive => "it is marked destructive",
+        ApprovalReason::NotReadOnly => {
+            "the server's policy asks for every tool that is not read-only"
+        }
+        ApprovalReason::AnnotationsUnknown => "its annotations could not be read",
+    };
+    let mut arguments = request.arguments.to_string();
+    if arguments.len() > MAX_SHOWN_ARGUMENTS {
+        let mut cut = MAX_SHOWN_ARGUMENTS;
+        while !arguments.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        arguments.truncate(cut);
+        arguments.push('…');
+    }
+    format!(
+        "Run tool `{}` on MCP server `{}` ({why})? Arguments: {arguments}",
+        request.tool, request.server
+    )
+}
+
+impl Approver for Questions {
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'_, ApprovalDecision> {
+        Box::pin(async move {
+            if self.mode == Interactivity::None {
+                return ApprovalDecision::Refuse {
+                    note: Some("no terminal to ask the user".to_owned()),
+                };
+            }
+            let question = approval_question(&request);
+            let answer = self
+                .blocking(move || {
+                    let labels: Vec<&str> = APPROVAL_CHOICES.iter().map(|(_, l)| *l).collect();
+                    inquire::Select::new(&question, labels)
+                        .with_starting_cursor(1)
+                        .with_help_message("↑↓ to move, enter to choose, esc = no")
+                        .prompt()
+                        .map(|label| {
+                            APPROVAL_CHOICES
+                                .iter()
+                                .find(|(_, l)| *l == label)
+                                .map(|(c, _)| *c)
+                                .unwrap_or(ApprovalChoice::No)
+                        })
+                })
+                .await;
+            match answer {
+                Some(Ok(ApprovalChoice::Yes)) => ApprovalDecision::Approve,
+                Some(Ok(ApprovalChoice::Always)) => ApprovalDecision::ApproveAlways,
+                Some(Ok(ApprovalChoice::No)) => ApprovalDecision::Refuse { note: None },
+                Some(Err(InquireError::OperationInterrupted)) => {
+                    self.cancel_turn();
+                    ApprovalDecision::Refuse {
+                        note: Some("the user interrupted the turn".to_owned()),
+                    }
+                }
+                Some(Err(_)) | None => ApprovalDecision::Refuse { note: None },
+            }
+        })
+    }
+}
+
+/// What to do with the server's question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FormAction {
+    Fill,
+    Decline,
+    Cancel,
+}
+
+const FORM_ACTIONS: [(FormAction, &str); 3] = [
+    (FormAction::Fill, "answer (fill in the form)"),
+    (FormAction::Decline, "decline"),
+    (FormAction::Cancel, "cancel"),
+];
+
+impl ElicitationHook for Questions {
+    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'_, ElicitationResponse> {
+        Box::pin(async move {
+            if self.mode == Interactivity::None {
+                tracing::info!(server = %request.server, "declined an elicitation: no terminal");
+                return ElicitationResponse::Decline;
+            }
+            let fields = match form::parse_schema(&request.requested_schema) {
+                Ok(fields) => fields,
+                Err(error) => {
+                    self.screen.line(&format!(
+                        "coyote: MCP server `{}` asked a question this client cannot show \
+                         ({error}); declined",
+                        request.server
+                    ));
+                    return ElicitationResponse::Decline;
+                }
+            };
+            let header = format!("MCP server `{}` asks: {}", request.server, request.message);
+            self.blocking(move || run_form(&header, &fields))
+                .await
+                .unwrap_or(ElicitationResponse::Cancel)
+        })
+    }
+}
+
+/// The whole elicitation dialogue (blocking).
+fn run_form(header: &str, fields: &[Field]) -> ElicitationResponse {
+    let labels: Vec<&str> = FORM_ACTIONS.iter().map(|(_, l)| *l).collect();
+    let action = inquire::Select::new(header, labels)
+        .with_help_message("enter to choose; esc = cancel")
+        .prompt();
+    let action = match action {
+        Ok(label) => FORM_ACTIONS
+            .iter()
+            .find(|(_, l)| *l == label)
+            .map(|(a, _)| *a)
+            .unwrap_or(FormAction::Cancel),
+        Err(_) => FormAction::Cancel,
+    };
+    match action {
+        FormAction::Decline => return ElicitationResponse::Decline,
+        FormAction::Cancel => return ElicitationResponse::Cancel,
+        FormAction::Fill => {}
+    }
+    let mut answers = Vec::with_capacity(fields.len());
+    for field in fields {
+        match ask_field(field) {
+            Ok(answer) => answers.push(answer),
+            // Esc or Ctrl-C inside the form: the user walked away from the question.
+            Err(_) => return ElicitationResponse::Cancel,
+        }
+    }
+    ElicitationResponse::Accept(form::content(fields, answers))
+}
+
+fn ask_field(field: &Field) -> Result<Answer, InquireError> {
+    let label = field.label();
+    let help = field.description.clone();
+    match &field.kind {
+        FieldKind::Boolean => {
+            let mut prompt = inquire::Confirm::new(&label);
+            if let Some(default) = field.default.as_ref().and_then(|d| d.as_bool()) {
+                prompt = prompt.with_default(default);
+            }
+            if let Some(help) = help.as_deref() {
+                prompt = prompt.with_help_message(help);
+            }
+            prompt.prompt().map(Answer::Boolean)
+        }
+        FieldKind::Choice(choices) => {
+            let shown: Vec<String> = choices.iter().map(|c| c.label.clone()).collect();
+            let mut prompt = inquire::Select::new(&label, shown.clone());
+            if let Some(i) = field.default_choice() {
+                prompt = prompt.with_starting_cursor(i);
+            }
+            if let Some(help) = help.as_deref() {
+                prompt = prompt.with_help_message(help);
+            }
+            let picked = prompt.prompt()?;
+            let index = shown.iter().position(|s| *s == picked).unwrap_or(0);
+            Ok(Answer::Choice(choices[index].value.clone()))
+        }
+        FieldKind::MultiChoice(choices) => {
+            let shown: Vec<String> = choices.iter().map(|c| c.label.clone()).collect();
+            let mut prompt = inquire::MultiSelect::new(&label, shown.clone());
+            if let Some(help) = help.as_deref() {
+                prompt = prompt.with_help_message(help);
+            }
+            let picked = prompt.prompt()?;
+            Ok(Answer::MultiChoice(
+                picked
+                    .iter()
+                    .filter_map(|p| shown.iter().position(|s| s == p))
+                    .map(|i| choices[i].value.clone())
+                    .collect(),
+            ))
+        }
+        FieldKind::Number {
+            integer,
+            minimum,
+            maximum,
+        } => {
+            let (integer, minimum, maximum) = (*integer, *minimum, *maximum);
+            let required = field.required;
+            let default = field.default.as_ref().map(|d| d.to_string());
+            let mut prompt = inquire::Text::new(&label).with_validator(move |text: &str| {
+                if text.trim().is_empty() && !required {
+                    return Ok(inquire::validator::Validation::Valid);
+                }
+                Ok(match form::parse_number(text, integer, minimum, maximum) {
+                    Ok(_) => inquire::validator::Validation::Valid,
+                    Err(e) => inquire::validator::Validation::Invalid(e.into()),
+                })
+            });
+            if let Some(default) = default.as_deref() {
+                prompt = prompt.with_default(default);
+            }
+            if let Some(help) = help.as_deref() {
+                prompt = prompt.with_help_message(help);
+            }
+            let text = prompt.prompt()?;
+            if text.trim().is_empty() {
+                return Ok(Answer::Skipped);
+            }
+            form::parse_number(&text, integer, minimum, maximum)
+                .map(Answer::Number)
+                .map_err(|e| InquireError::Custom(e.into()))
+        }
+        FieldKind::Text {
+            min_length,
+            max_length,
+            format,
+        } => {
+            let (min_length, max_length) = (*min_length, *max_length);
+            let required = field.required;
+            let default = field
+                .default
+                .as_ref()
+                .and_then(|d| d.as_str())
+                .map(str::to_owned);
+            let help = match (help, format) {
+                (Some(h), Some(f)) => Some(format!("{h} (format: {f})")),
+                (None, Some(f)) => Some(format!("format: {f}")),
+                (h, None) => h,
+            };
+            let mut prompt = inquire::Text::new(&label).with_validator(move |text: &str| {
+                let len = text.chars().count() as u64;
+                Ok(if text.is_empty() && required {
+                    inquire::validator::Validation::Invalid("required".into())
+                } else if text.is_empty() {
+                    inquire::validator::Validation::Valid
+                } else if min_length.is_some_and(|m| len < m) {
+                    inquire::validator::Validation::Invalid(
+                        format!("at least {} characters", min_length.unwrap_or(0)).into(),
+                    )
+                } else if max_length.is_some_and(|m| len > m) {
+                    inquire::validator::Validation::Invalid(
+                        format!("at most {} characters", max_length.unwrap_or(0)).into(),
+                    )
+                } else {
+                    inquire::validator::Validation::Valid
+                })
+            });
+            if let Some(default) = default.as_deref() {
+                prompt = prompt.with_default(default);
+            }
+            if let Some(help) = help.as_deref() {
+                prompt = prompt.with_help_message(help);
+            }
+            let text = prompt.prompt()?;
+            Ok(if text.is_empty() {
+                Answer::Skipped
+            } else {
+                Answer::Text(text)
+            })
+        }
+    }
+}
+
+impl ArgumentAsker for Questions {
+    fn ask(&self, prompt: &str, argument: &MissingArgument) -> BoxFuture<'_, Option<String>> {
+        let label = format!("{} for prompt `{prompt}`", argument.name);
+        let help = argument.description.clone();
+        Box::pin(async move {
+            if self.mode == Interactivity::None {
+                return None;
+            }
+            self.blocking(move || {
+                let mut text = inquire::Text::new(&label).with_validator(|t: &str| {
+                    Ok(if t.is_empty() {
+                        inquire::validator::Validation::Invalid("required".into())
+                    } else {
+                        inquire::validator::Validation::Valid
+                    })
+                });
+                if let Some(help) = help.as_deref() {
+                    text = text.with_help_message(help);
+                }
+                text.prompt().ok()
+            })
+            .await
+            .flatten()
+        })
+    }
+}

@@ -1,0 +1,166 @@
+//! Renders a turn's [`SessionEvent`]s on the [`Screen`]: the streamed answer, a spinner while
+//! the model thinks or tools run, and one status line per tool call — name, server, duration,
+//! ok/error — so the user sees every call the model made.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use coyote_session::{EventSink, SessionEvent, StopReason, ToolCallStatus};
+
+use super::screen::Screen;
+
+/// The REPL's [`EventSink`].
+#[derive(Debug)]
+pub struct TurnRenderer {
+    screen: Screen,
+    /// Tool calls started and not finished yet, by call id → label.
+    running: Mutex<BTreeMap<String, String>>,
+}
+
+impl TurnRenderer {
+    pub fn new(screen: Screen) -> Self {
+        TurnRenderer {
+            screen,
+            running: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, String>> {
+        self.running.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// `tool (server)` for a status line: the MCP tool for invoke, else the function name.
+fn call_label(name: &str, server: Option<&str>, tool: Option<&str>) -> String {
+    match (tool, server) {
+        (Some(tool), Some(server)) => format!("{tool} ({server}, via {name})"),
+        (None, Some(server)) => format!("{name} ({server})"),
+        _ => name.to_owned(),
+    }
+}
+
+/// One status line for a finished call.
+pub fn status_line(
+    name: &str,
+    server: Option<&str>,
+    tool: Option<&str>,
+    status: ToolCallStatus,
+    duration_ms: u64,
+) -> String {
+    let (mark, word) = match status {
+        ToolCallStatus::Ok => ("✓", "ok"),
+        ToolCallStatus::Error => ("✗", "error"),
+        ToolCallStatus::Refused => ("✗", "refused"),
+        ToolCallStatus::Cancelled => ("✗", "cancelled"),
+        ToolCallStatus::Repeated => ("✗", "repeated call not run"),
+    };
+    format!(
+        "  {mark} {} {} {word}",
+        call_label(name, server, tool),
+        format_duration(duration_ms)
+    )
+}
+
+fn format_duration(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
+impl EventSink for TurnRenderer {
+    fn emit(&self, event: SessionEvent) {
+        match event {
+            SessionEvent::RequestStarted { .. } => self.screen.spin("thinking…"),
+            SessionEvent::TextDelta { text } => {
+                self.screen.stop_spinning();
+                self.screen.text(&text);
+            }
+            SessionEvent::Usage { .. } | SessionEvent::RoundFinished { .. } => {}
+            SessionEvent::ToolCallStarted {
+                call_id,
+                name,
+                server,
+                tool,
+                ..
+            } => {
+                let label = call_label(&name, server.as_deref(), tool.as_deref());
+                self.screen.spin(&format!("running {label}…"));
+                self.running().insert(call_id, label);
+            }
+            SessionEvent::ToolCallFinished {
+                call_id,
+                name,
+                server,
+                tool,
+                status,
+                duration_ms,
+                ..
+            } => {
+                let next = {
+                    let mut running = self.running();
+                    running.remove(&call_id);
+                    running.values().next().cloned()
+                };
+                self.screen.line(&status_line(
+                    &name,
+                    server.as_deref(),
+                    tool.as_deref(),
+                    status,
+                    duration_ms,
+                ));
+                match next {
+                    Some(label) => self.screen.spin(&format!("running {label}…")),
+                    None => self.screen.spin("thinking…"),
+                }
+            }
+            SessionEvent::Warning { message } => {
+                self.screen.line(&format!("coyote: warning: {message}"));
+            }
+            SessionEvent::TurnFinished { stop, .. } => {
+                self.screen.finish();
+                match stop {
+                    StopReason::Answered => {}
+                    StopReason::Cancelled => self.screen.line("(cancelled)"),
+                    StopReason::MaxToolRounds { limit } => self.screen.line(&format!(
+                        "(stopped after {limit} rounds of tool calls; say \"continue\" to go on)"
+                    )),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_lines_name_the_tool_server_duration_and_outcome() {
+        assert_eq!(
+            status_line(
+                "mcp_invoke_fake",
+                Some("fake"),
+                Some("wipe"),
+                ToolCallStatus::Refused,
+                0
+            ),
+            "  ✗ wipe (fake, via mcp_invoke_fake) 0 ms refused"
+        );
+        assert_eq!(
+            status_line(
+                "mcp_search_fake",
+                Some("fake"),
+                None,
+                ToolCallStatus::Ok,
+                1234
+            ),
+            "  ✓ mcp_search_fake (fake) 1.2 s ok"
+        );
+        assert_eq!(
+            status_line("get_weather", None, None, ToolCallStatus::Error, 5),
+            "  ✗ get_weather 5 ms error"
+        );
+    }
+}

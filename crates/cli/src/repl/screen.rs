@@ -1,0 +1,197 @@
+//! The REPL's terminal output while a turn runs: streamed answer text on stdout, a spinner and
+//! one status line per tool call on stderr, and a pause for questions (approval, elicitation,
+//! missing prompt arguments) so a form is never drawn over by the spinner.
+//!
+//! Invariants:
+//! - The state lock is never held across an await or a blocking prompt; output is written
+//!   while holding it, so lines from concurrent tool calls never interleave mid-line.
+//! - Only one question is on screen at a time ([`Screen::question`] serialises them).
+//! - The spinner is drawn only when stderr is a terminal; with `NO_COLOR` or a plain stderr
+//!   the status lines are still printed, without animation.
+
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Spinner frames (ASCII-safe braille dots, like most CLIs).
+const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// Time between spinner frames.
+pub const SPINNER_TICK: Duration = Duration::from_millis(100);
+
+#[derive(Debug, Default)]
+struct State {
+    /// The spinner's label while it should spin.
+    spinner: Option<String>,
+    /// A spinner frame is on the screen and must be erased before other output.
+    drawn: bool,
+    /// Questions on screen (the spinner stays off while > 0).
+    paused: usize,
+    frame: usize,
+    /// The last answer text did not end with a newline.
+    mid_line: bool,
+}
+
+/// Shared by the event renderer, the spinner task and the question prompts of one REPL.
+#[derive(Debug, Clone)]
+pub struct Screen {
+    state: Arc<Mutex<State>>,
+    questions: Arc<tokio::sync::Mutex<()>>,
+    animate: bool,
+}
+
+impl Default for Screen {
+    fn default() -> Self {
+        Screen::new()
+    }
+}
+
+impl Screen {
+    pub fn new() -> Self {
+        Screen {
+            state: Arc::default(),
+            questions: Arc::default(),
+            animate: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Streamed answer text.
+    pub fn text(&self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut state = self.lock();
+        erase(&mut state);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+        state.mid_line = !text.ends_with('\n');
+    }
+
+    /// A full line on stderr (status of a tool call, a warning), on its own line.
+    pub fn line(&self, line: &str) {
+        let mut state = self.lock();
+        erase(&mut state);
+        end_answer_line(&mut state);
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{line}");
+        let _ = err.flush();
+    }
+
+    /// Ends a turn's output: spinner off, the cursor at the start of a line.
+    pub fn finish(&self) {
+        let mut state = self.lock();
+        state.spinner = None;
+        erase(&mut state);
+        end_answer_line(&mut state);
+    }
+
+    /// Starts (or relabels) the spinner, on a line of its own.
+    pub fn spin(&self, label: &str) {
+        let mut state = self.lock();
+        end_answer_line(&mut state);
+        state.spinner = Some(label.to_owned());
+    }
+
+    /// Stops the spinner.
+    pub fn stop_spinning(&self) {
+        let mut state = self.lock();
+        state.spinner = None;
+        erase(&mut state);
+    }
+
+    /// Draws the next spinner frame, if the spinner is on and nothing is asked.
+    pub fn tick(&self) {
+        if !self.animate {
+            return;
+        }
+        let mut state = self.lock();
+        let Some(label) = state.spinner.clone() else {
+            return;
+        };
+        if state.paused > 0 || state.mid_line {
+            return;
+        }
+        state.frame = (state.frame + 1) % FRAMES.len();
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{} {label}", FRAMES[state.frame]);
+        let _ = err.flush();
+        state.drawn = true;
+    }
+
+    /// Runs the spinner until the returned guard is dropped (one per turn).
+    pub fn spinner_task(&self, runtime: &tokio::runtime::Handle) -> SpinnerTask {
+        let screen = self.clone();
+        let task = runtime.spawn(async move {
+            let mut tick = tokio::time::interval(SPINNER_TICK);
+            loop {
+                tick.tick().await;
+                screen.tick();
+            }
+        });
+        SpinnerTask { task }
+    }
+
+    /// Takes the screen for a question: waits for other questions, stops the spinner and
+    /// ends the current line. The screen is given back when the guard drops.
+    pub async fn question(&self) -> QuestionGuard {
+        let turn = self.questions.clone().lock_owned().await;
+        {
+            let mut state = self.lock();
+            state.paused += 1;
+            erase(&mut state);
+            end_answer_line(&mut state);
+        }
+        QuestionGuard {
+            screen: self.clone(),
+            _turn: turn,
+        }
+    }
+}
+
+/// Stops the spinner task on drop.
+#[derive(Debug)]
+pub struct SpinnerTask {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for SpinnerTask {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The screen belongs to one question until this drops.
+#[derive(Debug)]
+pub struct QuestionGuard {
+    screen: Screen,
+    _turn: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Drop for QuestionGuard {
+    fn drop(&mut self) {
+        let mut state = self.screen.lock();
+        state.paused = state.paused.saturating_sub(1);
+    }
+}
+
+fn erase(state: &mut State) {
+    if state.drawn {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K");
+        let _ = err.flush();
+        state.drawn = false;
+    }
+}
+
+fn end_answer_line(state: &mut State) {
+    if state.mid_line {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out);
+        let _ = out.flush();
+        state.mid_line = false;
+    }
+}

@@ -1,0 +1,162 @@
+//! Builds a [`Repl`] from the configuration: paths and logging, mcp.json (servers start in the
+//! background so the prompt shows at once), config.yaml (the model), the session, the line
+//! editor with completion and the history file.
+
+use std::sync::Arc;
+
+use coyote_config::{AppConfig, ProcessEnv, ServerList, load_app_config};
+use coyote_llm::Provider;
+use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions, SpillStore};
+use coyote_session::{ApprovalPolicies, ModelSettings, ServerSelection, Session};
+
+use super::completer::{CompletionSource, ReplCompleter};
+use super::questions::{Interactivity, Questions};
+use super::screen::Screen;
+use super::views::Redactor;
+use super::{Repl, ReplParts};
+use crate::args::GlobalArgs;
+use crate::exit::{CliError, CliResult};
+
+/// Command-line choices for the REPL.
+#[derive(Debug, Clone, Default)]
+pub struct ReplOptions {
+    /// `-m/--model`.
+    pub model: Option<String>,
+}
+
+/// The provider and model settings for `requested` (or the configured default).
+pub fn build_model(
+    config: &AppConfig,
+    requested: Option<&str>,
+) -> Result<(Arc<dyn Provider>, ModelSettings), String> {
+    let resolved = config.resolve_model(requested).map_err(|e| e.to_string())?;
+    let provider =
+        coyote_llm::build_provider(resolved.provider.clone()).map_err(|e| e.to_string())?;
+    let settings = ModelSettings {
+        name: resolved.model.name.clone(),
+        max_tokens: resolved.model.max_tokens,
+        temperature: config.temperature,
+    };
+    Ok((provider, settings))
+}
+
+/// `enabled_mcp_servers` with `mapping_mcp_servers` aliases expanded.
+pub fn server_selection(config: &AppConfig) -> ServerSelection {
+    match &config.enabled_mcp_servers {
+        None | Some(ServerList::All) => ServerSelection::All,
+        Some(ServerList::Names(names)) => {
+            let mut out: Vec<String> = Vec::new();
+            for name in names {
+                let expanded = config
+                    .mapping_mcp_servers
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_else(|| vec![name.clone()]);
+                for n in expanded {
+                    if !out.contains(&n) {
+                        out.push(n);
+                    }
+                }
+            }
+            ServerSelection::Only(out)
+        }
+    }
+}
+
+/// Everything the loop needs.
+pub struct Started {
+    pub repl: Repl,
+    pub editor: reedline::Reedline,
+}
+
+/// Loads the configuration and starts the servers in the background.
+pub fn start(
+    handle: &tokio::runtime::Handle,
+    global: &GlobalArgs,
+    options: &ReplOptions,
+) -> CliResult<Started> {
+    coyote_llm::install_crypto_provider();
+    let paths = crate::setup::paths(global)?;
+    let log_file = crate::logging::init(&paths.log_dir(), global.log_level.as_deref());
+    let mcp = crate::setup::load_mcp(global, &paths)?;
+    let app_config =
+        load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
+    let (provider, settings) =
+        build_model(&app_config, options.model.as_deref()).map_err(CliError::usage)?;
+
+    let screen = Screen::new();
+    let questions = Questions::new(screen.clone(), Interactivity::detect());
+    let runtime = McpRuntime::new(RuntimeOptions {
+        client: ClientIdentity::default(),
+        elicitation: Arc::new(questions.clone()),
+        ..RuntimeOptions::default()
+    });
+    let specs = mcp.servers.clone();
+    {
+        // Background start: the prompt shows at once (issue 4).
+        let _entered = handle.enter();
+        runtime.spawn_start(specs.clone());
+    }
+    // Install the SIGINT handler now, so Ctrl-C never kills the REPL (also during `!cmd`).
+    handle.block_on(async {
+        drop(super::interrupt_signals());
+    });
+
+    let spill = SpillStore::new(paths.mcp_resources_dir());
+    let session = Session::builder(provider, settings, runtime.clone(), spill.clone())
+        .max_tool_rounds(app_config.max_tool_rounds)
+        .servers(server_selection(&app_config))
+        .approvals(ApprovalPolicies::from_specs(&specs))
+        .build();
+
+    let env = |name: &str| std::env::var(name).ok();
+    let mut redactor = Redactor::from_specs(&specs, &env);
+    for client in &app_config.clients {
+        if let Some(key) = client.provider.api_key.as_ref() {
+            redactor.add(key.expose_secret());
+        }
+    }
+
+    let history_file = paths.history_file();
+    let repl = Repl::new(ReplParts {
+        runtime_handle: handle.clone(),
+        session,
+        screen,
+        questions,
+        specs,
+        spill,
+        redactor,
+        app_config: Some(app_config),
+        history_file: history_file.clone(),
+        log_file,
+    });
+    let source = CompletionSource::new(runtime, repl.enabled_filter());
+    let completer = ReplCompleter::new(source, handle.clone());
+    let editor = super::editor::build(&history_file, completer)
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    Ok(Started { repl, editor })
+}
+
+/// Runs the REPL to the end; returns the exit code.
+pub fn run(handle: &tokio::runtime::Handle, global: &GlobalArgs, options: &ReplOptions) -> u8 {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() {
+        return CliError::usage(
+            "the REPL needs a terminal on stdin; pass the message as arguments or pipe it: \
+             `echo hi | coyote`",
+        )
+        .report();
+    }
+    let mut started = match start(handle, global, options) {
+        Ok(started) => started,
+        Err(error) => return error.report(),
+    };
+    eprintln!(
+        "coyote {} — model {}. Type .help for commands, Ctrl-D to leave.",
+        env!("CARGO_PKG_VERSION"),
+        started.repl.session.model_label()
+    );
+    super::run_loop(&mut started.repl, &mut started.editor);
+    started.repl.shutdown();
+    crate::exit::CODE_OK
+}

@@ -1,0 +1,162 @@
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use coyote_mcp::RuntimeOptions;
+use coyote_protocol::{HttpSpec, StdioSpec, Timeouts};
+use coyote_test_support::{Capabilities, Scenario, in_process};
+
+use super::*;
+
+fn spec(name: &str, transport: McpTransport) -> McpServerSpec {
+    McpServerSpec {
+        name: name.into(),
+        transport,
+        timeouts: Timeouts::default(),
+        approve: Default::default(),
+        expose: Default::default(),
+        auto_approve: Vec::new(),
+        source: PathBuf::from("mcp.json"),
+    }
+}
+
+#[test]
+fn secrets_from_specs_and_env_are_redacted() {
+    let specs = vec![
+        spec(
+            "gh",
+            McpTransport::Stdio(StdioSpec {
+                command: "gh-mcp".into(),
+                args: vec![],
+                env: BTreeMap::from([("GITHUB_TOKEN".into(), "ghp_secret123".into())]),
+                cwd: None,
+            }),
+        ),
+        spec(
+            "remote",
+            McpTransport::Http(HttpSpec {
+                url: "https://mcp.example/mcp".into(),
+                headers: vec![("Authorization".into(), "Bearer tok-abcdef".into())],
+                bearer_token_env: Some("REMOTE_TOKEN".into()),
+            }),
+        ),
+    ];
+    let env = |name: &str| (name == "REMOTE_TOKEN").then(|| "env-token-999".to_owned());
+    let mut redactor = Redactor::from_specs(&specs, &env);
+    redactor.add("sk-api-key");
+    redactor.add("ab"); // too short to redact safely
+    assert_eq!(
+        redactor.redact(
+            "failed: auth ghp_secret123 / Bearer tok-abcdef / tok-abcdef / env-token-999 / \
+             sk-api-key / ab"
+        ),
+        "failed: auth <redacted> / <redacted> / <redacted> / <redacted> / <redacted> / ab"
+    );
+}
+
+fn timeouts() -> Timeouts {
+    Timeouts {
+        startup: std::time::Duration::from_secs(30),
+        call: std::time::Duration::from_secs(60),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listings_degrade_per_server() {
+    let runtime = McpRuntime::new(RuntimeOptions::default());
+    let with_prompts = Scenario::builder()
+        .prompt(coyote_test_support::PromptSpec {
+            name: "review".into(),
+            title: None,
+            description: Some("review a file".into()),
+            arguments: vec![
+                coyote_test_support::PromptArgSpec {
+                    name: "path".into(),
+                    description: None,
+                    required: true,
+                },
+                coyote_test_support::PromptArgSpec {
+                    name: "tone".into(),
+                    description: None,
+                    required: false,
+                },
+            ],
+            messages: vec![],
+        })
+        .build();
+    let ((r, w), _a) = in_process(with_prompts);
+    runtime
+        .attach_stream("alpha", timeouts(), r, w)
+        .await
+        .unwrap();
+    let no_prompts = Scenario::builder()
+        .capabilities(Capabilities {
+            prompts: false,
+            ..Capabilities::default()
+        })
+        .build();
+    let ((r, w), _b) = in_process(no_prompts);
+    runtime
+        .attach_stream("beta", timeouts(), r, w)
+        .await
+        .unwrap();
+    let ((r, w), gone) = in_process(Scenario::default());
+    runtime
+        .attach_stream("gamma", timeouts(), r, w)
+        .await
+        .unwrap();
+    gone.kill().await;
+    for _ in 0..200 {
+        if matches!(runtime.state("gamma"), Some(ServerState::Failed(_))) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let enabled = |_: &str| true;
+    let text = list(&runtime, &enabled, Listing::Prompts, &Redactor::default()).await;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        ["SERVER", "PROMPT", "DESCRIPTION", "ARGUMENTS"]
+    );
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        ["alpha", "review", "review", "a", "file", "path*", "tone"]
+    );
+    assert_eq!(lines[2], "(* = required argument)");
+    assert!(lines[3].starts_with("gamma: failed: "), "{text}");
+    assert_eq!(lines.len(), 4, "{text}");
+
+    let only_beta = |n: &str| n == "beta";
+    let text = servers(&runtime, &only_beta, &Redactor::default());
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        rows[0],
+        ["SERVER", "TRANSPORT", "STATE", "ENABLED", "OFFERS"]
+    );
+    assert_eq!(
+        rows[1],
+        [
+            "alpha",
+            "stream",
+            "ready",
+            "no",
+            "tools,resources,prompts,completions"
+        ]
+    );
+    assert_eq!(
+        rows[2],
+        [
+            "beta",
+            "stream",
+            "ready",
+            "yes",
+            "tools,resources,completions"
+        ]
+    );
+    assert_eq!(&rows[3][..3], ["gamma", "stream", "failed"]);
+    assert!(rows[4][0] == "gamma:" && rows[4][1] == "failed:", "{text}");
+    runtime.shutdown().await;
+}
