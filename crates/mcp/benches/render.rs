@@ -13,9 +13,9 @@ fn log(bytes: usize) -> String {
     let mut s = String::with_capacity(bytes + 200);
     let mut i = 0u64;
     while s.len() < bytes {
-        let level = if i % 997 == 0 {
+        let level = if i.is_multiple_of(997) {
             "ERROR"
-        } else if i % 7 == 0 {
+        } else if i.is_multiple_of(7) {
             "WARN"
         } else {
             "INFO"
