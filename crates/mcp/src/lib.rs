@@ -19,6 +19,7 @@ pub use render::{RenderContext, RenderError, SpillStore};
 
 pub mod connect;
 pub mod error;
+pub mod factory;
 pub mod handle;
 pub mod handler;
 pub mod listing;
@@ -29,6 +30,7 @@ mod convert;
 pub use connect::http::install_crypto_provider;
 pub use connect::line::MAX_MESSAGE_BYTES;
 pub use error::{McpError, TimeoutPhase};
+pub use factory::{AgentRuntime, AgentServerProblem, AgentServers, McpFactory, ServerLease};
 pub use handle::{CompletionRef, ServerCapabilityFlags, ServerHandle, ServerInfo};
 pub use handler::{
     ClientIdentity, DeclineElicitation, ElicitationHook, ElicitationRequest, ElicitationResponse,

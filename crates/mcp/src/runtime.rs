@@ -330,6 +330,48 @@ impl McpRuntime {
         self.server(name)
     }
 
+    /// Adds `source`'s Ready server `name` to this runtime without taking over its connection
+    /// (agent runtimes built by [`crate::factory::McpFactory`], R15): this runtime's
+    /// `shutdown`/`close_server` only mark the slot Closed; the owner closes the connection.
+    /// The slot turns Failed/Closed when the source's server does.
+    pub fn adopt(&self, source: &McpRuntime, name: &str) -> Result<ServerHandle, McpError> {
+        let handle = source.server(name)?;
+        let Some(source_slot) = source.slot(name) else {
+            return Err(McpError::UnknownServer {
+                name: name.to_owned(),
+                known: source.server_names(),
+            });
+        };
+        let Some(slot) = self.register_one(name, source_slot.transport) else {
+            let state = self.state(name).unwrap_or(ServerState::Starting);
+            return Err(McpError::ServerNotReady {
+                server: name.to_owned(),
+                state,
+            });
+        };
+        *slot.live() = Some(Live {
+            handle: handle.clone(),
+            connection: None,
+        });
+        slot.state.set(ServerState::Ready);
+        let mut source_state = source_slot.state.0.subscribe();
+        let mirror = Arc::downgrade(&slot);
+        tokio::spawn(async move {
+            let ended = |s: &ServerState| matches!(s, ServerState::Failed(_) | ServerState::Closed);
+            let Ok(state) = source_state.wait_for(ended).await.map(|s| s.clone()) else {
+                return;
+            };
+            if let Some(slot) = mirror.upgrade() {
+                let reason = match state {
+                    ServerState::Failed(reason) => reason,
+                    _ => "the server was closed by its owner".to_owned(),
+                };
+                slot.state.fail_if_ready(reason);
+            }
+        });
+        Ok(handle)
+    }
+
     /// Waits until no server is Starting (each start is bounded by its startup timeout).
     pub async fn wait_settled(&self) {
         for slot in self.slots() {
