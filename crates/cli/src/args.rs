@@ -9,17 +9,41 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     name = "coyote",
     version,
+    args_conflicts_with_subcommands = true,
     about = "An LLM command-line client with a complete MCP client",
     long_about = "coyote talks to MCP servers configured in mcp.json (Claude Desktop format).\n\
                   `coyote mcp …` runs every MCP operation from the shell, without an LLM.",
     after_help = "Config: $COYOTE_CONFIG_DIR or ~/.config/coyote (mcp.json). Logs: the state dir's coyote.log.\n\
-                  Exit codes: 0 ok, 1 server/tool error, 2 usage or configuration error."
+                  Exit codes: 0 ok, 1 model/server/tool error, 2 usage or configuration error, 130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// One-shot chat (used when no subcommand is given).
+    #[command(flatten)]
+    pub chat: ChatArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// `coyote [OPTIONS] [TEXT…]`: one question to the model, answered and done.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ChatArgs {
+    /// The model, CLIENT:MODEL (see `coyote models`); default: `model:` in config.yaml.
+    #[arg(short = 'm', long, value_name = "CLIENT:MODEL")]
+    pub model: Option<String>,
+    /// Fetch the whole answer at once instead of streaming it.
+    #[arg(long)]
+    pub no_stream: bool,
+    /// Print one JSON object per line (text deltas, tool calls, usage) instead of the answer.
+    #[arg(long)]
+    pub json: bool,
+    /// Run tool calls that need approval (destructive tools) without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// The message. Piped stdin is added after it (`git diff | coyote "review this"`).
+    #[arg(value_name = "TEXT")]
+    pub text: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -40,6 +64,21 @@ pub enum Command {
     /// Run MCP operations against configured servers (no LLM involved).
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// List the configured clients and models (config.yaml and environment); no secrets.
+    Models {
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Start the interactive REPL (also what `coyote` alone does on a terminal).
+    Repl(ReplArgs),
+}
+
+/// Options of the REPL.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ReplArgs {
+    /// The model to chat with, `client:model` (default: `model:` in config.yaml).
+    #[arg(short = 'm', long, value_name = "CLIENT:MODEL")]
+    pub model: Option<String>,
 }
 
 /// Output format of listings.

@@ -8,6 +8,8 @@ pub const CODE_OK: u8 = 0;
 pub const CODE_FAILURE: u8 = 1;
 /// A usage or configuration error.
 pub const CODE_USAGE: u8 = 2;
+/// Interrupted by the user (Ctrl-C), like a shell's 128 + SIGINT.
+pub const CODE_INTERRUPTED: u8 = 130;
 
 /// Which exit code an error maps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +20,8 @@ pub enum ErrorKind {
     Usage,
     /// Already reported (e.g. a tool result with isError was printed) → exit 1, no message.
     Silent,
+    /// The user interrupted (Ctrl-C) → exit 130, with the message if any.
+    Interrupted,
 }
 
 #[derive(Debug)]
@@ -39,10 +43,25 @@ impl CliError {
             message: message.into(),
         }
     }
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        CliError {
+            kind: ErrorKind::Interrupted,
+            message: message.into(),
+        }
+    }
     pub fn silent() -> Self {
         CliError {
             kind: ErrorKind::Silent,
             message: String::new(),
+        }
+    }
+
+    /// The exit code this error maps to.
+    pub fn code(&self) -> u8 {
+        match self.kind {
+            ErrorKind::Failure | ErrorKind::Silent => CODE_FAILURE,
+            ErrorKind::Usage => CODE_USAGE,
+            ErrorKind::Interrupted => CODE_INTERRUPTED,
         }
     }
 
@@ -57,6 +76,12 @@ impl CliError {
             ErrorKind::Usage => {
                 eprintln!("coyote: {}", self.message);
                 CODE_USAGE
+            }
+            ErrorKind::Interrupted => {
+                if !self.message.is_empty() {
+                    eprintln!("coyote: {}", self.message);
+                }
+                CODE_INTERRUPTED
             }
         }
     }

@@ -3,11 +3,14 @@
 //! config error, 130 interrupted). All behaviour lives in the modules below.
 
 mod args;
+mod chat;
 mod coerce;
 mod exit;
 mod logging;
 mod mcp_cmd;
+mod models_cmd;
 mod output;
+mod repl;
 mod setup;
 
 use std::process::ExitCode;
@@ -27,7 +30,28 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::CODE_FAILURE);
         }
     };
-    let code = rt.block_on(run(cli));
+    // The REPL runs on this thread, outside the runtime, and blocks on each turn (its
+    // completer may then block on a bounded RPC; see repl/mod.rs).
+    let code = match &cli.command {
+        Some(args::Command::Repl(repl_args)) => repl::setup::run(
+            rt.handle(),
+            &cli.global,
+            &repl::setup::ReplOptions {
+                model: repl_args.model.clone(),
+            },
+        ),
+        // No message and a terminal: the REPL (`-m` carries over).
+        None if cli.chat.text.is_empty() && std::io::IsTerminal::is_terminal(&std::io::stdin()) => {
+            repl::setup::run(
+                rt.handle(),
+                &cli.global,
+                &repl::setup::ReplOptions {
+                    model: cli.chat.model.clone(),
+                },
+            )
+        }
+        _ => rt.block_on(run(cli)),
+    };
     // Servers were closed by the command itself; give stray tasks no chance to outlive us.
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     ExitCode::from(code)
@@ -36,9 +60,11 @@ fn main() -> ExitCode {
 async fn run(cli: args::Cli) -> u8 {
     let result = match cli.command {
         Some(args::Command::Mcp(cmd)) => mcp_cmd::run(&cli.global, cmd).await,
-        None => Err(exit::CliError::usage(
-            "chat mode is not available yet; try `coyote mcp --help`",
+        Some(args::Command::Repl(_)) => Err(exit::CliError::usage(
+            "the REPL cannot start here; run `coyote repl` on a terminal",
         )),
+        Some(args::Command::Models { out }) => models_cmd::run(&cli.global, out).await,
+        None => chat::run(&cli.global, cli.chat).await,
     };
     match result {
         Ok(()) => exit::CODE_OK,

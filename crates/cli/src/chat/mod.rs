@@ -1,0 +1,181 @@
+//! One-shot chat: `coyote [OPTIONS] [TEXT…]` — one turn with the configured model and every
+//! enabled MCP server, printed (or `--json` events), then exit.
+//!
+//! Flow: read the message (arguments and/or piped stdin) → config.yaml → model → mcp.json →
+//! start the servers (concurrently, each bounded by its startup timeout) → one turn → shut the
+//! servers down → exit code: 0 answered, 1 model/tool failure or round limit, 2 usage or
+//! configuration, 130 interrupted (Ctrl-C cancels the turn cleanly: in-flight MCP calls are
+//! cancelled on the wire and the servers are shut down before exiting; a second Ctrl-C exits
+//! at once). Tool calls that need approval are refused unless `--yes` (nothing is approved on
+//! the user's behalf otherwise); elicitations are declined (no interactive form here).
+
+mod input;
+mod markdown;
+mod render;
+
+use std::io::IsTerminal;
+
+use coyote_config::{AppConfig, ProcessEnv, load_app_config};
+use coyote_llm::StreamMode;
+use coyote_mcp::SpillStore;
+use coyote_protocol::McpServerSpec;
+use coyote_session::{
+    ApprovalPolicies, ApproveAll, Approver, CancellationToken, Conversation, ModelSettings,
+    RefuseAll, Session, SessionError, StopReason, TurnContext,
+};
+
+use self::markdown::Style;
+use self::render::{Mode, Output, Streams};
+use crate::args::{ChatArgs, GlobalArgs};
+use crate::exit::{CliError, CliResult};
+use crate::setup;
+
+/// How long a cancelled turn waits before shutting the servers down (see `run`).
+const CANCEL_FLUSH_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Added to the refusal the model receives when a call needs approval in one-shot mode.
+const ONE_SHOT_REFUSAL_NOTE: &str = "coyote runs non-interactively here and runs tools that need approval only when started \
+     with --yes";
+
+pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
+    coyote_llm::install_crypto_provider();
+    let paths = setup::paths(global)?;
+    crate::logging::init(&paths.log_dir(), global.log_level.as_deref());
+    let piped = read_stdin().await?;
+    let message = input::compose(&args.text, piped.as_deref())?;
+
+    let app = load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
+    let resolved = app
+        .resolve_model(args.model.as_deref())
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let provider = coyote_llm::build_provider(resolved.provider.clone())
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let settings = ModelSettings {
+        name: resolved.model.name.clone(),
+        max_tokens: resolved.model.max_tokens,
+        temperature: app.temperature,
+    };
+    tracing::info!(model = %resolved.id(), "one-shot chat");
+
+    let mcp = setup::load_mcp(global, &paths)?;
+    let specs = enabled_specs(&app, mcp.servers);
+    let runtime = setup::start(specs.clone()).await;
+    let session = Session::builder(
+        provider,
+        settings,
+        runtime.clone(),
+        SpillStore::new(paths.mcp_resources_dir()),
+    )
+    .max_tool_rounds(app.max_tool_rounds)
+    .stream(if args.no_stream {
+        StreamMode::Whole
+    } else {
+        StreamMode::Streaming
+    })
+    .approvals(ApprovalPolicies::from_specs(&specs))
+    .build();
+
+    let output = Output::new(output_mode(&args), Streams::std());
+    let approver: Box<dyn Approver> = if args.yes {
+        Box::new(ApproveAll)
+    } else {
+        Box::new(RefuseAll {
+            note: Some(ONE_SHOT_REFUSAL_NOTE.to_owned()),
+        })
+    };
+    let cancel = CancellationToken::new();
+    // Registered before the turn starts, so an early Ctrl-C already cancels cleanly.
+    let sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| CliError::failure(format!("cannot watch for Ctrl-C: {e}")))?;
+    let interrupts = tokio::spawn(watch_interrupts(sigint, cancel.clone()));
+    let ctx = TurnContext {
+        events: &output,
+        approver: approver.as_ref(),
+        cancel,
+    };
+    let mut conversation = Conversation::new();
+    let result = session.run_turn(&mut conversation, message, &ctx).await;
+    output.finish();
+    if ctx.cancel.is_cancelled() {
+        // The host sends `notifications/cancelled` for abandoned requests from detached tasks;
+        // shutting the servers down at once would drop those messages. Bounded grace until the
+        // runtime's shutdown drains them itself.
+        tokio::time::sleep(CANCEL_FLUSH_GRACE).await;
+    }
+    runtime.shutdown().await;
+    interrupts.abort();
+
+    let outcome = match result {
+        Ok(outcome) => outcome,
+        Err(SessionError::Llm(error)) => {
+            let error = CliError::failure(error.to_string());
+            output.error(&error.message, error.code());
+            return Err(error);
+        }
+    };
+    match outcome.stop {
+        StopReason::Answered => Ok(()),
+        // The warning event already told the user.
+        StopReason::MaxToolRounds { .. } => Err(CliError::silent()),
+        StopReason::Cancelled => Err(CliError::interrupted("interrupted")),
+    }
+}
+
+/// Text from stdin when it is piped (not a terminal).
+async fn read_stdin() -> CliResult<Option<String>> {
+    if std::io::stdin().is_terminal() {
+        return Ok(None);
+    }
+    tokio::task::spawn_blocking(|| input::read_piped(std::io::stdin().lock()))
+        .await
+        .map_err(|e| CliError::failure(format!("cannot read stdin: {e}")))?
+        .map(Some)
+}
+
+/// The servers `enabled_mcp_servers` selects (all when unset); unknown names are warned about.
+fn enabled_specs(app: &AppConfig, servers: Vec<McpServerSpec>) -> Vec<McpServerSpec> {
+    let Some(names) = app.enabled_server_names() else {
+        return servers;
+    };
+    for name in &names {
+        if !servers.iter().any(|s| &s.name == name) {
+            eprintln!(
+                "coyote: warning: {}: `enabled_mcp_servers` names \"{name}\", which no mcp.json \
+                 defines; ignored",
+                app.path.display()
+            );
+        }
+    }
+    servers
+        .into_iter()
+        .filter(|s| names.contains(&s.name))
+        .collect()
+}
+
+fn output_mode(args: &ChatArgs) -> Mode {
+    if args.json {
+        return Mode::Json;
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let answer = if !no_color && std::io::stdout().is_terminal() {
+        Style::Ansi
+    } else {
+        Style::Plain
+    };
+    Mode::Text {
+        answer,
+        status_color: !no_color && std::io::stderr().is_terminal(),
+    }
+}
+
+/// First Ctrl-C cancels the turn; a second one exits at once.
+async fn watch_interrupts(mut sigint: tokio::signal::unix::Signal, cancel: CancellationToken) {
+    if sigint.recv().await.is_none() {
+        return;
+    }
+    tracing::info!("interrupted: cancelling the turn");
+    cancel.cancel();
+    if sigint.recv().await.is_some() {
+        std::process::exit(i32::from(crate::exit::CODE_INTERRUPTED));
+    }
+}
