@@ -129,7 +129,10 @@ pub fn parse_agent(name: &str, file: &Path, text: &str) -> Result<Agent, Definit
     let map = parse_mapping(file, text)?;
     let fields = Fields::new(file, &map);
     let warnings = fields.unknown_keys(AGENT_KEYS);
-    let instructions = fields.string("instructions")?.unwrap_or_default();
+    let instructions = fields
+        .string("instructions")?
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default();
     let variables = parse_variables(&fields)?;
     for used in placeholders(&instructions) {
         if !variables.iter().any(|v| v.name == used) {

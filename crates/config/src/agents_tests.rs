@@ -166,3 +166,105 @@ fn delegate_cycles_and_unknown_delegates() {
     );
     assert!(check_delegates(&[mk("x", &["y"]), mk("y", &[])]).is_empty());
 }
+
+/// Every `<!-- file: PATH -->` example of docs/agents.md, written under a temp config dir.
+fn write_doc_examples(root: &Path) -> Vec<String> {
+    let doc = include_str!("../../../docs/agents.md");
+    let mut written = Vec::new();
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        let Some(path) = line
+            .strip_prefix("<!-- file: ")
+            .and_then(|l| l.strip_suffix(" -->"))
+        else {
+            continue;
+        };
+        let fence = lines.next().unwrap_or_default();
+        assert!(
+            fence.starts_with("```"),
+            "{path}: no code block after the marker"
+        );
+        let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+        let target = root.join(path);
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::write(&target, body.join("\n") + "\n").unwrap();
+        written.push(path.to_owned());
+    }
+    written
+}
+
+#[test]
+fn docs_examples_load() {
+    use crate::selection::{Selection, SelectionLayers, resolve_selection};
+    use crate::sessions_store::{SessionFile, SessionStore};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    assert_eq!(
+        write_doc_examples(root),
+        vec![
+            "roles/reviewer.md",
+            "agents/ops/config.yaml",
+            "agents/docs/config.yaml",
+            "agents/docs/mcp.json",
+            "macros/review.yaml",
+            "sessions/triage.yaml",
+            "config.yaml",
+        ]
+    );
+    let env = MapEnv::new();
+
+    let roles = crate::roles::list_roles(&root.join("roles"));
+    assert!(roles.errors.is_empty(), "{:?}", roles.errors);
+    let reviewer = &roles.items[0];
+    assert!(reviewer.warnings.is_empty(), "{:?}", reviewer.warnings);
+    assert_eq!(reviewer.temperature, Some(0.2));
+
+    let agents = list_agents(&root.join("agents"), &env);
+    assert!(agents.errors.is_empty(), "{:?}", agents.errors);
+    let names: Vec<&str> = agents.items.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, vec!["docs", "ops"]);
+    assert!(agents.items.iter().all(|a| a.warnings.is_empty()));
+    assert!(check_delegates(&agents.items).is_empty());
+    let own: Vec<&str> = agents.items[0]
+        .own_servers()
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(own, vec!["kb"]);
+    let given = BTreeMap::from([("project".to_owned(), "coyote".to_owned())]);
+    assert_eq!(
+        agents.items[1].instructions_with(&given).unwrap(),
+        "You operate coyote in the staging environment.\nAsk before anything destructive."
+    );
+
+    let macros = crate::macros::list_macros(&root.join("macros"), &["prompt", "help"]);
+    assert!(macros.errors.is_empty(), "{:?}", macros.errors);
+    assert_eq!(
+        macros.items[0].expand(&["src/main.rs".into()]).unwrap(),
+        vec![
+            ".role reviewer".to_owned(),
+            "Review src/main.rs, focusing on bugs.".to_owned()
+        ]
+    );
+
+    let session: SessionFile<Vec<serde_json::Value>> = SessionStore::new(root.join("sessions"))
+        .load("triage")
+        .unwrap();
+    assert_eq!(session.meta.role.as_deref(), Some("reviewer"));
+
+    let config_text = fs::read_to_string(root.join("config.yaml")).unwrap();
+    let config =
+        crate::app_config::parse_app_config(&config_text, &root.join("config.yaml"), None, &env)
+            .unwrap();
+    let layers = SelectionLayers {
+        config: config.enabled_mcp_servers.clone(),
+        role: reviewer.enabled_mcp_servers.clone(),
+        agent: None,
+        session: None,
+    };
+    assert_eq!(
+        resolve_selection(&layers, &config.mapping_mcp_servers).selection,
+        Selection::Only(vec!["github".into(), "gitlab".into(), "fs".into()])
+    );
+}
