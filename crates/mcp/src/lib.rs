@@ -17,15 +17,15 @@ pub use content::{
 pub use meta::{MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names};
 pub use render::{RenderContext, RenderError, SpillStore};
 
+mod activity;
 pub mod connect;
+mod convert;
 pub mod error;
 pub mod factory;
 pub mod handle;
 pub mod handler;
 pub mod listing;
 pub mod runtime;
-mod activity;
-mod convert;
 
 pub use connect::http::install_crypto_provider;
 pub use connect::line::MAX_MESSAGE_BYTES;
@@ -37,7 +37,7 @@ pub use handler::{
     ListGenerations, PROTOCOL_VERSION,
 };
 pub use listing::{
-    Catalog, PromptArgumentInfo, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo,
-    MAX_LIST_PAGES,
+    Catalog, MAX_LIST_PAGES, PromptArgumentInfo, PromptInfo, ResourceInfo, ResourceTemplateInfo,
+    ToolInfo,
 };
 pub use runtime::{McpRuntime, RuntimeOptions, ServerState, ServerStatus, ShutdownTimeouts};

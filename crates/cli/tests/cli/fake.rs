@@ -126,7 +126,10 @@ fn crashing_server_is_failed_with_its_stderr_tail() {
 fn no_server_process_or_grandchild_outlives_the_command() {
     let home = Home::new();
     let log = home.path().join("events.jsonl");
-    let startup = coyote_test_support::Startup { spawn_grandchild: true, ..Default::default() };
+    let startup = coyote_test_support::Startup {
+        spawn_grandchild: true,
+        ..Default::default()
+    };
     let scenario = Scenario::builder()
         .startup(startup)
         .event_log(&log)
