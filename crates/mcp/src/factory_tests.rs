@@ -186,3 +186,39 @@ async fn adopted_slots_follow_their_source() {
     }
     assert!(matches!(state, Some(ServerState::Failed(_))), "{state:?}");
 }
+
+#[tokio::test]
+async fn prompts_only_own_server_keeps_search_describe_prompt_r12() {
+    let tmp = tempfile::tempdir().unwrap();
+    let caps = Capabilities {
+        tools: false,
+        resources: false,
+        prompts: true,
+        completions: false,
+        logging: false,
+    };
+    let (file, spec) = server(tmp.path(), "tpl", caps);
+    let app = McpRuntime::new(RuntimeOptions::default());
+    let factory = McpFactory::new(RuntimeOptions::default());
+    let agent = factory
+        .agent_runtime(AgentServers {
+            own: vec![spec],
+            app: &app,
+            app_selected: vec![],
+        })
+        .await;
+    let mut got = names(agent.runtime());
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            "mcp_describe_tpl".to_owned(),
+            "mcp_prompt_tpl".to_owned(),
+            "mcp_search_tpl".to_owned(),
+        ]
+    );
+    agent.close().await;
+    file.wait_for(PROMPT, |l| l.disconnect_seen())
+        .await
+        .unwrap();
+}
