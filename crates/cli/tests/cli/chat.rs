@@ -421,3 +421,113 @@ async fn models_lists_clients_without_secrets() {
     assert!(r.out.contains("fake:fake-model (default)"), "{}", r.out);
     assert!(r.out.contains(&format!("${KEY_VAR} (set)")), "{}", r.out);
 }
+
+/// Splits a shell line into words, honouring single and double quotes.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => current.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                current.get_or_insert_with(String::new);
+            }
+            (None, c) if c.is_whitespace() => words.extend(current.take()),
+            (None, c) => current.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(current);
+    words
+}
+
+/// The fenced blocks of `lang` in a Markdown file.
+fn blocks(text: &str, lang: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match (&mut current, line.trim_start().strip_prefix("```")) {
+            (None, Some(tag)) if tag.trim() == lang => current = Some(String::new()),
+            (Some(_), Some(_)) => out.extend(current.take()),
+            (Some(block), None) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    out
+}
+
+/// docs/chat.md: the config.yaml example is valid as written, and every `coyote` command of
+/// its `sh` blocks runs (exit 0) with that config pointed at the fake model; a command that
+/// reads a pipe gets piped text, and `--json` output is JSON lines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn documented_examples_run() {
+    let root = coyote_test_support::peers::repo_root();
+    let doc = std::fs::read_to_string(root.join("docs/chat.md")).unwrap();
+    let yaml = blocks(&doc, "yaml");
+    assert_eq!(yaml.len(), 1, "one config.yaml example");
+    let env = coyote_config::MapEnv::new().with("ANTHROPIC_API_KEY", "k");
+    let path = std::path::Path::new("config.yaml");
+    let config = coyote_config::parse_app_config(&yaml[0], path, None, &env).unwrap();
+    assert_eq!(
+        config.resolve_model(None).unwrap().id(),
+        "local:qwen2.5-coder"
+    );
+
+    let commands: Vec<(bool, Vec<String>)> = blocks(&doc, "sh")
+        .iter()
+        .flat_map(|b| b.lines().map(str::to_owned).collect::<Vec<_>>())
+        .filter_map(|line| {
+            let (piped, command) = match line.split_once(" | ") {
+                Some((_, after)) if after.starts_with("coyote ") => (true, after.to_owned()),
+                Some((before, _)) if before.starts_with("coyote ") => (false, before.to_owned()),
+                _ => (false, line.clone()),
+            };
+            command
+                .starts_with("coyote ")
+                .then(|| (piped, shell_words(&command)))
+        })
+        .collect();
+    assert!(commands.len() >= 8, "{commands:?}");
+    let chats = commands.iter().filter(|(_, w)| w[1] != "models").count();
+    let script = (0..chats)
+        .map(|i| Reply::text(format!("answer {i}")))
+        .collect();
+    let llm = FakeLlm::start(LlmWire::OpenAi, script).await;
+    let home = Home::new();
+    let local = format!("api_base: {}", llm.api_base());
+    std::fs::write(
+        home.config_dir().join("config.yaml"),
+        yaml[0].replace("api_base: http://127.0.0.1:8080/v1", &local),
+    )
+    .unwrap();
+    for (piped, words) in &commands {
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let input = piped.then_some("piped example text\n");
+        let r = run(&home, &args, input).await;
+        assert_eq!(r.code, 0, "{words:?}: {}", r.err);
+        if args[0] == "models" && args.contains(&"--json") {
+            serde_json::from_str::<Value>(&r.out)
+                .unwrap_or_else(|e| panic!("{words:?}: not JSON ({e}): {}", r.out));
+        } else if args.contains(&"--json") {
+            for line in r.out.lines() {
+                serde_json::from_str::<Value>(line)
+                    .unwrap_or_else(|e| panic!("{words:?}: not JSON ({e}): {line}"));
+            }
+        }
+    }
+    assert_eq!(llm.remaining(), 0);
+    let piped_request = llm
+        .requests()
+        .into_iter()
+        .find(|r| user_texts(LlmWire::OpenAi, r)[0].starts_with("review this"))
+        .expect("the piped example ran");
+    assert_eq!(
+        user_texts(LlmWire::OpenAi, &piped_request),
+        vec!["review this\n\n<stdin>\npiped example text\n</stdin>"]
+    );
+}
