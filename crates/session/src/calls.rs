@@ -154,7 +154,13 @@ async fn check(
     let plan = if state.guard.record(&call.name, &call.arguments) {
         answer(ToolCallStatus::Repeated, repeated_text(&call.name))
     } else if let (Some(server), Some(tool)) = (&target.server, &target.tool) {
-        match approve(session, state, call, server, tool, &arguments, ctx).await? {
+        let invoke = Invocation {
+            call,
+            server,
+            tool,
+            arguments: &arguments,
+        };
+        match approve(session, state, &invoke, ctx).await? {
             Ok(()) => Plan::Run {
                 arguments: arguments.clone(),
             },
@@ -173,16 +179,27 @@ async fn check(
     })
 }
 
+/// An `mcp_invoke_*` call being checked: which tool of which server, with what arguments.
+struct Invocation<'a> {
+    call: &'a ToolCall,
+    server: &'a str,
+    tool: &'a str,
+    arguments: &'a Value,
+}
+
 /// `Some(Ok(()))` to run, `Some(Err(answer))` not to, `None` when cancelled while asking.
 async fn approve(
     session: &Session,
     state: &mut CallState,
-    call: &ToolCall,
-    server: &str,
-    tool: &str,
-    arguments: &Value,
+    invoke: &Invocation<'_>,
     ctx: &TurnContext<'_>,
 ) -> Option<Result<(), Plan>> {
+    let Invocation {
+        call,
+        server,
+        tool,
+        arguments,
+    } = *invoke;
     // A server that is not Ready answers with its state now, and is not asked again later.
     if let Err(e) = session.runtime.server(server) {
         return Some(Err(Plan::Answer {
