@@ -5,6 +5,7 @@ use coyote_protocol::Exposure;
 
 use super::*;
 use crate::env::MapEnv;
+use crate::paths::ConfigPaths;
 
 fn path() -> PathBuf {
     PathBuf::from("/home/u/.config/coyote/config.yaml")

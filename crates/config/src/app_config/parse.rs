@@ -1,0 +1,325 @@
+//! config.yaml parsing: the Raw shapes (exactly what the file may say, unknown keys rejected)
+//! and their one validating conversion into [`AppConfig`], with errors naming the key and fix.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use coyote_llm::{
+    ANTHROPIC_API_BASE, ApiKey, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,
+    detect_providers,
+};
+use coyote_protocol::Exposure;
+use serde::Deserialize;
+
+use super::{
+    AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_MAX_TOOL_ROUNDS, KeyStatus,
+    ServerList,
+};
+use crate::env::EnvLookup;
+use crate::paths::ConfigPaths;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAppConfig {
+    model: Option<String>,
+    temperature: Option<f64>,
+    max_tool_rounds: Option<u32>,
+    #[serde(default)]
+    clients: Vec<RawClient>,
+    enabled_mcp_servers: Option<RawServerList>,
+    #[serde(default)]
+    mapping_mcp_servers: BTreeMap<String, RawServerList>,
+    expose: Option<Exposure>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClient {
+    #[serde(rename = "type")]
+    kind: ProviderKind,
+    name: String,
+    api_base: Option<String>,
+    api_key_env: Option<String>,
+    #[serde(default)]
+    models: Vec<RawModel>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModel {
+    name: String,
+    max_tokens: Option<u32>,
+    context_window: Option<u32>,
+}
+
+/// `all`, `a,b`, `[a, b]`, `[]` or null.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawServerList {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl RawServerList {
+    fn into_list(self) -> ServerList {
+        match self {
+            RawServerList::Text(t) if t.trim() == "all" => ServerList::All,
+            RawServerList::Text(t) => ServerList::Names(
+                t.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            ),
+            RawServerList::List(names) => ServerList::Names(names),
+        }
+    }
+}
+
+/// Loads `<config>/config.yaml` (absent = zero-config) and adds clients detected from `env`.
+pub fn load_app_config(
+    paths: &ConfigPaths,
+    env: &dyn EnvLookup,
+) -> Result<AppConfig, AppConfigError> {
+    let path = paths.config_yaml();
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse_app_config(&text, &path, Some(path.clone()), env),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            parse_app_config("", &path, None, env)
+        }
+        Err(source) => Err(AppConfigError::Read { path, source }),
+    }
+}
+
+/// Parses config.yaml text (`path` for messages; `source` is `None` when there is no file).
+pub fn parse_app_config(
+    text: &str,
+    path: &Path,
+    source: Option<PathBuf>,
+    env: &dyn EnvLookup,
+) -> Result<AppConfig, AppConfigError> {
+    let raw: RawAppConfig = if text.trim().is_empty() {
+        RawAppConfig::default()
+    } else {
+        // An empty document or only comments deserializes as null: treat it as empty too.
+        match serde_yaml_ng::from_str::<Option<RawAppConfig>>(text) {
+            Ok(raw) => raw.unwrap_or_default(),
+            Err(e) => {
+                return Err(AppConfigError::Syntax {
+                    path: path.to_owned(),
+                    message: e.to_string(),
+                });
+            }
+        }
+    };
+    Validator { path, env }.validate(raw, source)
+}
+
+struct Validator<'a> {
+    path: &'a Path,
+    env: &'a dyn EnvLookup,
+}
+
+impl Validator<'_> {
+    fn invalid(
+        &self,
+        key: impl Into<String>,
+        problem: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> AppConfigError {
+        AppConfigError::Invalid {
+            path: self.path.to_owned(),
+            key: key.into(),
+            problem: problem.into(),
+            fix: fix.into(),
+        }
+    }
+
+    fn validate(
+        &self,
+        raw: RawAppConfig,
+        source: Option<PathBuf>,
+    ) -> Result<AppConfig, AppConfigError> {
+        if let Some(model) = &raw.model
+            && (model.trim().is_empty() || model.starts_with(':'))
+        {
+            return Err(self.invalid(
+                "model",
+                "is empty or has no client name",
+                "write it as <client>:<model>, e.g. openai:gpt-4.1-mini",
+            ));
+        }
+        if let Some(t) = raw.temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return Err(self.invalid(
+                "temperature",
+                format!("{t} is outside 0 to 2"),
+                "use a value between 0 and 2, or remove the key",
+            ));
+        }
+        if raw.max_tool_rounds == Some(0) {
+            return Err(self.invalid(
+                "max_tool_rounds",
+                "is 0, so the model could never use a tool",
+                format!("use a number of rounds of at least 1 (default {DEFAULT_MAX_TOOL_ROUNDS})"),
+            ));
+        }
+        let mut clients = Vec::new();
+        let mut names = BTreeSet::new();
+        for (i, client) in raw.clients.into_iter().enumerate() {
+            let entry = self.client(i, client)?;
+            if !names.insert(entry.provider.name.clone()) {
+                return Err(self.invalid(
+                    format!("clients[{i}].name"),
+                    format!("\"{}\" is used by an earlier client", entry.provider.name),
+                    "give every client its own name",
+                ));
+            }
+            clients.push(entry);
+        }
+        let lookup = |name: &str| self.env.var(name);
+        for detected in detect_providers(&lookup) {
+            if names.insert(detected.name.clone()) {
+                let key = match detected.api_key.as_ref().map(|k| k.source().clone()) {
+                    Some(coyote_llm::KeySource::Env(variable)) => KeyStatus::Resolved { variable },
+                    Some(coyote_llm::KeySource::Provided) => KeyStatus::Resolved {
+                        variable: String::new(),
+                    },
+                    None => KeyStatus::NotNeeded,
+                };
+                clients.push(ClientEntry {
+                    provider: detected,
+                    key,
+                    origin: ClientOrigin::Environment,
+                });
+            }
+        }
+        let mut mapping = BTreeMap::new();
+        for (alias, list) in raw.mapping_mcp_servers {
+            match list.into_list() {
+                ServerList::Names(names) => {
+                    mapping.insert(alias, names);
+                }
+                ServerList::All => {
+                    return Err(self.invalid(
+                        format!("mapping_mcp_servers.{alias}"),
+                        "an alias cannot stand for `all`",
+                        "list the server names, e.g. [github, gitlab]",
+                    ));
+                }
+            }
+        }
+        Ok(AppConfig {
+            source,
+            path: self.path.to_owned(),
+            model: raw.model,
+            temperature: raw.temperature,
+            max_tool_rounds: raw.max_tool_rounds.unwrap_or(DEFAULT_MAX_TOOL_ROUNDS),
+            clients,
+            enabled_mcp_servers: raw.enabled_mcp_servers.map(RawServerList::into_list),
+            mapping_mcp_servers: mapping,
+            expose: raw.expose.unwrap_or_default(),
+        })
+    }
+
+    fn client(&self, i: usize, raw: RawClient) -> Result<ClientEntry, AppConfigError> {
+        let key = |field: &str| format!("clients[{i}].{field}");
+        if !is_client_name(&raw.name) {
+            return Err(self.invalid(
+                key("name"),
+                format!("\"{}\" is not a usable client name", raw.name),
+                "use letters, digits, `_`, `-` and `.` only (it is typed before the colon in -m name:model)",
+            ));
+        }
+        let api_base = match raw.api_base {
+            Some(base) => {
+                check_api_base(&base).map_err(|problem| {
+                    self.invalid(
+                        key("api_base"),
+                        problem,
+                        "write the server's base URL, e.g. http://127.0.0.1:8080/v1",
+                    )
+                })?;
+                base.trim_end_matches('/').to_owned()
+            }
+            None => match raw.kind {
+                ProviderKind::OpenAiCompatible => OPENAI_API_BASE.to_owned(),
+                ProviderKind::Anthropic => ANTHROPIC_API_BASE.to_owned(),
+            },
+        };
+        let mut models = Vec::new();
+        for (j, m) in raw.models.into_iter().enumerate() {
+            if m.name.trim().is_empty() {
+                return Err(self.invalid(
+                    key(&format!("models[{j}].name")),
+                    "is empty",
+                    "write the model id the server knows, e.g. gpt-4.1-mini",
+                ));
+            }
+            if m.max_tokens == Some(0) {
+                return Err(self.invalid(
+                    key(&format!("models[{j}].max_tokens")),
+                    "is 0",
+                    "use a positive output limit, or remove the key",
+                ));
+            }
+            models.push(ModelConfig {
+                name: m.name,
+                max_tokens: m.max_tokens,
+                context_window: m.context_window,
+            });
+        }
+        let mut provider = ProviderConfig::new(raw.kind, raw.name, api_base).with_models(models);
+        let status = match raw.api_key_env {
+            None => KeyStatus::NotNeeded,
+            Some(variable) => {
+                if !is_env_name(&variable) {
+                    return Err(self.invalid(
+                        key("api_key_env"),
+                        format!("\"{variable}\" is not an environment variable name"),
+                        "write the variable's name (e.g. OPENAI_API_KEY), never the key itself",
+                    ));
+                }
+                match self.env.var(&variable).filter(|v| !v.trim().is_empty()) {
+                    Some(secret) => {
+                        provider.api_key = Some(ApiKey::from_env(variable.clone(), secret.trim()));
+                        KeyStatus::Resolved { variable }
+                    }
+                    None => KeyStatus::Missing { variable },
+                }
+            }
+        };
+        Ok(ClientEntry {
+            provider,
+            key: status,
+            origin: ClientOrigin::ConfigFile,
+        })
+    }
+}
+
+fn is_client_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The base must be an absolute http(s) URL. The problem text never repeats the URL (it may
+/// carry credentials).
+fn check_api_base(base: &str) -> Result<(), String> {
+    match url::Url::parse(base.trim()) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => Ok(()),
+        Ok(url) => Err(format!(
+            "the URL's scheme is \"{}\"; only http and https are supported",
+            url.scheme()
+        )),
+        Err(e) => Err(format!("is not a URL ({e})")),
+    }
+}
