@@ -185,6 +185,10 @@ impl Session {
                 None => break,
             }
         }
+        if !assembler.is_done() {
+            // Cut off before the model finished: keep what it said, then report the error.
+            keep_partial_text(conversation, &assembler);
+        }
         match assembler.finish(self.provider.name()) {
             Ok(response) => Ok(Answer::Complete(response)),
             Err(error) => Err(error.into()),

@@ -134,9 +134,20 @@ async fn a_turn_cancelled_before_it_starts_sends_nothing() {
     h.shutdown().await;
 }
 
-/// Accepts one connection, answers with the start of an OpenAI SSE stream carrying `text`, and
-/// then keeps the connection open without sending more.
-async fn stalling_openai_server(text: &'static str) -> (String, tokio::task::JoinHandle<()>) {
+/// What the server does after the first piece of text.
+#[derive(Clone, Copy, PartialEq)]
+enum Then {
+    /// Keep the connection open and send nothing more.
+    Stall,
+    /// End the body (a stream cut mid-answer).
+    Close,
+}
+
+/// Accepts one connection and answers with the start of an OpenAI SSE stream carrying `text`.
+async fn stalling_openai_server(
+    text: &'static str,
+    then: Then,
+) -> (String, tokio::task::JoinHandle<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let task = tokio::spawn(async move {
@@ -159,6 +170,10 @@ async fn stalling_openai_server(text: &'static str) -> (String, tokio::task::Joi
             .await
             .unwrap();
         socket.flush().await.unwrap();
+        if then == Then::Close {
+            socket.write_all(b"0\r\n\r\n").await.unwrap();
+            socket.shutdown().await.ok();
+        }
         // Hold the stream open until the client goes away.
         let _ = socket.read(&mut buf).await;
     });
@@ -167,7 +182,7 @@ async fn stalling_openai_server(text: &'static str) -> (String, tokio::task::Joi
 
 #[tokio::test]
 async fn cancelling_mid_stream_keeps_the_partial_text() {
-    let (base, server) = stalling_openai_server("The first half of an ans").await;
+    let (base, server) = stalling_openai_server("The first half of an ans", Then::Stall).await;
     let provider = coyote_llm::build_provider(
         coyote_llm::ProviderConfig::new(coyote_llm::ProviderKind::OpenAiCompatible, "stall", base)
             .with_api_key(coyote_llm::ApiKey::new("sk-test")),
@@ -221,6 +236,54 @@ async fn cancelling_mid_stream_keeps_the_partial_text() {
         })
     );
     // The client dropped the connection: the server task ends.
+    tokio::time::timeout(OBSERVE, server)
+        .await
+        .unwrap()
+        .unwrap();
+    runtime.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stream_cut_mid_answer_keeps_the_text_and_fails_the_turn() {
+    let (base, server) = stalling_openai_server("Half an answ", Then::Close).await;
+    let provider = coyote_llm::build_provider(
+        coyote_llm::ProviderConfig::new(coyote_llm::ProviderKind::OpenAiCompatible, "cut", base)
+            .with_api_key(coyote_llm::ApiKey::new("sk-test")),
+    )
+    .unwrap();
+    let runtime = coyote_mcp::McpRuntime::new(coyote_mcp::RuntimeOptions::default());
+    let spill = tempfile::tempdir().unwrap();
+    let session = coyote_session::Session::builder(
+        provider,
+        coyote_session::ModelSettings::named("m"),
+        runtime.clone(),
+        coyote_mcp::SpillStore::new(spill.path()),
+    )
+    .build();
+    let log = EventLog::new();
+    let approver = Asked::refusing();
+    let ctx = TurnContext {
+        events: &log,
+        approver: &approver,
+        cancel: CancellationToken::new(),
+    };
+    let mut conversation = Conversation::new();
+    let error = session
+        .run_turn(&mut conversation, "tell me", &ctx)
+        .await
+        .unwrap_err();
+    let coyote_session::SessionError::Llm(inner) = &error;
+    assert!(
+        matches!(inner, coyote_llm::LlmError::Protocol { .. }),
+        "{inner:?}"
+    );
+    assert_eq!(
+        conversation.messages,
+        vec![
+            Message::user("tell me"),
+            Message::assistant(AssistantMessage::text("Half an answ"))
+        ]
+    );
     tokio::time::timeout(OBSERVE, server)
         .await
         .unwrap()
