@@ -81,7 +81,10 @@ pub fn build(history_file: &Path, completer: ReplCompleter) -> Result<Reedline, 
         KeyCode::Enter,
         ReedlineEvent::Edit(vec![reedline::EditCommand::InsertNewline]),
     );
-    let menu = ColumnarMenu::default().with_name(MENU_NAME);
+    // The marker replaces the prompt indicator while the menu is open; keep the prompt stable.
+    let menu = ColumnarMenu::default()
+        .with_name(MENU_NAME)
+        .with_marker("> ");
     Ok(Reedline::create()
         .with_history(Box::new(history))
         .with_completer(Box::new(completer))
@@ -89,7 +92,8 @@ pub fn build(history_file: &Path, completer: ReplCompleter) -> Result<Reedline, 
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_validator(Box::new(ContinuationValidator))
         .with_hinter(Box::new(DefaultHinter::default()))
-        .with_quick_completions(false)
+        // A single candidate is inserted at once (like a shell); several open the menu.
+        .with_quick_completions(true)
         .with_partial_completions(true))
 }
 

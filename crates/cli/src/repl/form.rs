@@ -216,12 +216,11 @@ pub fn content(fields: &[Field], answers: Vec<Answer>) -> Map<String, Value> {
             Answer::Skipped => continue,
             Answer::Text(s) | Answer::Choice(s) => Value::String(s),
             Answer::Boolean(b) => Value::Bool(b),
-            Answer::Number(n) => match field.kind {
-                FieldKind::Number { integer: true, .. } => Value::from(n as i64),
-                _ => serde_json::Number::from_f64(n)
-                    .map(Value::Number)
-                    .unwrap_or(Value::Null),
-            },
+            // A whole number is sent as an integer (`3`, not `3.0`) for both types.
+            Answer::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Value::from(n as i64),
+            Answer::Number(n) => serde_json::Number::from_f64(n)
+                .map(Value::Number)
+                .unwrap_or(Value::Null),
             Answer::MultiChoice(values) => {
                 Value::Array(values.into_iter().map(Value::String).collect())
             }

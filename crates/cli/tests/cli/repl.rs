@@ -1,0 +1,603 @@
+//! The REPL end to end, through a real terminal: tmux runs the `coyote repl` binary (reedline
+//! asks the terminal for the cursor position, which tmux answers), the test types with
+//! `send-keys` and reads the screen with `capture-pane`, polling with a bounded deadline.
+//! Peers: the scripted fake model (test-support `fake_llm`) and the fake MCP server binary,
+//! whose event log shows what the server saw. Issue 4 acceptance 2, 3 (terminal half), 4, 5.
+//!
+//! Deadlines only bound the polling; every assertion is about which path was taken (what the
+//! server or the model received), never about how long something took.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, tool_results, user_texts};
+use coyote_test_support::{
+    Capabilities, PromptArgSpec, PromptContent, PromptMessageSpec, PromptRole, PromptSpec,
+    Scenario, ScenarioFile, ToolBehavior,
+};
+use serde_json::{Value, json};
+
+use super::common::Home;
+
+/// Bound of each wait for the screen or the event log (generous: CI machines are shared).
+const WAIT: Duration = Duration::from_secs(60);
+const POLL: Duration = Duration::from_millis(50);
+
+/// `tmux` is installed by scripts/test; without it these tests cannot run.
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A private tmux server running `coyote repl` in one pane.
+struct Terminal {
+    socket: PathBuf,
+}
+
+impl Terminal {
+    /// Starts `coyote repl` in a 160x50 pane with only the home's environment.
+    fn start(home: &Home, extra_env: &[(&str, &str)]) -> Terminal {
+        let socket = home.path().join("tmux.sock");
+        let coyote = assert_cmd::cargo::cargo_bin("coyote");
+        let mut env = vec![
+            ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+            ("HOME".to_owned(), home.path().display().to_string()),
+            ("TERM".to_owned(), "tmux-256color".to_owned()),
+            (
+                "COYOTE_CONFIG_DIR".to_owned(),
+                home.config_dir().display().to_string(),
+            ),
+            (
+                "COYOTE_STATE_DIR".to_owned(),
+                home.path().join("state").display().to_string(),
+            ),
+            (
+                "COYOTE_CACHE_DIR".to_owned(),
+                home.path().join("cache").display().to_string(),
+            ),
+            ("SHELL".to_owned(), "/bin/sh".to_owned()),
+        ];
+        for (k, v) in extra_env {
+            env.push(((*k).to_owned(), (*v).to_owned()));
+        }
+        // The wrapper prints the exit status, so a test can see the REPL end.
+        let script = format!(
+            "cd {work} && env -i {env} {coyote} repl; echo \"[coyote exited $?]\"; sleep 600",
+            work = shell_quote(&home.work_dir().display().to_string()),
+            env = env
+                .iter()
+                .map(|(k, v)| format!("{k}={}", shell_quote(v)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            coyote = shell_quote(&coyote.display().to_string()),
+        );
+        let terminal = Terminal { socket };
+        terminal.tmux(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "160",
+            "-y",
+            "50",
+            "sh",
+            "-c",
+            &script,
+        ]);
+        terminal
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("run tmux");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Types text literally (no key names).
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    /// Sends named keys (`Enter`, `Tab`, `C-c`, `Down`…).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// The visible screen plus scrollback, wrapped lines joined.
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-J", "-S", "-200", "-t", "t"])
+    }
+
+    /// Polls the screen until `check` holds; panics with the screen after [`WAIT`].
+    async fn wait_for(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let screen = self.screen();
+            if check(&screen) {
+                return screen;
+            }
+            if tokio::time::Instant::now() > deadline {
+                panic!("timed out waiting for {what}; the screen:\n{screen}");
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Waits until `text` is on the screen.
+    async fn wait_text(&self, text: &str) -> String {
+        self.wait_for(&format!("{text:?}"), |s| s.contains(text))
+            .await
+    }
+
+    /// Waits until the screen shows `count` prompts (`coyote> ` at the start of a line).
+    async fn wait_prompts(&self, count: usize) -> String {
+        self.wait_for(&format!("prompt #{count}"), |s| {
+            s.lines().filter(|l| l.starts_with("coyote> ")).count() >= count
+        })
+        .await
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// config.yaml pointing `fake:fake-model` at `llm` (no key needed).
+fn write_config(home: &Home, llm: &FakeLlm) {
+    let text = format!(
+        "model: fake:fake-model\nclients:\n  - type: openai-compatible\n    name: fake\n    \
+         api_base: {}\n    models:\n      - name: fake-model\n",
+        llm.api_base()
+    );
+    std::fs::write(home.config_dir().join("config.yaml"), text).unwrap();
+}
+
+fn text_message(role: PromptRole, text: &str) -> PromptMessageSpec {
+    PromptMessageSpec {
+        role,
+        content: PromptContent::Text { text: text.into() },
+    }
+}
+
+/// The MCP fake: prompts (`evil`, whose text is a shell line), a destructive tool, a tool
+/// that asks, a tool that hangs.
+fn fake_server(home: &Home) -> ScenarioFile {
+    Scenario::builder()
+        .server_name("everything")
+        .capabilities(Capabilities::none().with_tools().with_prompts())
+        .prompt(PromptSpec {
+            name: "evil".into(),
+            title: None,
+            description: Some("looks like a command".into()),
+            arguments: vec![
+                PromptArgSpec {
+                    name: "file".into(),
+                    description: Some("where to touch".into()),
+                    required: true,
+                },
+                PromptArgSpec {
+                    name: "mode".into(),
+                    description: Some("how".into()),
+                    required: false,
+                },
+            ],
+            messages: vec![text_message(PromptRole::User, "!touch {file}")],
+        })
+        .prompt(PromptSpec {
+            name: "explain".into(),
+            title: None,
+            description: Some("explain a topic".into()),
+            arguments: vec![],
+            messages: vec![text_message(PromptRole::User, "explain")],
+        })
+        .tool("echo", ToolBehavior::Echo)
+        .destructive_tool(
+            "wipe",
+            ToolBehavior::Text {
+                text: "wiped".into(),
+            },
+        )
+        .tool("ask", ToolBehavior::elicit_form())
+        .tool("hang", ToolBehavior::Hang)
+        .write_to(home.path())
+        .unwrap()
+}
+
+fn setup(
+    script: Vec<Reply>,
+    server_extra: Value,
+) -> impl Future<Output = (Home, FakeLlm, ScenarioFile)> {
+    async move {
+        let llm = FakeLlm::start(LlmWire::OpenAi, script).await;
+        let home = Home::new();
+        let server = fake_server(&home);
+        let mut entry = server.mcp_json_entry();
+        if let (Some(entry), Some(extra)) = (entry.as_object_mut(), server_extra.as_object()) {
+            entry.extend(extra.clone());
+        }
+        home.write_servers(json!({ "everything": entry }));
+        write_config(&home, &llm);
+        (home, llm, server)
+    }
+}
+
+/// Waits until the server is Ready (`.mcp status` shows it), so completion has a server.
+async fn wait_ready(term: &Terminal, prompts_so_far: usize) -> usize {
+    let mut prompts = prompts_so_far;
+    loop {
+        term.type_text(".mcp status");
+        term.keys(&["Enter"]);
+        prompts += 1;
+        let screen = term.wait_prompts(prompts).await;
+        if screen.contains("everything  stdio      ready") {
+            return prompts;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+async fn last_user_text(llm: &FakeLlm) -> Vec<String> {
+    llm.requests()
+        .last()
+        .map(|r| user_texts(LlmWire::OpenAi, r))
+        .unwrap_or_default()
+}
+
+/// Acceptance 2 and the terminal half of 3: `.prompt ev<TAB>` completes the server, the
+/// prompt and its `key=`, and the prompt whose content is `!touch FILE` reaches the model as
+/// user text while FILE is never created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_completion_and_a_shell_looking_prompt_is_chatted() {
+    if !tmux_available() {
+        return;
+    }
+    let (home, llm, _server) =
+        setup(vec![Reply::text("I will not touch anything.")], json!({})).await;
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    let prompts = wait_ready(&term, 1).await;
+
+    // Stage 1: the only matching server is inserted at once.
+    term.type_text(".prompt ev");
+    term.keys(&["Tab"]);
+    term.wait_for("server completion", |s| {
+        s.lines()
+            .any(|l| l.trim_end() == "coyote> .prompt everything")
+    })
+    .await;
+    // Stage 2: the server's prompts, with descriptions.
+    term.keys(&["Tab"]);
+    let screen = term.wait_text("explain a topic").await;
+    assert!(screen.contains("looks like a command"), "{screen}");
+    // Ctrl-C clears the line (and the menu), like a shell; a fresh prompt follows.
+    term.keys(&["C-c"]);
+    let prompts = prompts + 1;
+    term.wait_prompts(prompts).await;
+    // Stage 3: `key=` per argument, required ones marked.
+    term.type_text(".prompt everything evil ");
+    term.keys(&["Tab"]);
+    let screen = term.wait_text("where to touch (required)").await;
+    assert!(screen.contains("file="), "{screen}");
+    assert!(screen.contains("mode="), "{screen}");
+    term.keys(&["C-c"]);
+    let prompts = prompts + 1;
+    term.wait_prompts(prompts).await;
+
+    let marker = home.path().join("pwned");
+    term.type_text(&format!(
+        ".prompt everything evil file={}",
+        marker.display()
+    ));
+    term.keys(&["Enter"]);
+    term.wait_text("I will not touch anything.").await;
+    term.wait_prompts(prompts + 1).await;
+    assert_eq!(
+        last_user_text(&llm).await,
+        vec![format!("[user]\n!touch {}\n", marker.display())]
+    );
+    assert!(!marker.exists(), "the prompt's `!touch` must never run");
+    assert_eq!(llm.violations(), Vec::<String>::new());
+
+    term.type_text(".exit");
+    term.keys(&["Enter"]);
+    term.wait_text("[coyote exited 0]").await;
+}
+
+/// The tool results of the latest model request.
+fn last_tool_results(llm: &FakeLlm) -> Vec<(String, String)> {
+    llm.requests()
+        .last()
+        .map(|r| tool_results(LlmWire::OpenAi, r))
+        .unwrap_or_default()
+}
+
+/// Acceptance 4, approval: "no" keeps the destructive tool from running and the model is told;
+/// "yes" runs it; each call gets a status line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destructive_tool_runs_only_after_yes() {
+    if !tmux_available() {
+        return;
+    }
+    let wipe = json!({"tool": "wipe", "arguments": {"target": "prod"}});
+    let script = vec![
+        Reply::call("mcp_invoke_everything", wipe.clone()),
+        Reply::text("Understood, nothing was wiped."),
+        Reply::call("mcp_invoke_everything", wipe),
+        Reply::text("Wiped as asked."),
+    ];
+    let (home, llm, server) = setup(script, json!({})).await;
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    let prompts = wait_ready(&term, 1).await;
+
+    term.type_text("please wipe prod");
+    term.keys(&["Enter"]);
+    let screen = term
+        .wait_text("Run tool `wipe` on MCP server `everything` (it is marked destructive)?")
+        .await;
+    assert!(
+        screen.contains(r#"Arguments: {"target":"prod"}"#),
+        "{screen}"
+    );
+    // The cursor starts on "no": Enter refuses.
+    term.keys(&["Enter"]);
+    term.wait_text("Understood, nothing was wiped.").await;
+    let prompts = prompts + 1;
+    let screen = term.wait_prompts(prompts).await;
+    assert!(
+        screen.contains("✗ wipe (everything, via mcp_invoke_everything) 0 ms refused"),
+        "{screen}"
+    );
+    assert_eq!(
+        server.events().tool_calls("wipe"),
+        0,
+        "refused: never invoked"
+    );
+    let results = last_tool_results(&llm);
+    assert_eq!(results.len(), 1);
+    assert!(
+        results[0]
+            .1
+            .contains("The user did not approve running tool `wipe`"),
+        "{results:?}"
+    );
+
+    term.type_text("really, wipe it");
+    term.keys(&["Enter"]);
+    term.wait_for("the second approval question", |s| {
+        s.matches("Run tool `wipe` on MCP server `everything`")
+            .count()
+            == 2
+    })
+    .await;
+    term.keys(&["Up", "Enter"]);
+    term.wait_text("Wiped as asked.").await;
+    term.wait_prompts(prompts + 1).await;
+    assert_eq!(server.events().tool_calls("wipe"), 1);
+    let results = last_tool_results(&llm);
+    assert_eq!(
+        results.len(),
+        2,
+        "both turns' calls are answered: {results:?}"
+    );
+    let output: Value = serde_json::from_str(&results[1].1).unwrap();
+    assert_eq!(
+        output["content"],
+        json!([{"type": "text", "text": "wiped"}])
+    );
+    assert_eq!(llm.violations(), Vec::<String>::new());
+}
+
+/// Acceptance 4, elicitation: accept (defaults filled in), decline and cancel round trips
+/// against a server tool that asks; with a 1 s call timeout, the call is not timed out while
+/// the form stays open for longer than that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_accept_decline_cancel_and_no_timeout_while_open() {
+    if !tmux_available() {
+        return;
+    }
+    let ask = json!({"tool": "ask", "arguments": {}});
+    let script = vec![
+        Reply::call("mcp_invoke_everything", ask.clone()),
+        Reply::text("accepted turn done"),
+        Reply::call("mcp_invoke_everything", ask.clone()),
+        Reply::text("declined turn done"),
+        Reply::call("mcp_invoke_everything", ask),
+        Reply::text("cancelled turn done"),
+    ];
+    let (home, llm, server) = setup(script, json!({"toolTimeoutSec": 1})).await;
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    let mut prompts = wait_ready(&term, 1).await;
+
+    // Accept, with every default.
+    term.type_text("ask me");
+    term.keys(&["Enter"]);
+    term.wait_text("MCP server `everything` asks: Please fill in the form")
+        .await;
+    // Keep the form open for several call timeouts; the call must survive it.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    term.keys(&["Enter"]); // answer (fill in the form)
+    term.wait_text("Name").await;
+    term.keys(&["Enter"]); // name: default Ada
+    term.wait_text("Count (optional)").await;
+    term.keys(&["Enter"]); // count: default 3
+    term.wait_text("Confirm (optional)").await;
+    term.keys(&["Enter"]); // confirm: default false
+    term.wait_text("Color (optional)").await;
+    term.keys(&["Enter"]); // color: default green
+    term.wait_text("accepted turn done").await;
+    prompts += 1;
+    let screen = term.wait_prompts(prompts).await;
+    assert!(
+        screen.contains("✓ ask (everything, via mcp_invoke_everything)"),
+        "{screen}"
+    );
+
+    // Decline.
+    term.type_text("ask again");
+    term.keys(&["Enter"]);
+    term.wait_for("the second question", |s| {
+        s.matches("asks: Please fill in the form").count() >= 2
+    })
+    .await;
+    term.keys(&["Down", "Enter"]);
+    term.wait_text("declined turn done").await;
+    prompts += 1;
+    term.wait_prompts(prompts).await;
+
+    // Cancel.
+    term.type_text("and again");
+    term.keys(&["Enter"]);
+    term.wait_for("the third question", |s| {
+        s.matches("asks: Please fill in the form").count() >= 3
+    })
+    .await;
+    term.keys(&["Down", "Down", "Enter"]);
+    term.wait_text("cancelled turn done").await;
+    prompts += 1;
+    term.wait_prompts(prompts).await;
+
+    assert_eq!(
+        server.events().elicitations(),
+        vec![
+            (
+                "accept".to_owned(),
+                Some(json!({"name": "Ada", "count": 3, "confirm": false, "color": "green"}))
+            ),
+            ("decline".to_owned(), None),
+            ("cancel".to_owned(), None),
+        ]
+    );
+    assert_eq!(
+        server.events().cancelled_notifications(),
+        0,
+        "nothing timed out"
+    );
+    assert_eq!(llm.violations(), Vec::<String>::new());
+}
+
+/// Acceptance 5: Ctrl-C during a tool call that never ends cancels it (the server sees
+/// `notifications/cancelled`), the model gets a result for the call, and the REPL keeps
+/// working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_cancels_a_hanging_tool_call_and_the_repl_stays_usable() {
+    if !tmux_available() {
+        return;
+    }
+    let script = vec![
+        Reply::call("mcp_invoke_everything", json!({"tool": "hang"})),
+        Reply::text("still here"),
+    ];
+    let (home, llm, server) = setup(script, json!({})).await;
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    let prompts = wait_ready(&term, 1).await;
+
+    term.type_text("hang please");
+    term.keys(&["Enter"]);
+    server
+        .wait_for(WAIT, |log| log.tool_calls("hang") == 1)
+        .await
+        .expect("the hang call reached the server");
+    term.keys(&["C-c"]);
+    server
+        .wait_for(WAIT, |log| log.cancelled_notifications() >= 1)
+        .await
+        .expect("the server saw notifications/cancelled");
+    let prompts = prompts + 1;
+    let screen = term.wait_prompts(prompts).await;
+    assert!(
+        screen.contains("hang (everything, via mcp_invoke_everything)"),
+        "{screen}"
+    );
+    assert!(screen.contains("cancelled"), "{screen}");
+
+    term.type_text("are you there?");
+    term.keys(&["Enter"]);
+    term.wait_text("still here").await;
+    term.wait_prompts(prompts + 1).await;
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    let results = tool_results(LlmWire::OpenAi, &requests[1]);
+    assert_eq!(results.len(), 1, "the cancelled call still got its result");
+    assert_eq!(
+        user_texts(LlmWire::OpenAi, &requests[1]),
+        vec!["hang please".to_owned(), "are you there?".to_owned()]
+    );
+    assert_eq!(llm.violations(), Vec::<String>::new());
+    assert!(
+        server
+            .events()
+            .tools_cancelled()
+            .contains(&"hang".to_owned())
+    );
+}
+
+/// Shell-like keys and the history file: `!cmd` runs, a `\` line continues, Ctrl-D on an
+/// empty line exits with 0, and the history is private (0600).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shell_commands_multi_line_input_history_and_ctrl_d() {
+    use std::os::unix::fs::PermissionsExt;
+
+    if !tmux_available() {
+        return;
+    }
+    let (home, llm, _server) = setup(vec![Reply::text("two lines received")], json!({})).await;
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+
+    let marker = home.path().join("from-bang");
+    term.type_text(&format!("!touch {} && echo touched", marker.display()));
+    term.keys(&["Enter"]);
+    term.wait_text("touched").await;
+    term.wait_prompts(2).await;
+    assert!(marker.exists());
+    assert!(llm.requests().is_empty(), "`!cmd` never reaches the model");
+
+    term.type_text("first line \\");
+    term.keys(&["Enter"]);
+    term.type_text("second line");
+    term.keys(&["Enter"]);
+    term.wait_text("two lines received").await;
+    term.wait_prompts(3).await;
+    assert_eq!(
+        last_user_text(&llm).await,
+        vec!["first line \nsecond line".to_owned()]
+    );
+
+    term.keys(&["C-d"]);
+    term.wait_text("[coyote exited 0]").await;
+    let history = home.path().join("state/history.txt");
+    let mode = std::fs::metadata(&history).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let text = std::fs::read_to_string(&history).unwrap();
+    assert!(text.contains("second line"), "{text}");
+}
