@@ -9,7 +9,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     name = "coyote",
     version,
-    args_conflicts_with_subcommands = true,
     about = "An LLM command-line client with a complete MCP client",
     long_about = "coyote talks to MCP servers configured in mcp.json (Claude Desktop format).\n\
                   `coyote mcp …` runs every MCP operation from the shell, without an LLM.",

@@ -531,3 +531,18 @@ async fn documented_examples_run() {
         vec!["review this\n\n<stdin>\npiped example text\n</stdin>"]
     );
 }
+
+/// Regression: global options before a subcommand must not turn it into chat text
+/// (`coyote --config-dir DIR models` lists models; it is not the question "models").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn options_before_a_subcommand_still_select_it() {
+    let llm = FakeLlm::start(LlmWire::OpenAi, vec![]).await;
+    let home = Home::new();
+    write_config(&home, &llm, "");
+    let dir = home.config_dir().display().to_string();
+    let r = run(&home, &["--config-dir", &dir, "models", "--json"], None).await;
+    assert_eq!(r.code, 0, "{}", r.err);
+    let models: Value = serde_json::from_str(&r.out).unwrap();
+    assert_eq!(models[0]["client"], "fake");
+    assert_eq!(llm.requests().len(), 0);
+}
