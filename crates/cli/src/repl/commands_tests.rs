@@ -85,3 +85,19 @@ fn help_lists_every_command_and_says_there_are_no_builtin_tools() {
     assert!(help.contains("!COMMAND"));
     assert!(help.contains("The model has no built-in file or shell tools"));
 }
+
+/// docs/repl.md shows the `.help` output verbatim; it must stay what the REPL prints.
+#[test]
+fn the_docs_show_the_current_help() {
+    let docs = include_str!("../../../../docs/repl.md");
+    let start = docs
+        .find("```text\nCommands:")
+        .expect("docs/repl.md has the .help block")
+        + "```text\n".len();
+    let end = start + docs[start..].find("```").expect("the block ends");
+    assert_eq!(
+        &docs[start..end],
+        help_text(),
+        "update the .help block in docs/repl.md"
+    );
+}

@@ -14,7 +14,7 @@ use std::time::Duration;
 use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, tool_results, user_texts};
 use coyote_test_support::{
     Capabilities, PromptArgSpec, PromptContent, PromptMessageSpec, PromptRole, PromptSpec,
-    Scenario, ScenarioFile, ToolBehavior,
+    Scenario, ScenarioFile, StartupMode, ToolBehavior,
 };
 use serde_json::{Value, json};
 
@@ -230,22 +230,17 @@ fn fake_server(home: &Home) -> ScenarioFile {
         .unwrap()
 }
 
-fn setup(
-    script: Vec<Reply>,
-    server_extra: Value,
-) -> impl Future<Output = (Home, FakeLlm, ScenarioFile)> {
-    async move {
-        let llm = FakeLlm::start(LlmWire::OpenAi, script).await;
-        let home = Home::new();
-        let server = fake_server(&home);
-        let mut entry = server.mcp_json_entry();
-        if let (Some(entry), Some(extra)) = (entry.as_object_mut(), server_extra.as_object()) {
-            entry.extend(extra.clone());
-        }
-        home.write_servers(json!({ "everything": entry }));
-        write_config(&home, &llm);
-        (home, llm, server)
+async fn setup(script: Vec<Reply>, server_extra: Value) -> (Home, FakeLlm, ScenarioFile) {
+    let llm = FakeLlm::start(LlmWire::OpenAi, script).await;
+    let home = Home::new();
+    let server = fake_server(&home);
+    let mut entry = server.mcp_json_entry();
+    if let (Some(entry), Some(extra)) = (entry.as_object_mut(), server_extra.as_object()) {
+        entry.extend(extra.clone());
     }
+    home.write_servers(json!({ "everything": entry }));
+    write_config(&home, &llm);
+    (home, llm, server)
 }
 
 /// Waits until the server is Ready (`.mcp status` shows it), so completion has a server.
@@ -600,4 +595,109 @@ async fn shell_commands_multi_line_input_history_and_ctrl_d() {
     assert_eq!(mode, 0o600);
     let text = std::fs::read_to_string(&history).unwrap();
     assert!(text.contains("second line"), "{text}");
+}
+
+/// `.info`, `.mcp status` and `.list prompts`: a failed server is reported with its reason,
+/// the others are still listed, and mcp.json `env` values never appear (the failed server's
+/// stderr echoes one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn info_and_listings_report_failures_and_redact_secrets() {
+    if !tmux_available() {
+        return;
+    }
+    const SECRET: &str = "supersecret-4711";
+    let (home, _llm, server) = setup(vec![], json!({"env": {"API_TOKEN": SECRET}})).await;
+    let broken = Scenario::builder()
+        .server_name("broken")
+        .startup_mode(StartupMode::CrashAtStart {
+            stderr: format!("auth failed for token {SECRET}"),
+            exit_code: 3,
+        })
+        .write_to(home.path())
+        .unwrap();
+    let mut broken_entry = broken.mcp_json_entry();
+    broken_entry["env"] = json!({"API_TOKEN": SECRET});
+    home.write_servers(json!({
+        "everything": {
+            "command": server.mcp_json_entry()["command"],
+            "args": server.mcp_json_entry()["args"],
+            "env": {"API_TOKEN": SECRET}
+        },
+        "broken": broken_entry,
+    }));
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    let mut prompts = wait_ready(&term, 1).await;
+    // Wait until `broken` has failed too.
+    loop {
+        term.type_text(".mcp status");
+        term.keys(&["Enter"]);
+        prompts += 1;
+        let screen = term.wait_prompts(prompts).await;
+        if screen.contains("broken: failed:") {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    term.type_text(".info");
+    term.keys(&["Enter"]);
+    prompts += 1;
+    let screen = term.wait_prompts(prompts).await;
+    assert!(
+        screen.contains("model            fake:fake-model"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(
+            "built-in tools   none (the model reaches the world only through MCP servers)"
+        ),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("auth failed for token <redacted>"),
+        "{screen}"
+    );
+
+    term.type_text(".list prompts");
+    term.keys(&["Enter"]);
+    prompts += 1;
+    let screen = term.wait_prompts(prompts).await;
+    let listing: Vec<Vec<&str>> = screen
+        .lines()
+        .skip_while(|l| !l.starts_with("coyote> .list prompts"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("coyote> "))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        listing[..4],
+        [
+            vec!["SERVER", "PROMPT", "DESCRIPTION", "ARGUMENTS"],
+            vec![
+                "everything",
+                "evil",
+                "looks",
+                "like",
+                "a",
+                "command",
+                "file*",
+                "mode"
+            ],
+            vec!["everything", "explain", "explain", "a", "topic"],
+            vec!["(*", "=", "required", "argument)"],
+        ],
+        "{screen}"
+    );
+    assert!(listing[4].starts_with(&["broken:", "failed:"]), "{screen}");
+    assert!(!screen.contains(SECRET), "a secret leaked:\n{screen}");
+
+    term.type_text(".help");
+    term.keys(&["Enter"]);
+    prompts += 1;
+    let screen = term.wait_prompts(prompts).await;
+    assert!(
+        screen.contains("The model has no built-in file or shell tools"),
+        "{screen}"
+    );
+    assert!(!screen.contains(SECRET));
 }
