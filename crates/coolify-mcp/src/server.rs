@@ -241,6 +241,11 @@ impl ServerHandler for CoolifyServer {
         if let Err(text) = tools::validate(name, &schema, &args) {
             return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
         }
+        // Unknown properties are dropped, as the reference's schema layer does, so nothing
+        // outside the schema (e.g. `instance` in single mode) is ever forwarded upstream.
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            args.retain(|k, _| props.contains_key(k));
+        }
         let instance_name = if shared.instances.is_fleet() {
             args.shift_remove("instance")
                 .and_then(|v| v.as_str().map(str::to_string))

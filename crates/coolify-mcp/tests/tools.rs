@@ -310,6 +310,17 @@ async fn item_11_endpoint_mapping() {
         r#"{"name":"n","domains":"https://x.test"}"#
     );
     h.fixture.clear_requests();
+    h.call(
+        "application",
+        json!({"action": "update", "uuid": "app-api", "name": "n", "instance": "x", "bogus": 1}),
+    )
+    .await;
+    assert_eq!(
+        h.fixture.requests()[0].body,
+        r#"{"name":"n"}"#,
+        "unknown arguments are stripped"
+    );
+    h.fixture.clear_requests();
     h.call("env_vars", json!({"resource": "application", "action": "create", "uuid": "app-api", "key": "K", "value": "V", "is_preview": false})).await;
     assert_eq!(
         h.fixture.requests()[0].body,
