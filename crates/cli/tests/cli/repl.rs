@@ -700,4 +700,20 @@ async fn info_and_listings_report_failures_and_redact_secrets() {
         "{screen}"
     );
     assert!(!screen.contains(SECRET));
+
+    // `.mcp restart`: the server is closed and connects again in the background.
+    term.type_text(".mcp restart everything");
+    term.keys(&["Enter"]);
+    term.wait_text("Restarting MCP server 'everything' in the background")
+        .await;
+    server
+        .wait_for(WAIT, |log| {
+            log.events
+                .iter()
+                .filter(|e| matches!(e, coyote_test_support::Event::Initialized))
+                .count()
+                == 2
+        })
+        .await
+        .expect("the restarted server completed a second handshake");
 }
