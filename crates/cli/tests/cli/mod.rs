@@ -5,3 +5,4 @@ mod content;
 mod docs;
 mod everything;
 mod fake;
+mod repl;
