@@ -15,8 +15,9 @@
 //! Invariants: `receive` is polled inside rmcp's `select!` and may be cancelled at any await;
 //! all partial-line state lives in the struct and every copy from the read buffer is paired
 //! with its `consume` without an await in between. The reader is read directly from the
-//! service loop (no reader task, no channel hop). A line that fits in the read buffer is parsed
-//! in place, without copying it.
+//! service loop (no reader task, no channel hop), and a line is written from it too when the
+//! pipe accepts it at once (`write.rs`). A line that fits in the read buffer is parsed in
+//! place, without copying it.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
@@ -32,6 +33,10 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 
 use super::scan::{scan_head, scan_tail_for_id};
 use crate::error::fmt_bytes;
+pub(crate) use write::WriteHalf;
+use write::{Prepared, Writer, encode, stdin_closed, write_line, write_now};
+
+mod write;
 
 /// Largest accepted JSON-RPC message (one line), in bytes: 80 MiB. A 50 MiB blob is about
 /// 67 MiB once base64-encoded, plus the JSON around it.
@@ -50,33 +55,6 @@ const READ_BUFFER_BYTES: usize = 256 * 1024;
 const HEAD_SCAN_BYTES: usize = 64 * 1024;
 /// How many trailing bytes of an oversized line are kept to find an `"id"` written last.
 const TAIL_KEEP_BYTES: usize = 1024;
-
-type Writer<W> = Arc<tokio::sync::Mutex<Option<W>>>;
-
-/// The write half, shareable so shutdown can close stdin even when the service loop is stuck.
-pub(crate) struct WriteHalf<W> {
-    writer: Writer<W>,
-}
-
-impl<W> Clone for WriteHalf<W> {
-    fn clone(&self) -> Self {
-        WriteHalf {
-            writer: self.writer.clone(),
-        }
-    }
-}
-
-impl<W: AsyncWrite + Send + Unpin + 'static> WriteHalf<W> {
-    /// Drops the writer (EOF for the peer). Bounded: a write blocked on a full pipe holds the
-    /// lock, and then the caller's kill path takes over.
-    pub(crate) async fn close(&self, wait: std::time::Duration) {
-        if let Ok(mut guard) = tokio::time::timeout(wait, self.writer.lock()).await
-            && let Some(mut w) = guard.take()
-        {
-            let _ = tokio::time::timeout(wait, w.shutdown()).await;
-        }
-    }
-}
 
 /// Ids of requests sent and not yet answered; used when an oversized line's id is unknown.
 #[derive(Default)]
@@ -383,24 +361,6 @@ where
     }
 }
 
-fn encode(message: &ClientJsonRpcMessage) -> std::io::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
-    bytes.push(b'\n');
-    Ok(bytes)
-}
-
-async fn write_line<W: AsyncWrite + Unpin>(
-    writer: &tokio::sync::Mutex<Option<W>>,
-    bytes: Vec<u8>,
-) -> std::io::Result<()> {
-    let mut guard = writer.lock().await;
-    let w = guard
-        .as_mut()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotConnected, "stdin is closed"))?;
-    w.write_all(&bytes).await?;
-    w.flush().await
-}
-
 impl<R, W> Transport<RoleClient> for LineTransport<R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -425,9 +385,28 @@ where
             }
             _ => {}
         }
-        let encoded = encode(&item);
+        let prepared = match encode(&item) {
+            Ok(bytes) => write_now(&self.core.writer, bytes),
+            Err(e) => Prepared::Done(Err(e)),
+        };
         let writer = self.core.writer.clone();
-        async move { write_line(&writer, encoded?).await }
+        async move {
+            match prepared {
+                Prepared::Done(result) => result,
+                Prepared::Rest {
+                    mut guard,
+                    bytes,
+                    written,
+                } => match guard.as_mut() {
+                    Some(w) => {
+                        w.write_all(&bytes[written..]).await?;
+                        w.flush().await
+                    }
+                    None => Err(stdin_closed()),
+                },
+                Prepared::Queued(bytes) => write_line(&writer, bytes).await,
+            }
+        }
     }
 
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
