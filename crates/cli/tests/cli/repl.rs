@@ -273,8 +273,11 @@ async fn prompt_completion_and_a_shell_looking_prompt_is_chatted() {
     if !tmux_available() {
         return;
     }
-    let (home, llm, _server) =
-        setup(vec![Reply::text("I will not touch anything.")], json!({})).await;
+    let script = vec![
+        Reply::text("I will not touch anything."),
+        Reply::text("Still not touching it."),
+    ];
+    let (home, llm, _server) = setup(script, json!({})).await;
     let term = Terminal::start(&home, &[]);
     term.wait_prompts(1).await;
     let prompts = wait_ready(&term, 1).await;
@@ -318,6 +321,21 @@ async fn prompt_completion_and_a_shell_looking_prompt_is_chatted() {
         vec![format!("[user]\n!touch {}\n", marker.display())]
     );
     assert!(!marker.exists(), "the prompt's `!touch` must never run");
+
+    // A missing required argument is asked for; the answer fills the prompt.
+    term.type_text(".prompt everything evil");
+    term.keys(&["Enter"]);
+    term.wait_text("file for prompt `evil`").await;
+    term.type_text(&marker.display().to_string());
+    term.keys(&["Enter"]);
+    term.wait_text("Still not touching it.").await;
+    term.wait_prompts(prompts + 2).await;
+    let texts = last_user_text(&llm).await;
+    assert_eq!(
+        texts.last(),
+        Some(&format!("[user]\n!touch {}\n", marker.display()))
+    );
+    assert!(!marker.exists());
     assert_eq!(llm.violations(), Vec::<String>::new());
 
     term.type_text(".exit");
