@@ -351,8 +351,12 @@ impl ServerHandle {
         let result = tokio::select! {
             result = handle.await_response() => result,
             () = activity.expired(timeout, &watch) => {
-                // Dropping the guard sends `notifications/cancelled` with this reason.
-                guard.reason = "request timeout";
+                // Tell the server before returning, not from a background task: a caller that
+                // shuts the server down right after the error must not lose the cancellation.
+                if let Some(id) = guard.id.take() {
+                    let params = CancelledNotificationParam::new(Some(id), Some("request timeout".to_owned()));
+                    let _ = tokio::time::timeout(CANCEL_SEND_TIMEOUT, self.inner.peer.notify_cancelled(params)).await;
+                }
                 return Err(McpError::Timeout {
                     server: self.inner.name.clone(),
                     phase: TimeoutPhase::Call {

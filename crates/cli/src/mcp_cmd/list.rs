@@ -221,6 +221,26 @@ async fn counts(handle: &ServerHandle) -> Value {
     })
 }
 
+/// Prints the gathered rows (JSON or a table with `headers`, one `row` per item) and exits 1
+/// when a server failed.
+fn emit<T: Serialize>(
+    g: &Gathered<T>,
+    out: OutputArgs,
+    headers: Vec<&'static str>,
+    row: impl Fn(&str, &T) -> Vec<String>,
+) -> CliResult {
+    if out.json {
+        print_json(&json_rows(&g.rows))?;
+    } else {
+        let mut t = Table::new(headers);
+        for (server, item) in &g.rows {
+            t.row(row(server, item));
+        }
+        print(&t.render())?;
+    }
+    g.finish()
+}
+
 pub async fn tools(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) -> CliResult {
     let g = gather(runtime, only, |h| async move {
         if h.info().capabilities.tools {
@@ -230,16 +250,9 @@ pub async fn tools(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) ->
         }
     })
     .await;
-    if out.json {
-        print_json(&json_rows(&g.rows))?;
-    } else {
-        let mut t = Table::new(vec!["server", "tool", "description"]);
-        for (s, tool) in &g.rows {
-            t.row(vec![s.clone(), tool.name.clone(), opt(&tool.description)]);
-        }
-        print(&t.render())?;
-    }
-    g.finish()
+    emit(&g, out, vec!["server", "tool", "description"], |s, t| {
+        vec![s.to_owned(), t.name.clone(), opt(&t.description)]
+    })
 }
 
 pub async fn resources(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) -> CliResult {
@@ -251,22 +264,20 @@ pub async fn resources(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs
         }
     })
     .await;
-    if out.json {
-        print_json(&json_rows(&g.rows))?;
-    } else {
-        let mut t = Table::new(vec!["server", "uri", "name", "mime", "description"]);
-        for (s, r) in &g.rows {
-            t.row(vec![
-                s.clone(),
+    emit(
+        &g,
+        out,
+        vec!["server", "uri", "name", "mime", "description"],
+        |s, r| {
+            vec![
+                s.to_owned(),
                 r.uri.clone(),
                 r.name.clone(),
                 opt(&r.mime_type),
                 opt(&r.description),
-            ]);
-        }
-        print(&t.render())?;
-    }
-    g.finish()
+            ]
+        },
+    )
 }
 
 pub async fn templates(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) -> CliResult {
@@ -278,21 +289,19 @@ pub async fn templates(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs
         }
     })
     .await;
-    if out.json {
-        print_json(&json_rows(&g.rows))?;
-    } else {
-        let mut t = Table::new(vec!["server", "template", "name", "description"]);
-        for (s, r) in &g.rows {
-            t.row(vec![
-                s.clone(),
+    emit(
+        &g,
+        out,
+        vec!["server", "template", "name", "description"],
+        |s, r| {
+            vec![
+                s.to_owned(),
                 r.uri_template.clone(),
                 r.name.clone(),
                 opt(&r.description),
-            ]);
-        }
-        print(&t.render())?;
-    }
-    g.finish()
+            ]
+        },
+    )
 }
 
 pub async fn prompts(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) -> CliResult {
@@ -304,11 +313,11 @@ pub async fn prompts(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) 
         }
     })
     .await;
-    if out.json {
-        print_json(&json_rows(&g.rows))?;
-    } else {
-        let mut t = Table::new(vec!["server", "prompt", "arguments", "description"]);
-        for (s, p) in &g.rows {
+    emit(
+        &g,
+        out,
+        vec!["server", "prompt", "arguments", "description"],
+        |s, p| {
             let args: Vec<String> = p
                 .arguments
                 .iter()
@@ -320,20 +329,20 @@ pub async fn prompts(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) 
                     }
                 })
                 .collect();
-            t.row(vec![
-                s.clone(),
+            vec![
+                s.to_owned(),
                 p.name.clone(),
                 args.join(" "),
                 opt(&p.description),
-            ]);
-        }
-        print(&t.render())?;
-        if g.rows
+            ]
+        },
+    )?;
+    if !out.json
+        && g.rows
             .iter()
             .any(|(_, p)| p.arguments.iter().any(|a| a.required))
-        {
-            print("(* = required argument)\n")?;
-        }
+    {
+        print("(* = required argument)\n")?;
     }
-    g.finish()
+    Ok(())
 }
