@@ -70,8 +70,22 @@ fn empty() -> Value {
     json!({"summary": {"total": 0, "succeeded": 0, "failed": 0}, "succeeded": [], "failed": []})
 }
 
-pub async fn restart_project_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
-    let project = args.str("project_uuid").unwrap_or_default();
+/// What a project batch does with the confirmed set.
+enum ProjectApps {
+    /// The human refused (or could not be asked): this text is the tool's answer.
+    Refused(String),
+    /// The applications the human approved (possibly none).
+    Approved(Vec<Value>),
+}
+
+/// Lists the project's applications, asks the human to confirm `question(blast radius)`, and
+/// returns exactly the set that was summarised (the module invariant).
+async fn confirm_project_apps(
+    ctx: &CallCtx<'_>,
+    project: &str,
+    label: &str,
+    question: impl FnOnce(&str) -> String,
+) -> Result<ProjectApps, ToolError> {
     let approved: Mutex<Option<Vec<Value>>> = Mutex::new(None);
     let summary = async {
         let apps = apps_in_project(&ctx.client, project)
@@ -80,20 +94,28 @@ pub async fn restart_project_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult 
         let names: Vec<String> = apps.iter().map(display_name).collect();
         let empty = apps.is_empty();
         *approved.lock().expect("not poisoned") = Some(apps);
-        Ok((!empty).then(|| format!("Restart {} in this project?\n\nEach one drops its connections briefly while the container comes back.", blast_radius("application", &names))))
+        Ok((!empty).then(|| question(&blast_radius("application", &names))))
     };
-    if let Err(refusal) = confirm(
-        ctx,
-        "Restart every application in a Coolify project.",
-        summary,
-    )
-    .await
-    {
-        return Ok(ToolOutput::Text(refusal));
+    if let Err(refusal) = confirm(ctx, label, summary).await {
+        return Ok(ProjectApps::Refused(refusal));
     }
-    let apps = match approved.into_inner().expect("not poisoned") {
-        Some(a) => a,
-        None => apps_in_project(&ctx.client, project).await?,
+    Ok(ProjectApps::Approved(
+        match approved.into_inner().expect("not poisoned") {
+            Some(apps) => apps,
+            None => apps_in_project(&ctx.client, project).await?,
+        },
+    ))
+}
+
+pub async fn restart_project_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    let project = args.str("project_uuid").unwrap_or_default();
+    let apps = match confirm_project_apps(ctx, project, "Restart every application in a Coolify project.", |radius| {
+        format!("Restart {radius} in this project?\n\nEach one drops its connections briefly while the container comes back.")
+    })
+    .await?
+    {
+        ProjectApps::Refused(refusal) => return Ok(ToolOutput::Text(refusal)),
+        ProjectApps::Approved(apps) => apps,
     };
     if apps.is_empty() {
         return Ok(ToolOutput::Json(empty()));
@@ -116,28 +138,13 @@ pub async fn restart_project_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult 
 pub async fn redeploy_project(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let project = args.str("project_uuid").unwrap_or_default();
     let force = args.bool("force").unwrap_or(true);
-    let approved: Mutex<Option<Vec<Value>>> = Mutex::new(None);
-    let summary = async {
-        let apps = apps_in_project(&ctx.client, project)
-            .await
-            .map_err(|e| e.to_string())?;
-        let names: Vec<String> = apps.iter().map(display_name).collect();
-        let empty = apps.is_empty();
-        *approved.lock().expect("not poisoned") = Some(apps);
-        Ok((!empty).then(|| format!("Redeploy {} in this project?\n\nEach one's running containers are replaced, so expect downtime per app while it rebuilds.", blast_radius("application", &names))))
-    };
-    if let Err(refusal) = confirm(
-        ctx,
-        "Redeploy every application in a Coolify project.",
-        summary,
-    )
-    .await
+    let apps = match confirm_project_apps(ctx, project, "Redeploy every application in a Coolify project.", |radius| {
+        format!("Redeploy {radius} in this project?\n\nEach one's running containers are replaced, so expect downtime per app while it rebuilds.")
+    })
+    .await?
     {
-        return Ok(ToolOutput::Text(refusal));
-    }
-    let apps = match approved.into_inner().expect("not poisoned") {
-        Some(a) => a,
-        None => apps_in_project(&ctx.client, project).await?,
+        ProjectApps::Refused(refusal) => return Ok(ToolOutput::Text(refusal)),
+        ProjectApps::Approved(apps) => apps,
     };
     if apps.is_empty() {
         return Ok(ToolOutput::Json(empty()));
