@@ -227,3 +227,41 @@ pub enum McpCommand {
     /// Remove a server from mcp.json.
     Remove { name: String },
 }
+
+impl Cli {
+    /// The one-shot chat options (`-m`, `--json`, `--no-stream`, `--yes`) given before a
+    /// subcommand would be silently ignored by it; say where they belong instead.
+    pub fn misplaced_chat_option(&self) -> Option<String> {
+        let command = match &self.command {
+            None => return None,
+            Some(Command::Mcp(_)) => "mcp …",
+            Some(Command::Models { .. }) => "models",
+            Some(Command::Repl(_)) => "repl",
+        };
+        let chat = &self.chat;
+        let given = [
+            (chat.model.is_some(), "--model"),
+            (chat.json, "--json"),
+            (chat.no_stream, "--no-stream"),
+            (chat.yes, "--yes"),
+        ];
+        let (_, flag) = given.into_iter().find(|(set, _)| *set)?;
+        let takes_it = match (&self.command, flag) {
+            (Some(Command::Repl(_)), "--model") => true,
+            (Some(Command::Models { .. }), "--json") => true,
+            (Some(Command::Mcp(_)), "--json") => true,
+            _ => false,
+        };
+        Some(if takes_it {
+            format!(
+                "`{flag}` is an option of the one-shot chat; for `coyote {command}` put it after \
+                 the subcommand (e.g. `coyote {command} {flag}`)"
+            )
+        } else {
+            format!(
+                "`{flag}` is an option of the one-shot chat (`coyote [OPTIONS] TEXT`) and \
+                 `coyote {command}` does not take it; remove it"
+            )
+        })
+    }
+}

@@ -19,6 +19,9 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    if let Some(message) = cli.misplaced_chat_option() {
+        return ExitCode::from(exit::CliError::usage(message).report());
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -114,3 +114,23 @@ fn add_and_remove_edit_mcp_json_keeping_order() {
     let keys: Vec<&String> = doc["mcpServers"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["first", "mid", "web"]);
 }
+
+#[test]
+fn chat_option_before_a_subcommand_says_where_it_belongs() {
+    let home = Home::new();
+    home.write_servers(json!({}));
+    let (code, out, err) = home.run(&["--json", "mcp", "servers"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("coyote mcp … --json"), "{err}");
+    let (code, _out, err) = home.run(&["--yes", "models"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("does not take it"), "{err}");
+    // After the subcommand it is the subcommand's own option and works.
+    let (code, out, err) = home.run(&["mcp", "servers", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&out).is_ok(),
+        "{out}"
+    );
+}
