@@ -218,6 +218,12 @@ impl ServerHandle {
         self.inner.state.get()
     }
 
+    /// Whether `other` is a clone of this handle (the same connection); a restarted server
+    /// has a new handle, so caches keyed by connection start over.
+    pub fn same_connection(&self, other: &ServerHandle) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// How often each list changed since connecting (`list_changed` notifications).
     pub fn list_generations(&self) -> ListGenerations {
         self.inner.generations.snapshot()

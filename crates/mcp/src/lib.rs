@@ -14,7 +14,9 @@ pub use catalog_item::{CatalogItem, CatalogKind, McpServerFeatures};
 pub use content::{
     ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,
 };
-pub use meta::{MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names};
+pub use meta::{
+    FunctionTarget, MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names,
+};
 pub use render::{RenderContext, RenderError, SpillStore};
 
 mod activity;

@@ -7,15 +7,29 @@
 //! Declarations are gated by the server's live features (D7): search and describe always,
 //! invoke iff tools or the handshake result is missing (fail-open), read iff resources,
 //! prompt iff prompts.
+//!
+//! Adaptive exposure (issue 7, [`exposure`]): a server may instead be declared `direct` — each
+//! tool as `<server>__<tool>` ([`direct`]) beside the gated read/prompt functions. The names a
+//! declaration set generated are the only way back to `(server, tool)`: [`FunctionTarget::parse`]
+//! looks them up before parsing meta prefixes, and the dispatcher runs a direct call through
+//! the very invoke path `mcp_invoke_` takes.
 
 pub mod actions;
 mod annotations;
 mod declarations;
+pub mod direct;
 pub mod dispatch;
+pub mod exposure;
+mod surface;
 
 pub use annotations::ANNOTATION_MEMO_CAPACITY;
 pub use declarations::{declarations, declarations_for_all};
+pub use direct::{DirectNames, DirectTool, MAX_FUNCTION_NAME_BYTES};
 pub use dispatch::{DispatchBody, DispatchError, DispatchOutcome, MetaDispatcher};
+pub use exposure::{
+    BYTES_PER_TOKEN, DIRECT_MAX_TOKENS, DIRECT_MAX_TOOLS, EffectiveExposure, ExposurePolicies,
+    ExposureReport, estimate_tokens,
+};
 
 use crate::catalog_item::McpServerFeatures;
 
@@ -106,6 +120,32 @@ impl MetaFunction {
 impl std::fmt::Display for MetaFunction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}_{}", self.kind.prefix(), self.server)
+    }
+}
+
+/// What a model-visible function name addresses: THE parser of called names. A direct name is
+/// looked up in the table its declaration set was generated from ([`DirectNames`]); any other
+/// name is parsed by its meta-function prefix. `None`: coyote declared no such function.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FunctionTarget {
+    Meta(MetaFunction),
+    Direct(DirectTool),
+}
+
+impl FunctionTarget {
+    pub fn parse(name: &str, direct: &DirectNames) -> Option<FunctionTarget> {
+        if let Some(tool) = direct.resolve(name) {
+            return Some(FunctionTarget::Direct(tool.clone()));
+        }
+        MetaFunction::parse(name).map(FunctionTarget::Meta)
+    }
+
+    /// The server the function belongs to.
+    pub fn server(&self) -> &str {
+        match self {
+            FunctionTarget::Meta(f) => &f.server,
+            FunctionTarget::Direct(t) => &t.server,
+        }
     }
 }
 

@@ -3,15 +3,24 @@
 //! error, never a silent invoke (issue 2 overrides seed §9). Arguments are parsed into typed
 //! requests here — with errors that tell the model exactly which parameter to fix — before any
 //! request reaches a server. A server that is not Ready answers with its state.
+//!
+//! A direct tool name (issue 7) resolves through the same [`FunctionTarget::parse`] to its
+//! `(server, tool)` and becomes the very `Invoke` call an `mcp_invoke_` would: same server
+//! lookup, timeout, result bounding and output text.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use coyote_protocol::FunctionDeclaration;
 
 use serde_json::{Map, Value};
 
 use super::actions::{self, DescribeRequest, PromptRequest, ReadRequest, SearchRequest};
 use super::annotations::AnnotationMemo;
-use super::{MetaFunction, MetaKind};
-use crate::catalog_item::CatalogKind;
+use super::exposure::{ExposurePolicies, ExposureReport};
+use super::surface::Surface;
+use super::{DirectNames, FunctionTarget, MetaFunction, MetaKind};
+use crate::catalog_item::{CatalogKind, McpServerFeatures};
 use crate::error::McpError;
 use crate::prompt::PromptArgsError;
 use crate::render::{ReadOptions, RenderError, SpillStore};
@@ -26,6 +35,8 @@ pub struct DispatchOutcome {
     pub body: DispatchBody,
     /// The tool reported `isError` (invoke only); the body is still the tool's output.
     pub is_error: bool,
+    /// The tool an invoke (meta or direct) ran; its result text opens with a header naming it.
+    pub tool: Option<String>,
 }
 
 /// What the model receives.
@@ -39,11 +50,37 @@ pub enum DispatchBody {
 impl DispatchOutcome {
     /// The text handed to the model: compact JSON (context is the scarce resource), or the
     /// flattened prompt text.
+    ///
+    /// A tool's result opens with one header line saying plainly that it is the tool's output
+    /// and that the model should answer from it (issue 7: small models otherwise keep
+    /// searching); the bounded result (and any `coyote-result://` handle) follows unchanged.
     pub fn to_model_text(&self) -> String {
-        match &self.body {
+        let body = match &self.body {
             DispatchBody::Json(v) => serde_json::to_string(v).unwrap_or_default(),
             DispatchBody::Text(t) => t.clone(),
+        };
+        match &self.tool {
+            Some(tool) => format!(
+                "{}\n{body}",
+                result_header(tool, &self.function.server, self.is_error)
+            ),
+            None => body,
         }
+    }
+}
+
+/// The first line of a tool's result as the model reads it.
+pub fn result_header(tool: &str, server: &str, is_error: bool) -> String {
+    if is_error {
+        format!(
+            "Error result of tool `{tool}` on MCP server `{server}`: fix the arguments or tell \
+             the user; do not repeat the same call."
+        )
+    } else {
+        format!(
+            "Result of tool `{tool}` on MCP server `{server}`: answer the user from it unless \
+             you need another tool."
+        )
     }
 }
 
@@ -95,12 +132,14 @@ impl DispatchError {
     }
 }
 
-/// Runs meta-functions against a runtime's servers; cheap to clone.
+/// Runs meta-functions and direct tools against a runtime's servers; cheap to clone (clones
+/// share the exposure state and the name table of the latest declaration set).
 #[derive(Debug, Clone)]
 pub struct MetaDispatcher {
     runtime: McpRuntime,
     spill: SpillStore,
     annotations: AnnotationMemo,
+    surface: Arc<Surface>,
 }
 
 impl MetaDispatcher {
@@ -110,11 +149,44 @@ impl MetaDispatcher {
             runtime,
             spill,
             annotations: AnnotationMemo::default(),
+            surface: Arc::new(Surface::default()),
         }
+    }
+
+    /// How each server's tools are exposed (default: every server `auto`).
+    pub fn with_exposure(mut self, policies: ExposurePolicies) -> Self {
+        self.surface = Arc::new(Surface::new(policies));
+        self
+    }
+
+    pub fn exposure(&self) -> &ExposurePolicies {
+        &self.surface.policies
     }
 
     pub fn spill_store(&self) -> &SpillStore {
         &self.spill
+    }
+
+    /// The declarations of one request for `servers`: Ready servers with their live features,
+    /// others as placeholders with `peer_info_missing` (they keep fail-open meta-functions).
+    /// Each server is declared direct or through meta-functions per its exposure; the direct
+    /// names generated here are what [`MetaDispatcher::resolve`] maps back until the next call.
+    pub async fn declarations(&self, servers: &[McpServerFeatures]) -> Vec<FunctionDeclaration> {
+        self.surface.declarations(&self.runtime, servers).await
+    }
+
+    /// What a called function name addresses (direct names of the latest declaration set
+    /// first, then meta-function prefixes); `None` for a name coyote never declared.
+    pub fn resolve(&self, name: &str) -> Option<FunctionTarget> {
+        match self.surface.resolve_direct(name) {
+            Some(tool) => Some(FunctionTarget::Direct(tool)),
+            None => FunctionTarget::parse(name, &DirectNames::default()),
+        }
+    }
+
+    /// One server's configured and effective exposure and declaration token estimate.
+    pub async fn exposure_report(&self, server: &str) -> ExposureReport {
+        self.surface.report(&self.runtime, server).await
     }
 
     /// Runs the meta-function `name` with `args` (a JSON object; `null` counts as `{}`).
@@ -123,12 +195,43 @@ impl MetaDispatcher {
         name: &str,
         args: Value,
     ) -> Result<DispatchOutcome, DispatchError> {
-        let function =
-            MetaFunction::parse(name).ok_or_else(|| DispatchError::NotAMetaFunction {
+        let target = self
+            .resolve(name)
+            .ok_or_else(|| DispatchError::NotAMetaFunction {
                 name: name.to_string(),
             })?;
-        let args = Args::new(&function, args)?;
-        let call = parse_call(&function, args)?;
+        let (function, call) = match target {
+            FunctionTarget::Meta(function) => {
+                let args = Args::new(&function, args)?;
+                let call = parse_call(&function, args)?;
+                (function, call)
+            }
+            // A direct tool is an invoke whose arguments are the tool's own.
+            FunctionTarget::Direct(direct) => {
+                let arguments = match args {
+                    Value::Object(map) => map,
+                    Value::Null => Map::new(),
+                    other => {
+                        return Err(DispatchError::BadArguments {
+                            function: name.to_string(),
+                            problem: format!(
+                                "arguments must be a JSON object, got {}",
+                                json_type(&other)
+                            ),
+                        });
+                    }
+                };
+                let call = Call::Invoke {
+                    tool: direct.tool,
+                    arguments,
+                };
+                (MetaFunction::new(MetaKind::Invoke, direct.server), call)
+            }
+        };
+        let tool = match &call {
+            Call::Invoke { tool, .. } => Some(tool.clone()),
+            Call::Search(_) | Call::Describe(_) | Call::Read(_) | Call::Prompt(_) => None,
+        };
         let handle = self.runtime.server(&function.server)?;
         let (body, is_error) = match call {
             Call::Search(req) => {
@@ -160,6 +263,7 @@ impl MetaDispatcher {
             function,
             body,
             is_error,
+            tool,
         })
     }
 }
