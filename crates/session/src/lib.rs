@@ -7,6 +7,8 @@
 
 mod approval;
 mod calls;
+mod compact;
+mod compact_summary;
 mod conversation;
 mod event;
 mod repeat;
@@ -19,6 +21,12 @@ pub use approval::{
     RefuseAll, ServerPolicy, ToolAnnotations, approval_reason,
 };
 pub use calls::CANCELLED_TEXT;
+pub use compact::{
+    AutoCompact, COMPACTED_RESULT_PREFIX, CompactError, CompactReport, CompactTrigger,
+    ContextPolicy, ContextUsage, DEFAULT_COMPACT_THRESHOLD_PERCENT, DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_KEEP_LAST_TURNS, MIN_SPILLED_RESULT_BYTES, SUMMARY_LABEL, estimate_tokens,
+    known_context_window,
+};
 pub use conversation::{Conversation, UsageTotals};
 pub use event::{EventLog, EventSink, NoEvents, SessionEvent, StopReason, ToolCallStatus};
 pub use repeat::MAX_IDENTICAL_CALLS;

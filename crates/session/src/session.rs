@@ -11,6 +11,7 @@ use coyote_mcp::{McpRuntime, SpillStore};
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalMemory, ApprovalPolicies, Approver};
+use crate::compact::ContextPolicy;
 use crate::event::EventSink;
 use crate::tools::ServerSelection;
 
@@ -87,6 +88,10 @@ pub struct Session {
     pub(crate) dispatcher: MetaDispatcher,
     pub(crate) options: SessionOptions,
     pub(crate) approvals: ApprovalMemory,
+    /// Where compaction keeps old tool results (the same store the dispatcher spills to).
+    pub(crate) spill: SpillStore,
+    /// The context window and when to compact (see `compact.rs`).
+    pub(crate) context: ContextPolicy,
 }
 
 /// Builds a [`Session`].
@@ -97,9 +102,17 @@ pub struct SessionBuilder {
     runtime: McpRuntime,
     spill: SpillStore,
     options: SessionOptions,
+    context: Option<ContextPolicy>,
 }
 
 impl SessionBuilder {
+    /// The context window and compaction threshold (default: derived from the model name,
+    /// [`ContextPolicy::for_model`]).
+    pub fn context(mut self, context: ContextPolicy) -> Self {
+        self.context = Some(context);
+        self
+    }
+
     pub fn options(mut self, options: SessionOptions) -> Self {
         self.options = options;
         self
@@ -126,8 +139,13 @@ impl SessionBuilder {
     }
 
     pub fn build(self) -> Session {
+        let context = self
+            .context
+            .unwrap_or_else(|| ContextPolicy::for_model(&self.model.name, None));
         Session {
-            dispatcher: MetaDispatcher::new(self.runtime.clone(), self.spill),
+            dispatcher: MetaDispatcher::new(self.runtime.clone(), self.spill.clone()),
+            spill: self.spill,
+            context,
             provider: self.provider,
             model: self.model,
             runtime: self.runtime,
@@ -151,6 +169,7 @@ impl Session {
             runtime,
             spill,
             options: SessionOptions::default(),
+            context: None,
         }
     }
 
@@ -188,6 +207,16 @@ impl Session {
     /// Changes which servers the model may use from the next request on (`.mcp enable`).
     pub fn set_servers(&mut self, servers: ServerSelection) {
         self.options.servers = servers;
+    }
+
+    /// The context window and compaction threshold in force.
+    pub fn context(&self) -> &ContextPolicy {
+        &self.context
+    }
+
+    /// Changes the context policy (after `.model`, or a role that switches the model).
+    pub fn set_context(&mut self, context: ContextPolicy) {
+        self.context = context;
     }
 
     /// `(server, tool)` pairs approved "always" in this session.

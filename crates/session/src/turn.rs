@@ -66,6 +66,8 @@ impl Session {
         let mut tool_rounds: u32 = 0;
         loop {
             round += 1;
+            // Near the context window: compact before asking (issue 5, `compact.rs`).
+            self.compact_if_needed(conversation, ctx).await;
             let (tools, not_ready) = declarations(&self.runtime, &self.options.servers);
             warn_not_ready(ctx, &not_ready, &mut warned);
             let request = ChatRequest {

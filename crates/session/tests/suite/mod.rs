@@ -1,5 +1,6 @@
 mod approval;
 mod cancel;
+mod compaction;
 mod loop_guards;
 mod servers;
 mod support;
