@@ -307,16 +307,21 @@ async fn execute(
                     s[index] = Some(begin);
                 }
                 emit_started(ctx, item);
-                let (status, text) = match session
-                    .dispatcher
-                    .dispatch(&item.call.name, arguments)
-                    .await
-                {
-                    Ok(outcome) if outcome.is_error => {
-                        (ToolCallStatus::Error, outcome.to_model_text())
+                let delegate = crate::delegate::target(session, &item.call.name);
+                let (status, text) = if let Some(agent) = delegate {
+                    crate::delegate::run(session, agent, &arguments, ctx).await
+                } else {
+                    match session
+                        .dispatcher
+                        .dispatch(&item.call.name, arguments)
+                        .await
+                    {
+                        Ok(outcome) if outcome.is_error => {
+                            (ToolCallStatus::Error, outcome.to_model_text())
+                        }
+                        Ok(outcome) => (ToolCallStatus::Ok, outcome.to_model_text()),
+                        Err(e) => (ToolCallStatus::Error, e.to_string()),
                     }
-                    Ok(outcome) => (ToolCallStatus::Ok, outcome.to_model_text()),
-                    Err(e) => (ToolCallStatus::Error, e.to_string()),
                 };
                 emit_finished(ctx, item, status, elapsed_ms(begin), &text);
                 (index, to_result(&item.call, status, text))

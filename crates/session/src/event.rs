@@ -74,6 +74,14 @@ pub enum SessionEvent {
     },
     /// All calls of a round are answered.
     RoundFinished { round: u32, tool_calls: usize },
+    /// A status line from a delegated agent (`agent_delegate_*`): started, each tool call,
+    /// warnings, how it ended. Its own text is not streamed here; its answer is the call's
+    /// result. `depth` 1 = a delegate of the user's agent.
+    DelegateProgress {
+        agent: String,
+        depth: u32,
+        message: String,
+    },
     /// Something the user should know that does not stop the turn.
     Warning { message: String },
     /// The turn ended (not sent when it failed with an error).

@@ -10,6 +10,7 @@ mod calls;
 mod compact;
 mod compact_summary;
 mod conversation;
+mod delegate;
 mod event;
 mod repeat;
 mod session;
@@ -28,6 +29,10 @@ pub use compact::{
     known_context_window,
 };
 pub use conversation::{Conversation, UsageTotals};
+pub use delegate::{
+    DELEGATE_PREFIX, DelegateError, DelegateInfo, DelegateLaunch, DelegateLauncher, DelegateRun,
+    Delegates, MAX_DELEGATE_DEPTH, delegate_function_name,
+};
 pub use event::{EventLog, EventSink, NoEvents, SessionEvent, StopReason, ToolCallStatus};
 pub use repeat::MAX_IDENTICAL_CALLS;
 pub use session::{

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalMemory, ApprovalPolicies, Approver};
 use crate::compact::ContextPolicy;
+use crate::delegate::Delegates;
 use crate::event::EventSink;
 use crate::tools::ServerSelection;
 
@@ -88,6 +89,8 @@ pub struct Session {
     pub(crate) dispatcher: MetaDispatcher,
     pub(crate) options: SessionOptions,
     pub(crate) approvals: ApprovalMemory,
+    /// The agents this session may delegate to (`agent_delegate_*`, see `delegate.rs`).
+    pub(crate) delegates: Option<Delegates>,
     /// Where compaction keeps old tool results (the same store the dispatcher spills to).
     pub(crate) spill: SpillStore,
     /// The context window and when to compact (see `compact.rs`).
@@ -103,6 +106,7 @@ pub struct SessionBuilder {
     spill: SpillStore,
     options: SessionOptions,
     context: Option<ContextPolicy>,
+    delegates: Option<Delegates>,
 }
 
 impl SessionBuilder {
@@ -138,6 +142,12 @@ impl SessionBuilder {
         self
     }
 
+    /// The agents the model may delegate to (one `agent_delegate_<name>` function each).
+    pub fn delegates(mut self, delegates: Delegates) -> Self {
+        self.delegates = Some(delegates);
+        self
+    }
+
     pub fn build(self) -> Session {
         let context = self
             .context
@@ -151,6 +161,7 @@ impl SessionBuilder {
             runtime: self.runtime,
             options: self.options,
             approvals: ApprovalMemory::default(),
+            delegates: self.delegates,
         }
     }
 }
@@ -170,6 +181,7 @@ impl Session {
             spill,
             options: SessionOptions::default(),
             context: None,
+            delegates: None,
         }
     }
 
@@ -217,6 +229,11 @@ impl Session {
     /// Changes the context policy (after `.model`, or a role that switches the model).
     pub fn set_context(&mut self, context: ContextPolicy) {
         self.context = context;
+    }
+
+    /// The agents this session may delegate to.
+    pub fn delegates(&self) -> Option<&Delegates> {
+        self.delegates.as_ref()
     }
 
     /// `(server, tool)` pairs approved "always" in this session.

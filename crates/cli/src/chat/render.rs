@@ -180,6 +180,14 @@ impl EventSink for Output {
                 let rest = state.markdown.finish_line();
                 state.write_out(&rest);
             }
+            SessionEvent::DelegateProgress {
+                agent,
+                depth,
+                message,
+            } => {
+                let indent = "  ".repeat(depth.saturating_sub(1) as usize);
+                state.write_err(&format!("{indent}agent {agent}: {message}\n"));
+            }
             SessionEvent::Usage { .. } | SessionEvent::RoundFinished { .. } => {}
         }
     }

@@ -118,6 +118,15 @@ impl EventSink for TurnRenderer {
             SessionEvent::Warning { message } => {
                 self.screen.line(&format!("coyote: warning: {message}"));
             }
+            SessionEvent::DelegateProgress {
+                agent,
+                depth,
+                message,
+            } => {
+                let indent = "  ".repeat(depth.saturating_sub(1) as usize);
+                self.screen
+                    .line(&format!("{indent}agent {agent}: {message}"));
+            }
             SessionEvent::TurnFinished { stop, .. } => {
                 self.screen.finish();
                 match stop {
