@@ -155,3 +155,7 @@ impl DirectNames {
         self.by_name.iter().map(|(n, t)| (n.as_str(), t))
     }
 }
+
+#[cfg(test)]
+#[path = "direct_tests.rs"]
+mod tests;

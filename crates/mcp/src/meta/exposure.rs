@@ -201,3 +201,7 @@ pub(crate) fn direct_tools(server: &str, tools: &[ToolInfo]) -> Vec<DirectTool> 
         .map(|t| DirectTool::new(server, t.name.clone()))
         .collect()
 }
+
+#[cfg(test)]
+#[path = "exposure_tests.rs"]
+mod tests;

@@ -1,0 +1,371 @@
+//! Exposure decisions and the dispatcher's declaration sets against the in-process fake MCP
+//! server: auto by budget, direct/meta forced, re-listing only after `tools/list_changed`, and
+//! a direct call answered exactly like `mcp_invoke_`.
+
+use std::time::Duration;
+
+use coyote_protocol::{Exposure, FunctionDeclaration, Timeouts};
+use coyote_test_support::{
+    Capabilities, FakeHandle, Generated, ListKind, Scenario, ServerNotice, ToolBehavior, in_process,
+};
+use serde_json::{Value, json};
+
+use super::*;
+use crate::catalog_item::McpServerFeatures;
+use crate::meta::{DispatchError, FunctionTarget, MetaDispatcher};
+use crate::render::SpillStore;
+use crate::runtime::{McpRuntime, RuntimeOptions};
+
+const SERVER: &str = "srv";
+
+struct Fixture {
+    runtime: McpRuntime,
+    dispatcher: MetaDispatcher,
+    fake: FakeHandle,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    async fn new(scenario: Scenario, exposure: Exposure) -> Fixture {
+        let runtime = McpRuntime::new(RuntimeOptions::default());
+        let ((r, w), fake) = in_process(scenario);
+        let timeouts = Timeouts {
+            startup: Duration::from_secs(20),
+            call: Duration::from_secs(20),
+        };
+        runtime
+            .attach_stream(SERVER, timeouts, r, w)
+            .await
+            .expect("fake server ready");
+        let dir = tempfile::tempdir().unwrap();
+        let dispatcher =
+            MetaDispatcher::new(runtime.clone(), SpillStore::new(dir.path().join("spill")))
+                .with_exposure(ExposurePolicies::default().with(SERVER, exposure));
+        Fixture {
+            runtime,
+            dispatcher,
+            fake,
+            _dir: dir,
+        }
+    }
+
+    async fn declared(&self) -> Vec<FunctionDeclaration> {
+        self.dispatcher
+            .declarations(&self.runtime.server_features())
+            .await
+    }
+
+    async fn names(&self) -> Vec<String> {
+        self.declared().await.into_iter().map(|d| d.name).collect()
+    }
+}
+
+fn small() -> Scenario {
+    Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .tool("echo", ToolBehavior::Echo)
+        .tool(
+            "fixed",
+            ToolBehavior::Text {
+                text: "fixed output".into(),
+            },
+        )
+        .tool("big", ToolBehavior::BigText { bytes: 300 * 1024 })
+        .build()
+}
+
+fn generated_tools(n: usize) -> Scenario {
+    Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .generated(Generated {
+            tools: n,
+            ..Generated::default()
+        })
+        .build()
+}
+
+const META_TOOLS_ONLY: [&str; 3] = ["mcp_search_srv", "mcp_describe_srv", "mcp_invoke_srv"];
+
+#[test]
+fn the_budget_decides_auto_and_forced_values_win() {
+    assert_eq!(decide(Exposure::Auto, 3, 300), EffectiveExposure::Direct);
+    assert_eq!(
+        decide(Exposure::Auto, DIRECT_MAX_TOOLS, DIRECT_MAX_TOKENS),
+        EffectiveExposure::Direct
+    );
+    assert_eq!(
+        decide(Exposure::Auto, DIRECT_MAX_TOOLS + 1, 100),
+        EffectiveExposure::Meta
+    );
+    assert_eq!(
+        decide(Exposure::Auto, 3, DIRECT_MAX_TOKENS + 1),
+        EffectiveExposure::Meta
+    );
+    assert_eq!(decide(Exposure::Auto, 0, 0), EffectiveExposure::Meta);
+    assert_eq!(
+        decide(Exposure::Direct, 250, 90_000),
+        EffectiveExposure::Direct
+    );
+    assert_eq!(decide(Exposure::Meta, 1, 10), EffectiveExposure::Meta);
+}
+
+#[test]
+fn the_estimate_is_serialised_bytes_over_four_rounded_up() {
+    let d = FunctionDeclaration {
+        name: "a".into(),
+        description: "b".into(),
+        parameters: json!({}),
+    };
+    let bytes = serde_json::to_vec(&d).unwrap().len();
+    assert_eq!(
+        bytes,
+        r#"{"name":"a","description":"b","parameters":{}}"#.len()
+    );
+    assert_eq!(
+        estimate_tokens(std::slice::from_ref(&d)),
+        bytes.div_ceil(BYTES_PER_TOKEN)
+    );
+    assert_eq!(
+        estimate_tokens(&[d.clone(), d]),
+        (2 * bytes).div_ceil(BYTES_PER_TOKEN)
+    );
+    assert_eq!(estimate_tokens(&[]), 0);
+}
+
+#[tokio::test]
+async fn a_three_tool_server_in_auto_is_declared_directly_with_real_schemas() {
+    let f = Fixture::new(small(), Exposure::Auto).await;
+    let declared = f.declared().await;
+    let tools = f
+        .runtime
+        .server(SERVER)
+        .unwrap()
+        .list_tools()
+        .await
+        .unwrap();
+    let expected: Vec<FunctionDeclaration> = tools
+        .iter()
+        .map(|t| FunctionDeclaration {
+            name: format!("srv__{}", t.name),
+            description: t
+                .description
+                .clone()
+                .unwrap_or_else(|| format!("The tool `{}`.", t.name)),
+            parameters: t.input_schema.clone(),
+        })
+        .collect();
+    assert_eq!(declared, expected);
+    assert_eq!(
+        f.dispatcher.resolve("srv__echo"),
+        Some(FunctionTarget::Direct(crate::meta::DirectTool::new(
+            SERVER, "echo"
+        )))
+    );
+    let report = f.dispatcher.exposure_report(SERVER).await;
+    assert_eq!(report.label(), "auto→direct");
+    assert_eq!(report.tools, Some(3));
+    assert_eq!(report.declared_tokens, estimate_tokens(&declared));
+}
+
+#[tokio::test]
+async fn a_250_tool_server_in_auto_gets_the_meta_functions() {
+    let f = Fixture::new(generated_tools(250), Exposure::Auto).await;
+    assert_eq!(f.names().await, META_TOOLS_ONLY);
+    let report = f.dispatcher.exposure_report(SERVER).await;
+    assert_eq!(report.label(), "auto→meta");
+    assert_eq!(report.tools, Some(250));
+    assert!(
+        report.direct_tokens.unwrap() > DIRECT_MAX_TOKENS,
+        "{report:?}"
+    );
+    assert_eq!(f.dispatcher.resolve("srv__gen_tool_0000"), None);
+}
+
+#[tokio::test]
+async fn thirteen_small_tools_exceed_the_tool_budget() {
+    let f = Fixture::new(generated_tools(DIRECT_MAX_TOOLS + 1), Exposure::Auto).await;
+    assert_eq!(f.names().await, META_TOOLS_ONLY);
+    let f = Fixture::new(generated_tools(DIRECT_MAX_TOOLS), Exposure::Auto).await;
+    assert_eq!(f.names().await.len(), DIRECT_MAX_TOOLS);
+}
+
+#[tokio::test]
+async fn direct_and_meta_force_either_side() {
+    let f = Fixture::new(generated_tools(250), Exposure::Direct).await;
+    let names = f.names().await;
+    assert_eq!(names.len(), 250);
+    assert_eq!(names[0], "srv__gen_tool_0000");
+    assert_eq!(f.dispatcher.exposure_report(SERVER).await.label(), "direct");
+    let f = Fixture::new(small(), Exposure::Meta).await;
+    assert_eq!(f.names().await, META_TOOLS_ONLY);
+    assert_eq!(f.dispatcher.exposure_report(SERVER).await.label(), "meta");
+}
+
+#[tokio::test]
+async fn read_and_prompt_stay_declared_beside_direct_tools() {
+    let scenario = Scenario::builder()
+        .capabilities(Capabilities::all())
+        .tool("echo", ToolBehavior::Echo)
+        .build();
+    let f = Fixture::new(scenario, Exposure::Direct).await;
+    assert_eq!(
+        f.names().await,
+        vec!["srv__echo", "mcp_read_srv", "mcp_prompt_srv"]
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_is_not_ready_keeps_fail_open_meta_functions() {
+    let f = Fixture::new(small(), Exposure::Direct).await;
+    let placeholder = McpServerFeatures {
+        name: "starting".into(),
+        peer_info_missing: true,
+        ..McpServerFeatures::default()
+    };
+    let names: Vec<String> = f
+        .dispatcher
+        .declarations(&[placeholder])
+        .await
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mcp_search_starting",
+            "mcp_describe_starting",
+            "mcp_invoke_starting"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn tools_are_listed_again_only_after_tools_list_changed() {
+    let scenario = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .tool(
+            "notify",
+            ToolBehavior::Notify {
+                notifications: vec![ServerNotice::ToolsListChanged],
+            },
+        )
+        .build();
+    let f = Fixture::new(scenario, Exposure::Auto).await;
+    let lists = || f.fake.events().list_requests(ListKind::Tools);
+    f.names().await;
+    f.names().await;
+    assert_eq!(lists(), 1, "cached while the list is unchanged");
+    f.dispatcher
+        .dispatch("srv__notify", json!({}))
+        .await
+        .expect("notify runs");
+    let handle = f.runtime.server(SERVER).unwrap();
+    for _ in 0..500 {
+        if handle.list_generations().tools > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(handle.list_generations().tools, 1);
+    assert_eq!(f.names().await, vec!["srv__notify"]);
+    assert_eq!(lists(), 2, "re-evaluated after tools/list_changed");
+}
+
+#[tokio::test]
+async fn a_direct_call_is_answered_exactly_like_mcp_invoke() {
+    let f = Fixture::new(small(), Exposure::Auto).await;
+    f.names().await;
+    for (tool, args) in [
+        ("echo", json!({"text": "hi"})),
+        ("fixed", json!({})),
+        ("big", json!({})),
+    ] {
+        let direct = f
+            .dispatcher
+            .dispatch(&format!("srv__{tool}"), args.clone())
+            .await
+            .unwrap();
+        let meta = f
+            .dispatcher
+            .dispatch("mcp_invoke_srv", json!({"tool": tool, "arguments": args}))
+            .await
+            .unwrap();
+        assert_eq!(direct, meta, "{tool}");
+        assert!(
+            direct.to_model_text().starts_with(&format!(
+                "Result of tool `{tool}` on MCP server `srv`: answer the user from it unless \
+                 you need another tool.\n{{\"content\":"
+            )),
+            "{}",
+            direct.to_model_text()
+        );
+    }
+    // The bounded result keeps its handle after the header line.
+    let big = f.dispatcher.dispatch("srv__big", json!({})).await.unwrap();
+    assert!(big.to_model_text().contains("coyote-result://"));
+    assert_eq!(f.fake.events().tool_calls("big"), 3);
+}
+
+#[tokio::test]
+async fn direct_call_errors_name_the_function() {
+    let f = Fixture::new(small(), Exposure::Auto).await;
+    f.names().await;
+    let err = f
+        .dispatcher
+        .dispatch("srv__echo", json!([1]))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, DispatchError::BadArguments { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "srv__echo: arguments must be a JSON object, got an array"
+    );
+    // After the server is gone a direct call answers like an invoke: with the server's state.
+    f.fake.kill().await;
+    for _ in 0..500 {
+        if f.runtime.server(SERVER).is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let direct = f.dispatcher.dispatch("srv__echo", json!({})).await;
+    let meta = f
+        .dispatcher
+        .dispatch("mcp_invoke_srv", json!({"tool": "echo"}))
+        .await;
+    let (Err(direct), Err(meta)) = (direct, meta) else {
+        panic!("both must fail");
+    };
+    assert_eq!(direct.to_string(), meta.to_string());
+    assert!(direct.to_string().contains("not ready"), "{direct}");
+}
+
+#[test]
+fn policies_default_to_auto() {
+    let p = ExposurePolicies::default().with("a", Exposure::Meta);
+    assert_eq!(p.get("a"), Exposure::Meta);
+    assert_eq!(p.get("b"), Exposure::Auto);
+}
+
+#[test]
+fn odd_input_schemas_become_object_schemas() {
+    let tool = |schema: Value| ToolInfo {
+        name: "t".into(),
+        title: Some("T".into()),
+        description: None,
+        input_schema: schema,
+        output_schema: None,
+        annotations: None,
+    };
+    let d = direct_declaration("s__t", &tool(json!({"properties": {}})));
+    assert_eq!(
+        d,
+        FunctionDeclaration {
+            name: "s__t".into(),
+            description: "T".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+        }
+    );
+    let d = direct_declaration("s__t", &tool(json!("nonsense")));
+    assert_eq!(d.parameters, json!({"type": "object"}));
+}
