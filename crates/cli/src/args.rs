@@ -40,6 +40,12 @@ pub struct ChatArgs {
     /// Run tool calls that need approval (destructive tools) without asking.
     #[arg(long)]
     pub yes: bool,
+    /// Use a role: <config>/roles/NAME.md (system prompt, model, MCP servers).
+    #[arg(short = 'r', long, value_name = "NAME")]
+    pub role: Option<String>,
+    /// Continue the saved session NAME (created if missing) and save the turn into it.
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
     /// The message. Piped stdin is added after it (`git diff | coyote "review this"`).
     #[arg(value_name = "TEXT")]
     pub text: Vec<String>,
@@ -78,6 +84,12 @@ pub struct ReplArgs {
     /// The model to chat with, `client:model` (default: `model:` in config.yaml).
     #[arg(short = 'm', long, value_name = "CLIENT:MODEL")]
     pub model: Option<String>,
+    /// Start with a role: <config>/roles/NAME.md.
+    #[arg(short = 'r', long, value_name = "NAME")]
+    pub role: Option<String>,
+    /// Load the saved session NAME (or start a new one of that name).
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
 }
 
 /// Output format of listings.

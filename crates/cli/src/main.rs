@@ -41,6 +41,9 @@ fn main() -> ExitCode {
             &cli.global,
             &repl::setup::ReplOptions {
                 model: repl_args.model.clone(),
+                role: repl_args.role.clone(),
+                session: repl_args.session.clone(),
+                ..Default::default()
             },
         ),
         // No message and a terminal: the REPL (`-m` carries over).
@@ -50,6 +53,9 @@ fn main() -> ExitCode {
                 &cli.global,
                 &repl::setup::ReplOptions {
                     model: cli.chat.model.clone(),
+                    role: cli.chat.role.clone(),
+                    session: cli.chat.session.clone(),
+                    ..Default::default()
                 },
             )
         }

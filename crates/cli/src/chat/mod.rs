@@ -12,16 +12,16 @@
 mod input;
 mod markdown;
 mod render;
+mod scoped;
 
 use std::io::IsTerminal;
 
-use coyote_config::{AppConfig, ProcessEnv, load_app_config};
+use coyote_config::{ProcessEnv, load_app_config};
 use coyote_llm::StreamMode;
 use coyote_mcp::SpillStore;
-use coyote_protocol::McpServerSpec;
 use coyote_session::{
-    ApprovalPolicies, ApproveAll, Approver, CancellationToken, Conversation, ModelSettings,
-    RefuseAll, Session, SessionError, StopReason, TurnContext,
+    ApprovalPolicies, ApproveAll, Approver, CancellationToken, RefuseAll, Session, SessionError,
+    StopReason, TurnContext,
 };
 
 use self::markdown::Style;
@@ -45,27 +45,23 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     let message = input::compose(&args.text, piped.as_deref())?;
 
     let app = load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
-    let resolved = app
-        .resolve_model(args.model.as_deref())
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let provider = coyote_llm::build_provider(resolved.provider.clone())
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let settings = ModelSettings {
-        name: resolved.model.name.clone(),
-        max_tokens: resolved.model.max_tokens,
-        temperature: app.temperature,
-    };
-    tracing::info!(model = %resolved.id(), "one-shot chat");
+    // `-r`, `--session` and `-m` scope the turn exactly as in the REPL (repl/scope.rs).
+    let mut prepared = scoped::prepare(&paths, &args)?;
+    let choice =
+        crate::repl::scope::choose_model(&app, &prepared.scope).map_err(CliError::usage)?;
+    tracing::info!(model = %choice.id, "one-shot chat");
 
     let mcp = setup::load_mcp(global, &paths)?;
-    let specs = enabled_specs(&app, mcp.servers);
+    let (specs, selection) = scoped::selected_specs(&app, &prepared.scope, mcp.servers);
     let runtime = setup::start(specs.clone()).await;
     let session = Session::builder(
-        provider,
-        settings,
+        choice.provider,
+        choice.settings,
         runtime.clone(),
         SpillStore::new(paths.mcp_resources_dir()),
     )
+    .context(choice.context)
+    .servers(selection)
     .max_tool_rounds(app.max_tool_rounds)
     .stream(if args.no_stream {
         StreamMode::Whole
@@ -93,9 +89,14 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         approver: approver.as_ref(),
         cancel,
     };
-    let mut conversation = Conversation::new();
-    let result = session.run_turn(&mut conversation, message, &ctx).await;
+    let result = session
+        .run_turn(&mut prepared.conversation, message, &ctx)
+        .await;
     output.finish();
+    // Whatever happened, the conversation is valid: keep it in the session file.
+    if let Err(error) = prepared.save() {
+        output.error(&error.message, error.code());
+    }
     if ctx.cancel.is_cancelled() {
         // The host sends `notifications/cancelled` for abandoned requests from detached tasks;
         // shutting the servers down at once would drop those messages. Bounded grace until the
@@ -130,26 +131,6 @@ async fn read_stdin() -> CliResult<Option<String>> {
         .await
         .map_err(|e| CliError::failure(format!("cannot read stdin: {e}")))?
         .map(Some)
-}
-
-/// The servers `enabled_mcp_servers` selects (all when unset); unknown names are warned about.
-fn enabled_specs(app: &AppConfig, servers: Vec<McpServerSpec>) -> Vec<McpServerSpec> {
-    let Some(names) = app.enabled_server_names() else {
-        return servers;
-    };
-    for name in &names {
-        if !servers.iter().any(|s| &s.name == name) {
-            eprintln!(
-                "coyote: warning: {}: `enabled_mcp_servers` names \"{name}\", which no mcp.json \
-                 defines; ignored",
-                app.path.display()
-            );
-        }
-    }
-    servers
-        .into_iter()
-        .filter(|s| names.contains(&s.name))
-        .collect()
 }
 
 fn output_mode(args: &ChatArgs) -> Mode {

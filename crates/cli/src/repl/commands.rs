@@ -19,6 +19,10 @@ pub enum CommandName {
     Prompt,
     Clear,
     Exit,
+    Role,
+    Macro,
+    Session,
+    Compact,
 }
 
 /// One row of the command table.
@@ -69,15 +73,15 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: CommandName::List,
         word: ".list",
-        usage: "tools|prompts|resources|mcp-servers",
+        usage: "tools|prompts|resources|mcp-servers|roles|macros",
         description: "List what the MCP servers offer (per server; a failing server is reported)",
         validity: Validity::Always,
     },
     CommandSpec {
         name: CommandName::Mcp,
         word: ".mcp",
-        usage: "status | restart NAME",
-        description: "Show server states, or restart one server",
+        usage: "status | restart NAME | enable NAME | disable NAME",
+        description: "Show server states, restart one server, or enable/disable one for this session",
         validity: Validity::Always,
     },
     CommandSpec {
@@ -86,6 +90,34 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
         usage: "SERVER NAME [key=value …]",
         description: "Send a server's prompt as your message (missing required arguments are asked)",
         validity: Validity::NeedsServers,
+    },
+    CommandSpec {
+        name: CommandName::Role,
+        word: ".role",
+        usage: "[NAME]",
+        description: "Use a role (system prompt, model, MCP servers); without NAME leave it",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Macro,
+        word: ".macro",
+        usage: "NAME [ARG …]",
+        description: "Run a macro's steps (also `.NAME ARG …` when no builtin has that name)",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Session,
+        word: ".session",
+        usage: "new | save NAME | load NAME | list",
+        description: "Start, save, load or list sessions (conversation, role, MCP selection)",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Compact,
+        word: ".compact",
+        usage: "",
+        description: "Compact the conversation now (old tool results out, oldest turns summarised)",
+        validity: Validity::Always,
     },
     CommandSpec {
         name: CommandName::Clear,
@@ -133,14 +165,18 @@ pub enum ListTarget {
     Prompts,
     Resources,
     McpServers,
+    Roles,
+    Macros,
 }
 
 impl ListTarget {
-    pub const ALL: [(ListTarget, &'static str); 4] = [
+    pub const ALL: &'static [(ListTarget, &'static str)] = &[
         (ListTarget::Tools, "tools"),
         (ListTarget::Prompts, "prompts"),
         (ListTarget::Resources, "resources"),
         (ListTarget::McpServers, "mcp-servers"),
+        (ListTarget::Roles, "roles"),
+        (ListTarget::Macros, "macros"),
     ];
 
     fn parse(word: &str) -> Option<ListTarget> {
@@ -149,7 +185,16 @@ impl ListTarget {
 }
 
 /// The `.mcp` subcommands.
-pub const MCP_SUBCOMMANDS: [&str; 2] = ["status", "restart"];
+pub const MCP_SUBCOMMANDS: &[&str] = &["status", "restart", "enable", "disable"];
+
+/// `.session …`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionCommand {
+    New,
+    Save(String),
+    Load(String),
+    List,
+}
 
 /// A parsed dot-command with its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,6 +211,17 @@ pub enum Command {
     Prompt(String),
     Clear,
     Exit,
+    /// `.mcp enable NAME` / `.mcp disable NAME`.
+    McpToggle(coyote_config::Toggle),
+    /// `.role NAME`; `None` leaves the role.
+    Role(Option<String>),
+    /// `.macro NAME ARGS…` (arguments unparsed: quotes are split by the macro runner).
+    Macro {
+        name: String,
+        args: String,
+    },
+    Session(SessionCommand),
+    Compact,
 }
 
 /// A dot-command that does not parse; the message says how to write it.
@@ -203,6 +259,30 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
         CommandName::Info => no_args(Command::Info),
         CommandName::Clear => no_args(Command::Clear),
         CommandName::Exit => no_args(Command::Exit),
+        CommandName::Compact => no_args(Command::Compact),
+        CommandName::Role => match args.as_slice() {
+            [] => Ok(Command::Role(None)),
+            [name] => Ok(Command::Role(Some((*name).to_owned()))),
+            _ => Err(usage()),
+        },
+        CommandName::Macro => match rest.split_once(char::is_whitespace) {
+            _ if rest.is_empty() => Err(usage()),
+            Some((name, args)) => Ok(Command::Macro {
+                name: name.to_owned(),
+                args: args.trim().to_owned(),
+            }),
+            None => Ok(Command::Macro {
+                name: rest.to_owned(),
+                args: String::new(),
+            }),
+        },
+        CommandName::Session => match args.as_slice() {
+            ["new"] => Ok(Command::Session(SessionCommand::New)),
+            ["list"] => Ok(Command::Session(SessionCommand::List)),
+            ["save", name] => Ok(Command::Session(SessionCommand::Save((*name).to_owned()))),
+            ["load", name] => Ok(Command::Session(SessionCommand::Load((*name).to_owned()))),
+            _ => Err(usage()),
+        },
         CommandName::Model => match args.as_slice() {
             [] => Ok(Command::Model(None)),
             [model] => Ok(Command::Model(Some((*model).to_owned()))),
@@ -217,6 +297,12 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
         CommandName::Mcp => match args.as_slice() {
             ["status"] => Ok(Command::McpStatus),
             ["restart", name] => Ok(Command::McpRestart((*name).to_owned())),
+            ["enable", name] => Ok(Command::McpToggle(coyote_config::Toggle::Enable(
+                (*name).to_owned(),
+            ))),
+            ["disable", name] => Ok(Command::McpToggle(coyote_config::Toggle::Disable(
+                (*name).to_owned(),
+            ))),
             _ => Err(usage()),
         },
         CommandName::Prompt => {

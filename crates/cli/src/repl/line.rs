@@ -21,6 +21,12 @@ impl UserLine {
     pub fn typed(text: String) -> Self {
         UserLine(text)
     }
+
+    /// A step of one of the user's own macro files (`<config>/macros/NAME.yaml`): written by
+    /// the person, so it runs like a typed line. Never use it for server-provided text.
+    pub fn from_macro(step: String) -> Self {
+        UserLine(step)
+    }
 }
 
 /// Where a chat message came from (shown in logs; the model sees only the text).
@@ -76,6 +82,10 @@ pub enum LineAction {
     Shell(String),
     /// Anything else: send to the model.
     Chat(UserMessage),
+    /// `.NAME ARGS…` where NAME is no builtin: a macro, if one has that name (builtins are
+    /// dispatched first, so a macro named like a builtin never gets here, R5). Prompts are
+    /// never dispatched by bare name (D5).
+    Macro { name: String, args: String },
 }
 
 /// Gives a typed line its meaning. The only place where a leading `.` or `!` is special.
@@ -90,7 +100,17 @@ pub fn classify(line: UserLine) -> Result<LineAction, CommandError> {
     }
     // `.` followed by a letter is a command; `...` or `.5` is ordinary text.
     if trimmed.starts_with('.') && trimmed[1..].starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return parse_command(trimmed).map(LineAction::Command);
+        return match parse_command(trimmed) {
+            Ok(command) => Ok(LineAction::Command(command)),
+            Err(CommandError::Unknown { word }) => {
+                let args = trimmed[word.len()..].trim().to_owned();
+                Ok(LineAction::Macro {
+                    name: word[1..].to_owned(),
+                    args,
+                })
+            }
+            Err(error) => Err(error),
+        };
     }
     Ok(LineAction::Chat(UserMessage {
         text,

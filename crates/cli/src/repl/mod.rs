@@ -19,10 +19,14 @@ pub mod completer;
 pub mod editor;
 pub mod form;
 pub mod line;
+pub mod macro_cmd;
 pub mod prompt_cmd;
 pub mod questions;
 pub mod render;
+pub mod scope;
+mod scope_cmd;
 pub mod screen;
+pub mod session_cmd;
 pub mod setup;
 pub mod shell;
 pub mod views;
@@ -31,7 +35,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use coyote_config::AppConfig;
+use coyote_config::{AppConfig, ConfigPaths};
 use coyote_mcp::{McpRuntime, SpillStore};
 use coyote_protocol::McpServerSpec;
 use coyote_session::{CancellationToken, Conversation, Session, StopReason, TurnContext};
@@ -39,9 +43,11 @@ use coyote_session::{CancellationToken, Conversation, Session, StopReason, TurnC
 use self::commands::{Command, ListTarget, help_text};
 use self::completer::EnabledFilter;
 use self::line::{LineAction, UserLine, UserMessage, classify};
+use self::macro_cmd::Invocation;
 use self::prompt_cmd::PromptContext;
 use self::questions::Questions;
 use self::render::TurnRenderer;
+use self::scope::{Scope, SharedSelection};
 use self::screen::Screen;
 use self::views::{InfoFacts, Listing, Redactor};
 
@@ -70,6 +76,14 @@ pub struct Repl {
     log_file: Option<PathBuf>,
     /// Typed lines given a meaning by [`classify`] (a spy for the R14 test).
     classified_lines: usize,
+    /// Role, agent, session and model choice (see `scope.rs`).
+    scope: Scope,
+    /// Where roles, macros and sessions live (`None` in tests without a config dir).
+    paths: Option<ConfigPaths>,
+    /// The session's server selection, shared with `.list` and completion.
+    selection: SharedSelection,
+    /// How deep macros are nested right now.
+    macro_depth: usize,
 }
 
 /// The parts a [`Repl`] is made of.
@@ -90,7 +104,6 @@ impl Repl {
     pub fn new(parts: ReplParts) -> Self {
         Repl {
             runtime_handle: parts.runtime_handle,
-            session: parts.session,
             conversation: Conversation::new(),
             screen: parts.screen,
             questions: parts.questions,
@@ -101,7 +114,24 @@ impl Repl {
             history_file: parts.history_file,
             log_file: parts.log_file,
             classified_lines: 0,
+            selection: Arc::new(std::sync::RwLock::new(
+                parts.session.options().servers.clone(),
+            )),
+            session: parts.session,
+            scope: Scope::default(),
+            paths: None,
+            macro_depth: 0,
         }
+    }
+
+    /// Where roles, macros and sessions are read from and saved to.
+    pub fn set_config_paths(&mut self, paths: ConfigPaths) {
+        self.paths = Some(paths);
+    }
+
+    /// The current scope (role, agent layer, session, model choice).
+    pub fn scope(&self) -> &Scope {
+        &self.scope
     }
 
     pub fn runtime(&self) -> &McpRuntime {
@@ -121,8 +151,14 @@ impl Repl {
 
     /// The enabled-server filter shared by completion and listings (the session's selection).
     pub fn enabled_filter(&self) -> EnabledFilter {
-        let selection = self.session.options().servers.clone();
-        Arc::new(move |name: &str| selection.includes(name))
+        // Read at each use, so `.role` and `.mcp enable|disable` reach completion too.
+        let selection = self.selection.clone();
+        Arc::new(move |name: &str| {
+            selection
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .includes(name)
+        })
     }
 
     /// Handles one typed line.
@@ -139,6 +175,7 @@ impl Repl {
                 Flow::Continue
             }
             Ok(LineAction::Command(command)) => self.command(command),
+            Ok(LineAction::Macro { name, args }) => self.run_macro(&name, &args, Invocation::Bare),
             Err(error) => {
                 self.screen.line(&format!("coyote: {error}"));
                 Flow::Continue
@@ -176,8 +213,13 @@ impl Repl {
                     history_file: self.history_file.display().to_string(),
                     log_file: self.log_file.as_ref().map(|p| p.display().to_string()),
                 };
-                self.print(&views::info(&facts, &servers, &self.redactor));
+                let info = views::info(&facts, &servers, &self.redactor);
+                // The scope lines go right after the model/messages/tokens block.
+                let scope = self.redactor.redact(&self.scope_info());
+                self.print(&format!("{scope}{info}"));
             }
+            Command::List(ListTarget::Roles) => self.print(&self.list_roles()),
+            Command::List(ListTarget::Macros) => self.print(&self.list_macros()),
             Command::List(ListTarget::McpServers) | Command::McpStatus => {
                 self.print(&views::servers(self.runtime(), &*enabled, &self.redactor));
             }
@@ -185,7 +227,10 @@ impl Repl {
                 let what = match target {
                     ListTarget::Tools => Listing::Tools,
                     ListTarget::Prompts => Listing::Prompts,
-                    ListTarget::Resources | ListTarget::McpServers => Listing::Resources,
+                    ListTarget::Resources
+                    | ListTarget::McpServers
+                    | ListTarget::Roles
+                    | ListTarget::Macros => Listing::Resources,
                 };
                 let runtime = self.runtime().clone();
                 let text = self.runtime_handle.block_on(views::list(
@@ -197,6 +242,13 @@ impl Repl {
                 self.print(&text);
             }
             Command::McpRestart(name) => self.restart(&name),
+            Command::McpToggle(toggle) => self.mcp_toggle(&toggle),
+            Command::Role(name) => self.role_command(name.as_deref()),
+            Command::Macro { name, args } => {
+                return self.run_macro(&name, &args, Invocation::Explicit);
+            }
+            Command::Session(session) => self.session_command(&session),
+            Command::Compact => self.compact_command(),
             Command::Prompt(args) => match self.resolve_prompt(&args) {
                 Ok(message) => self.chat(message),
                 Err(error) => self.screen.line(&format!(
@@ -255,11 +307,12 @@ impl Repl {
                 .line("coyote: no model configuration is loaded; see config.yaml");
             return;
         };
-        match setup::build_model(config, Some(requested)) {
-            Ok((provider, settings)) => {
-                self.session.set_model(provider, settings);
-                self.print(&format!("Model: {}\n", self.session.model_label()));
-            }
+        // An explicit choice wins over the role's and agent's model (scope.rs).
+        let _ = config;
+        let mut scope = self.scope.clone();
+        scope.model_override = Some(requested.to_owned());
+        match self.apply_scope(scope) {
+            Ok(()) => self.print(&format!("Model: {}\n", self.session.model_label())),
             Err(error) => self.screen.line(&format!("coyote: {error}")),
         }
     }
@@ -292,6 +345,7 @@ impl Repl {
         });
         self.questions.set_turn(None);
         self.screen.finish();
+        self.autosave();
         match outcome {
             Ok(outcome) => {
                 if outcome.stop == StopReason::Cancelled {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use coyote_config::{AppConfig, ProcessEnv, ServerList, load_app_config};
+use coyote_config::{AppConfig, ProcessEnv, load_app_config};
 use coyote_llm::Provider;
 use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions, SpillStore};
 use coyote_session::{ApprovalPolicies, ModelSettings, ServerSelection, Session};
@@ -22,6 +22,10 @@ use crate::exit::{CliError, CliResult};
 pub struct ReplOptions {
     /// `-m/--model`.
     pub model: Option<String>,
+    /// `-r/--role`.
+    pub role: Option<String>,
+    /// `--session`.
+    pub session: Option<String>,
 }
 
 /// The provider and model settings for `requested` (or the configured default).
@@ -40,27 +44,13 @@ pub fn build_model(
     Ok((provider, settings))
 }
 
-/// `enabled_mcp_servers` with `mapping_mcp_servers` aliases expanded.
+/// `enabled_mcp_servers` of config.yaml alone, through the one selection helper (scope.rs).
 pub fn server_selection(config: &AppConfig) -> ServerSelection {
-    match &config.enabled_mcp_servers {
-        None | Some(ServerList::All) => ServerSelection::All,
-        Some(ServerList::Names(names)) => {
-            let mut out: Vec<String> = Vec::new();
-            for name in names {
-                let expanded = config
-                    .mapping_mcp_servers
-                    .get(name)
-                    .cloned()
-                    .unwrap_or_else(|| vec![name.clone()]);
-                for n in expanded {
-                    if !out.contains(&n) {
-                        out.push(n);
-                    }
-                }
-            }
-            ServerSelection::Only(out)
-        }
-    }
+    super::scope::server_selection(
+        &super::scope::Scope::default()
+            .selection(Some(config))
+            .selection,
+    )
 }
 
 /// Everything the loop needs.
@@ -118,7 +108,7 @@ pub fn start(
     }
 
     let history_file = paths.history_file();
-    let repl = Repl::new(ReplParts {
+    let mut repl = Repl::new(ReplParts {
         runtime_handle: handle.clone(),
         session,
         screen,
@@ -130,11 +120,36 @@ pub fn start(
         history_file: history_file.clone(),
         log_file,
     });
+    apply_start_scope(&mut repl, paths, options);
     let source = CompletionSource::new(runtime, repl.enabled_filter());
     let completer = ReplCompleter::new(source, handle.clone());
     let editor = super::editor::build(&history_file, completer)
         .map_err(|e| CliError::failure(e.to_string()))?;
     Ok(Started { repl, editor })
+}
+
+/// Roles, macros and sessions: the config dir, `--session`, `-r`, `-m` (in that order, so the
+/// command line wins over a loaded session), then the start-up warnings (shadowed macros,
+/// broken role/macro files). Problems are printed; the REPL starts anyway.
+fn apply_start_scope(repl: &mut Repl, paths: coyote_config::ConfigPaths, options: &ReplOptions) {
+    repl.set_config_paths(paths);
+    for warning in repl.startup_warnings() {
+        repl.screen.line(&format!("coyote: warning: {warning}"));
+    }
+    if let Some(name) = options.session.as_deref() {
+        repl.start_session(name);
+    }
+    if let Some(role) = options.role.as_deref() {
+        repl.role_command(Some(role));
+    }
+    let mut scope = repl.scope().clone();
+    if options.model.is_some() {
+        scope.model_override = options.model.clone();
+    }
+    // Also picks up config.yaml's context_window for the model.
+    if let Err(e) = repl.apply_scope(scope) {
+        repl.screen.line(&format!("coyote: {e}"));
+    }
 }
 
 /// Runs the REPL to the end; returns the exit code.
