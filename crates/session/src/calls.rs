@@ -9,12 +9,17 @@
 //! `notifications/cancelled` for each request — and every unfinished call is answered
 //! "cancelled by the user". A call to a server that is not Ready is answered with its state at
 //! check time, so a server that becomes Ready mid-round can never run an unapproved tool.
+//!
+//! A call identical (same function, same canonical arguments) to one that already succeeded in
+//! this turn is not run again: it gets the earlier result back with an instruction to answer
+//! (issue 7; small models otherwise repeat themselves). The repeat guard still stops the
+//! [`crate::MAX_IDENTICAL_CALLS`]-th identical call in a row, whatever came before.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use coyote_llm::{ToolCall, ToolResult};
+use coyote_llm::{ToolCall, ToolOutcome, ToolResult};
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -22,7 +27,7 @@ use crate::approval::{
     ApprovalDecision, ApprovalRequest, ToolAnnotations, approval_reason, refusal_text,
 };
 use crate::event::{SessionEvent, ToolCallStatus};
-use crate::repeat::{RepeatGuard, repeated_text};
+use crate::repeat::{RepeatGuard, call_key, repeated_text, reused_text};
 use crate::session::{MAX_CONCURRENT_TOOL_CALLS, Session, TurnContext};
 use crate::tools::CallTarget;
 
@@ -37,6 +42,10 @@ enum Plan {
     },
     Answer {
         status: ToolCallStatus,
+        text: String,
+    },
+    /// The earlier result of an identical call of this turn, handed back without running.
+    Reuse {
         text: String,
     },
 }
@@ -56,6 +65,8 @@ pub(crate) struct CallState {
     pub(crate) guard: RepeatGuard,
     /// Tool annotations by server, listed at most once per turn.
     annotations: BTreeMap<String, Option<BTreeMap<String, Option<Value>>>>,
+    /// Results of the calls that succeeded this turn, by [`call_key`].
+    answered: BTreeMap<String, String>,
 }
 
 /// Whether the round ran to the end or was cancelled.
@@ -76,13 +87,13 @@ pub(crate) async fn run_round(
     let mut end = RoundEnd::Completed;
     for call in calls {
         let item = if end == RoundEnd::Cancelled {
-            cancelled_unchecked(call)
+            cancelled_unchecked(session, call)
         } else {
             match check(session, state, call, ctx).await {
                 Some(item) => item,
                 None => {
                     end = RoundEnd::Cancelled;
-                    cancelled_unchecked(call)
+                    cancelled_unchecked(session, call)
                 }
             }
         };
@@ -99,7 +110,21 @@ pub(crate) async fn run_round(
             }
         }
     }
+    let ran: Vec<Option<String>> = checked
+        .iter()
+        .map(|item| match item.plan {
+            Plan::Run { .. } => Some(call_key(&item.call.name, &item.call.arguments)),
+            Plan::Answer { .. } | Plan::Reuse { .. } => None,
+        })
+        .collect();
     let (results, run_end) = execute(session, checked, ctx).await;
+    for (key, result) in ran.into_iter().zip(&results) {
+        if let Some(key) = key
+            && result.outcome == ToolOutcome::Success
+        {
+            state.answered.insert(key, result.content.clone());
+        }
+    }
     let end = if run_end == RoundEnd::Cancelled {
         RoundEnd::Cancelled
     } else {
@@ -108,10 +133,10 @@ pub(crate) async fn run_round(
     (results, end)
 }
 
-fn cancelled_unchecked(call: &ToolCall) -> Checked {
+fn cancelled_unchecked(session: &Session, call: &ToolCall) -> Checked {
     Checked {
         call: call.clone(),
-        target: CallTarget::of(&call.name, None),
+        target: CallTarget::of(&session.dispatcher, &call.name, None),
         shown_arguments: shown_arguments(call),
         plan: Plan::Answer {
             status: ToolCallStatus::Cancelled,
@@ -140,7 +165,7 @@ async fn check(
             state.guard.record(&call.name, &call.arguments);
             return Some(Checked {
                 call: call.clone(),
-                target: CallTarget::of(&call.name, None),
+                target: CallTarget::of(&session.dispatcher, &call.name, None),
                 shown_arguments: Value::String(call.arguments.clone()),
                 plan: Plan::Answer {
                     status: ToolCallStatus::Error,
@@ -149,16 +174,22 @@ async fn check(
             });
         }
     };
-    let target = CallTarget::of(&call.name, Some(&arguments));
+    let target = CallTarget::of(&session.dispatcher, &call.name, Some(&arguments));
     let answer = |status, text| Plan::Answer { status, text };
+    let earlier = state.answered.get(&call_key(&call.name, &call.arguments));
     let plan = if state.guard.record(&call.name, &call.arguments) {
         answer(ToolCallStatus::Repeated, repeated_text(&call.name))
+    } else if let Some(earlier) = earlier {
+        Plan::Reuse {
+            text: reused_text(earlier),
+        }
     } else if let (Some(server), Some(tool)) = (&target.server, &target.tool) {
+        let tool_arguments = target.tool_arguments(&arguments);
         let invoke = Invocation {
             call,
             server,
             tool,
-            arguments: &arguments,
+            arguments: &tool_arguments,
         };
         match approve(session, state, &invoke, ctx).await? {
             Ok(()) => Plan::Run {
@@ -179,7 +210,8 @@ async fn check(
     })
 }
 
-/// An `mcp_invoke_*` call being checked: which tool of which server, with what arguments.
+/// A call that runs a tool (`mcp_invoke_*` or a direct name) being checked: which tool of
+/// which server, with the tool's own arguments.
 struct Invocation<'a> {
     call: &'a ToolCall,
     server: &'a str,
@@ -223,7 +255,7 @@ async fn approve(
         call_id: call.id.clone(),
         server: server.to_owned(),
         tool: tool.to_owned(),
-        arguments: arguments.get("arguments").cloned().unwrap_or(Value::Null),
+        arguments: arguments.clone(),
         reason,
     };
     let decision = tokio::select! {
@@ -293,6 +325,11 @@ async fn execute(
                 emit_started(ctx, item);
                 emit_finished(ctx, item, *status, 0, text);
                 results[index] = Some(to_result(&item.call, *status, text.clone()));
+            }
+            Plan::Reuse { text } => {
+                emit_started(ctx, item);
+                emit_finished(ctx, item, ToolCallStatus::Repeated, 0, text);
+                results[index] = Some(ToolResult::success(item.call.id.clone(), text.clone()));
             }
             Plan::Run { arguments } => runs.push((index, arguments.clone())),
         }

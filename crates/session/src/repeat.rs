@@ -2,6 +2,9 @@
 //! JSON so key order and spacing do not matter) made [`MAX_IDENTICAL_CALLS`] times in a row
 //! within one turn is not run again; the model gets a tool result telling it so. "In a row"
 //! follows the order the model emitted calls in, across rounds.
+//!
+//! [`call_key`] is also the key of the per-turn memory of answered calls (`calls.rs`): an
+//! identical call gets the earlier result back ([`reused_text`]) instead of running again.
 
 use serde_json::Value;
 
@@ -19,7 +22,7 @@ impl RepeatGuard {
     /// Records a call; `true` when it must not run (it is the [`MAX_IDENTICAL_CALLS`]-th or a
     /// later identical call in a row).
     pub(crate) fn record(&mut self, name: &str, arguments: &str) -> bool {
-        let key = format!("{name}\u{0}{}", canonical_arguments(arguments));
+        let key = call_key(name, arguments);
         if self.last.as_deref() == Some(key.as_str()) {
             self.streak += 1;
         } else {
@@ -28,6 +31,11 @@ impl RepeatGuard {
         }
         self.streak >= MAX_IDENTICAL_CALLS
     }
+}
+
+/// What makes two calls identical: the function name and the canonical arguments.
+pub(crate) fn call_key(name: &str, arguments: &str) -> String {
+    format!("{name}\u{0}{}", canonical_arguments(arguments))
 }
 
 /// Arguments as canonical JSON (sorted keys, no spacing); the raw text when it is not JSON.
@@ -82,6 +90,15 @@ pub(crate) fn repeated_text(name: &str) -> String {
         "Not run: `{name}` was called {MAX_IDENTICAL_CALLS} times in a row with the same \
          arguments, and its result will not change. Use the results you already have to answer \
          the user, or call something different."
+    )
+}
+
+/// The tool result of a call identical to one already answered in this turn: the earlier
+/// result, verbatim after one instruction line (handles in it stay usable).
+pub(crate) fn reused_text(earlier: &str) -> String {
+    format!(
+        "Not run again: this exact call was already answered in this turn; its result is \
+         repeated below. Answer the user from it instead of calling it again.\n{earlier}"
     )
 }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use coyote_llm::{Provider, StreamMode};
-use coyote_mcp::meta::MetaDispatcher;
+use coyote_mcp::meta::{ExposurePolicies, MetaDispatcher};
 use coyote_mcp::{McpRuntime, SpillStore};
 use tokio_util::sync::CancellationToken;
 
@@ -51,6 +51,9 @@ pub struct SessionOptions {
     pub stream: StreamMode,
     pub servers: ServerSelection,
     pub approvals: ApprovalPolicies,
+    /// How each server's tools are declared (`expose`; issue 7). Read when the session is
+    /// built: the dispatcher owns it from then on.
+    pub exposure: ExposurePolicies,
 }
 
 impl Default for SessionOptions {
@@ -60,6 +63,7 @@ impl Default for SessionOptions {
             stream: StreamMode::Streaming,
             servers: ServerSelection::All,
             approvals: ApprovalPolicies::default(),
+            exposure: ExposurePolicies::default(),
         }
     }
 }
@@ -142,6 +146,12 @@ impl SessionBuilder {
         self
     }
 
+    /// Per-server tool exposure, usually `ExposurePolicies::from_specs(&specs)`.
+    pub fn exposure(mut self, exposure: ExposurePolicies) -> Self {
+        self.options.exposure = exposure;
+        self
+    }
+
     /// The agents the model may delegate to (one `agent_delegate_<name>` function each).
     pub fn delegates(mut self, delegates: Delegates) -> Self {
         self.delegates = Some(delegates);
@@ -153,7 +163,8 @@ impl SessionBuilder {
             .context
             .unwrap_or_else(|| ContextPolicy::for_model(&self.model.name, None));
         Session {
-            dispatcher: MetaDispatcher::new(self.runtime.clone(), self.spill.clone()),
+            dispatcher: MetaDispatcher::new(self.runtime.clone(), self.spill.clone())
+                .with_exposure(self.options.exposure.clone()),
             spill: self.spill,
             context,
             provider: self.provider,

@@ -1,14 +1,18 @@
 //! What the model may call: the gated meta-function declarations of the selected servers, and
 //! the mapping of a called name back to its server (and, for invoke, its tool).
 //!
+//! Ready servers are declared direct or through meta-functions per their exposure (issue 7;
+//! the dispatcher decides and keeps the name table, so [`CallTarget::of`] and dispatch resolve
+//! a direct `<server>__<tool>` name the same way).
+//!
 //! Servers still starting or failed keep their always-on functions (search, describe, and
 //! invoke by D7's fail-open rule) so the model can see them and a call answers with the
 //! server's state ("starting", "failed: … stderr: …") instead of the server vanishing. Ready
 //! servers are gated by their live features (`McpRuntime::server_features`, D7/R15). Closed
 //! servers are left out. Selection works on server names only (R12).
 
-use coyote_mcp::meta::declarations_for_all;
-use coyote_mcp::{McpRuntime, McpServerFeatures, MetaFunction, MetaKind, ServerState};
+use coyote_mcp::meta::MetaDispatcher;
+use coyote_mcp::{FunctionTarget, McpRuntime, McpServerFeatures, MetaKind, ServerState};
 use coyote_protocol::FunctionDeclaration;
 use serde_json::Value;
 
@@ -39,8 +43,9 @@ pub(crate) struct NotReady {
 }
 
 /// The declarations for one request and the selected servers that are not Ready.
-pub(crate) fn declarations(
+pub(crate) async fn declarations(
     runtime: &McpRuntime,
+    dispatcher: &MetaDispatcher,
     selection: &ServerSelection,
 ) -> (Vec<FunctionDeclaration>, Vec<NotReady>) {
     let ready = runtime.server_features();
@@ -71,24 +76,50 @@ pub(crate) fn declarations(
             }
         }
     }
-    (declarations_for_all(&features), not_ready)
+    (dispatcher.declarations(&features).await, not_ready)
+}
+
+/// How a call that runs a tool carries the tool's own arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Via {
+    /// `mcp_invoke_<server>` (or another meta-function): under `arguments`.
+    Meta,
+    /// `<server>__<tool>`: the call's arguments are the tool's.
+    Direct,
 }
 
 /// What a called function addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CallTarget {
     pub(crate) server: Option<String>,
-    /// The MCP tool an `mcp_invoke_*` call runs (the only kind that runs server tools).
+    /// The MCP tool an invoke (meta or direct) runs (the only calls that run server tools).
     pub(crate) tool: Option<String>,
+    pub(crate) via: Via,
 }
 
 impl CallTarget {
-    pub(crate) fn of(name: &str, arguments: Option<&Value>) -> CallTarget {
-        let Some(function) = MetaFunction::parse(name) else {
-            return CallTarget {
-                server: None,
-                tool: None,
-            };
+    /// Resolves `name` with the dispatcher's one parser (direct names, then meta prefixes).
+    pub(crate) fn of(
+        dispatcher: &MetaDispatcher,
+        name: &str,
+        arguments: Option<&Value>,
+    ) -> CallTarget {
+        let function = match dispatcher.resolve(name) {
+            None => {
+                return CallTarget {
+                    server: None,
+                    tool: None,
+                    via: Via::Meta,
+                };
+            }
+            Some(FunctionTarget::Direct(direct)) => {
+                return CallTarget {
+                    server: Some(direct.server),
+                    tool: Some(direct.tool),
+                    via: Via::Direct,
+                };
+            }
+            Some(FunctionTarget::Meta(function)) => function,
         };
         let tool = match function.kind {
             MetaKind::Invoke => arguments
@@ -101,6 +132,16 @@ impl CallTarget {
         CallTarget {
             server: Some(function.server),
             tool,
+            via: Via::Meta,
+        }
+    }
+
+    /// The arguments the tool itself receives (what the approval question shows), so a direct
+    /// call and an `mcp_invoke_` of the same tool ask the same question.
+    pub(crate) fn tool_arguments(&self, arguments: &Value) -> Value {
+        match self.via {
+            Via::Meta => arguments.get("arguments").cloned().unwrap_or(Value::Null),
+            Via::Direct => arguments.clone(),
         }
     }
 }
@@ -113,26 +154,35 @@ mod tests {
 
     #[test]
     fn targets() {
-        let args = json!({"tool": "wipe", "arguments": {}});
+        let spill = tempfile::tempdir().unwrap();
+        let runtime = McpRuntime::new(coyote_mcp::RuntimeOptions::default());
+        let d = MetaDispatcher::new(runtime, coyote_mcp::SpillStore::new(spill.path()));
+        let args = json!({"tool": "wipe", "arguments": {"a": 1}});
+        let invoke = CallTarget::of(&d, "mcp_invoke_fs", Some(&args));
         assert_eq!(
-            CallTarget::of("mcp_invoke_fs", Some(&args)),
+            invoke,
             CallTarget {
                 server: Some("fs".into()),
-                tool: Some("wipe".into())
+                tool: Some("wipe".into()),
+                via: Via::Meta,
             }
         );
+        assert_eq!(invoke.tool_arguments(&args), json!({"a": 1}));
         assert_eq!(
-            CallTarget::of("mcp_search_fs", Some(&args)),
+            CallTarget::of(&d, "mcp_search_fs", Some(&args)),
             CallTarget {
                 server: Some("fs".into()),
-                tool: None
+                tool: None,
+                via: Via::Meta,
             }
         );
+        // No declaration set named it: not a direct tool.
         assert_eq!(
-            CallTarget::of("get_weather", Some(&args)),
+            CallTarget::of(&d, "fs__wipe", Some(&args)),
             CallTarget {
                 server: None,
-                tool: None
+                tool: None,
+                via: Via::Meta,
             }
         );
     }

@@ -68,7 +68,8 @@ impl Session {
             round += 1;
             // Near the context window: compact before asking (issue 5, `compact.rs`).
             self.compact_if_needed(conversation, ctx).await;
-            let (mut tools, not_ready) = declarations(&self.runtime, &self.options.servers);
+            let (mut tools, not_ready) =
+                declarations(&self.runtime, &self.dispatcher, &self.options.servers).await;
             tools.extend(crate::delegate::declarations(self));
             warn_not_ready(ctx, &not_ready, &mut warned);
             let request = ChatRequest {

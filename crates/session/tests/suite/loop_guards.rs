@@ -1,5 +1,6 @@
-//! The two loop guards: a third identical call in a row is not run, and `max_tool_rounds`
-//! stops the turn without another request or a synthesized answer.
+//! The loop guards: a call identical to one already answered in the turn gets the earlier
+//! result back without running, a third identical call in a row is not run, and
+//! `max_tool_rounds` stops the turn without another request or a synthesized answer.
 
 use coyote_llm::Message;
 use coyote_session::{Conversation, SessionEvent, SessionOptions, StopReason, ToolCallStatus};
@@ -9,7 +10,7 @@ use serde_json::json;
 use super::support::{Harness, scenario, wires};
 
 #[tokio::test]
-async fn third_identical_call_in_a_row_is_not_run() {
+async fn an_answered_call_is_reused_and_the_third_in_a_row_is_not_run() {
     for wire in wires() {
         let echo = || {
             Reply::call(
@@ -38,12 +39,28 @@ async fn third_identical_call_in_a_row_is_not_run() {
             statuses,
             vec![
                 ToolCallStatus::Ok,
-                ToolCallStatus::Ok,
+                ToolCallStatus::Repeated,
                 ToolCallStatus::Repeated
             ]
         );
-        assert_eq!(h.server.events().tool_calls("echo"), 2);
+        // The second call got the first one's result back: one tools/call in all.
+        assert_eq!(h.server.events().tool_calls("echo"), 1);
         let results = tool_results(wire, &h.llm.requests()[3]);
+        assert_eq!(
+            results[1].1,
+            format!(
+                "Not run again: this exact call was already answered in this turn; its result \
+                 is repeated below. Answer the user from it instead of calling it again.\n{}",
+                results[0].1
+            )
+        );
+        assert!(
+            results[0]
+                .1
+                .starts_with("Result of tool `echo` on MCP server `fake`: answer the user"),
+            "{}",
+            results[0].1
+        );
         assert_eq!(
             results[2].1,
             "Not run: `mcp_invoke_fake` was called 3 times in a row with the same arguments, \
@@ -121,7 +138,9 @@ async fn the_guard_resets_between_turns() {
     let h = Harness::new(LlmWire::OpenAi, script).await;
     let mut conversation = Conversation::new();
     h.turn(&mut conversation, "1").await.0.unwrap();
+    // Turn 1: run once, then reused; turn 2 starts over and runs it again.
+    assert_eq!(h.server.events().tool_calls("echo"), 1);
     h.turn(&mut conversation, "2").await.0.unwrap();
-    assert_eq!(h.server.events().tool_calls("echo"), 3);
+    assert_eq!(h.server.events().tool_calls("echo"), 2);
     h.shutdown().await;
 }

@@ -4,8 +4,9 @@
 use std::sync::{Arc, Mutex};
 
 use coyote_llm::{ApiKey, ProviderConfig, ProviderKind, StreamMode, build_provider};
+use coyote_mcp::meta::ExposurePolicies;
 use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
-use coyote_protocol::Timeouts;
+use coyote_protocol::{Exposure, Timeouts};
 use coyote_session::{
     ApprovalDecision, ApprovalRequest, Approver, CancellationToken, Conversation, EventLog,
     EventSink, ModelSettings, Session, SessionEvent, SessionOptions, TurnContext, TurnOutcome,
@@ -58,8 +59,9 @@ pub fn wires() -> [LlmWire; 2] {
 }
 
 impl Harness {
+    /// The fake server through the meta-functions (most of this suite is about them).
     pub async fn new(wire: LlmWire, script: Vec<Reply>) -> Harness {
-        Self::with(wire, script, scenario(), SessionOptions::default()).await
+        Self::with(wire, script, scenario(), meta_options()).await
     }
 
     pub async fn with(
@@ -146,6 +148,15 @@ pub fn provider(llm: &FakeLlm) -> Arc<dyn coyote_llm::Provider> {
 pub fn whole_options() -> SessionOptions {
     SessionOptions {
         stream: StreamMode::Whole,
+        ..meta_options()
+    }
+}
+
+/// The fake server declared through the five meta-functions (`expose: meta`). Under the
+/// default `auto` its five small tools would be declared directly (see `exposure.rs`).
+pub fn meta_options() -> SessionOptions {
+    SessionOptions {
+        exposure: ExposurePolicies::default().with(SERVER, Exposure::Meta),
         ..SessionOptions::default()
     }
 }

@@ -89,7 +89,7 @@ async fn search_then_invoke_carries_real_tool_output_into_the_next_request() {
             let options = if whole {
                 whole_options()
             } else {
-                Default::default()
+                super::support::meta_options()
             };
             let h = Harness::with(wire, script, super::support::scenario(), options).await;
             let mut conversation = Conversation::new();
