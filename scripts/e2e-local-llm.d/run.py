@@ -10,7 +10,8 @@ event log per run, the verdicts (OUT/results.jsonl) and the summary table on std
 
 Invariants: a task's outcome never changes the exit code (the model is being measured, not
 gated); exit 2 only for infrastructure errors — coyote missing, a configuration coyote rejects
-(exit 2), or a fake server that never started. Every coyote run is bounded by --task-timeout
+(exit 2), a fake server that never started, or a model server that stopped answering
+--health-url. Every coyote run is bounded by --task-timeout
 and by `max_tool_rounds`.
 """
 
@@ -22,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -129,6 +131,14 @@ def parse_coyote_json(stdout):
     return "".join(answer), names, stop, error
 
 
+def server_alive(url):
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
 def run_task(args, spec, mode, task):
     tdir = os.path.join(args.out, mode, task["id"])
     os.makedirs(tdir, exist_ok=True)
@@ -166,6 +176,9 @@ def run_task(args, spec, mode, task):
         raise InfraError(f"coyote rejected the setup of {mode}/{task['id']} (exit 2): "
                          f"{err.strip()[-800:]}")
     answer, names, stop, error = parse_coyote_json(out)
+    if (error or timed_out) and args.health_url and not server_alive(args.health_url):
+        raise InfraError(f"the model server stopped answering {args.health_url} during "
+                         f"{mode}/{task['id']}; see llama-server.log")
     events = read_events(event_log)
     if not any(e.get("event") == "started" for e in events) and not timed_out:
         raise InfraError(f"the fake MCP server never started for {mode}/{task['id']}; "
@@ -219,6 +232,7 @@ def main():
     ap.add_argument("--task-timeout", type=float, default=180)
     ap.add_argument("--max-rounds", type=int, default=6)
     ap.add_argument("--context", type=int, default=8192)
+    ap.add_argument("--health-url", default="")
     args = ap.parse_args()
     with open(os.path.join(HERE, "tasks.json")) as f:
         spec = json.load(f)
