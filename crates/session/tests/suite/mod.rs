@@ -1,8 +1,9 @@
 mod approval;
 mod cancel;
-mod compaction;
-mod delegate;
 mod loop_guards;
 mod servers;
 mod support;
 mod turns;
+mod compaction;
+mod delegate;
+mod exposure;
