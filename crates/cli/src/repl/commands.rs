@@ -74,7 +74,7 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
         name: CommandName::List,
         word: ".list",
         usage: "tools|prompts|resources|mcp-servers|roles|macros",
-        description: "List what the MCP servers offer (per server; a failing server is reported)",
+        description: "List what the MCP servers offer (a failing server is reported), or roles, macros, agents",
         validity: Validity::Always,
     },
     CommandSpec {

@@ -11,6 +11,10 @@ fn every_command_has_exactly_one_row() {
         CommandName::Prompt,
         CommandName::Clear,
         CommandName::Exit,
+        CommandName::Role,
+        CommandName::Macro,
+        CommandName::Session,
+        CommandName::Compact,
     ];
     for name in names {
         assert_eq!(
@@ -42,6 +46,43 @@ fn commands_parse_with_their_arguments() {
         (".mcp status", Command::McpStatus),
         (".mcp restart fs", Command::McpRestart("fs".into())),
         (
+            ".mcp enable fs",
+            Command::McpToggle(coyote_config::Toggle::Enable("fs".into())),
+        ),
+        (
+            ".mcp disable git",
+            Command::McpToggle(coyote_config::Toggle::Disable("git".into())),
+        ),
+        (".list roles", Command::List(ListTarget::Roles)),
+        (".list macros", Command::List(ListTarget::Macros)),
+        (".role", Command::Role(None)),
+        (".role coder", Command::Role(Some("coder".into()))),
+        (
+            ".macro review src/lib.rs \"be brief\"",
+            Command::Macro {
+                name: "review".into(),
+                args: "src/lib.rs \"be brief\"".into(),
+            },
+        ),
+        (
+            ".macro hello",
+            Command::Macro {
+                name: "hello".into(),
+                args: String::new(),
+            },
+        ),
+        (".session new", Command::Session(SessionCommand::New)),
+        (".session list", Command::Session(SessionCommand::List)),
+        (
+            ".session save work",
+            Command::Session(SessionCommand::Save("work".into())),
+        ),
+        (
+            ".session load work",
+            Command::Session(SessionCommand::Load("work".into())),
+        ),
+        (".compact", Command::Compact),
+        (
             ".prompt fs review path=\"a b\"",
             Command::Prompt("fs review path=\"a b\"".into()),
         ),
@@ -59,15 +100,23 @@ fn bad_commands_say_how_to_write_them() {
     );
     assert_eq!(
         parse_command(".list everything").unwrap_err().to_string(),
-        "usage: .list tools|prompts|resources|mcp-servers"
+        "usage: .list tools|prompts|resources|mcp-servers|roles|macros"
     );
     assert_eq!(
         parse_command(".mcp restart").unwrap_err().to_string(),
-        "usage: .mcp status | restart NAME"
+        "usage: .mcp status | restart NAME | enable NAME | disable NAME"
     );
     assert_eq!(
         parse_command(".prompt").unwrap_err().to_string(),
         "usage: .prompt SERVER NAME [key=value …]"
+    );
+    assert_eq!(
+        parse_command(".session save").unwrap_err().to_string(),
+        "usage: .session new | save NAME | load NAME | list"
+    );
+    assert_eq!(
+        parse_command(".macro").unwrap_err().to_string(),
+        "usage: .macro NAME [ARG …]"
     );
     assert_eq!(
         parse_command(".exit now").unwrap_err().to_string(),

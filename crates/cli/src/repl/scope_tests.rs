@@ -12,7 +12,8 @@ use coyote_protocol::Timeouts;
 use coyote_session::{ModelSettings, Session};
 use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, declared_tools};
 use coyote_test_support::{
-    Capabilities, PromptSpec, ResourceBody, Scenario, ToolBehavior, in_process,
+    Capabilities, PromptContent, PromptMessageSpec, PromptRole, PromptSpec, ResourceBody, Scenario,
+    ToolBehavior, in_process,
 };
 
 use super::super::line::UserLine;
@@ -53,7 +54,12 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
                     title: None,
                     description: None,
                     arguments: Vec::new(),
-                    messages: Vec::new(),
+                    messages: vec![PromptMessageSpec {
+                        role: PromptRole::User,
+                        content: PromptContent::Text {
+                            text: "Say hello".into(),
+                        },
+                    }],
                 })
                 .build(),
         ),
@@ -67,7 +73,8 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
     ]
 }
 
-fn world(config_yaml: &str, roles: &[(&str, &str)], replies: usize) -> World {
+/// `files` are written under the config dir (`roles/x.md`, `macros/y.yaml`, `sessions/…`).
+fn world(config_yaml: &str, files: &[(&str, &str)], replies: usize) -> World {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -75,9 +82,10 @@ fn world(config_yaml: &str, roles: &[(&str, &str)], replies: usize) -> World {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let paths = ConfigPaths::under(dir.path());
-    std::fs::create_dir_all(paths.roles_dir()).unwrap();
-    for (name, text) in roles {
-        std::fs::write(paths.roles_dir().join(format!("{name}.md")), text).unwrap();
+    for (file, text) in files {
+        let path = paths.config_dir().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
     let script = (0..replies)
         .map(|i| Reply::text(format!("ok {i}")))
@@ -178,14 +186,17 @@ fn without_tls(declared: Vec<String>) -> Vec<String> {
 fn selection_matrix_config_role_agent_session_with_aliases_and_r12() {
     let roles = [
         (
-            "docs",
+            "roles/docs.md",
             "---\nenabled_mcp_servers: [prm]\ndescription: prompts only\n---\nYou write docs.",
         ),
         (
-            "both",
+            "roles/both.md",
             "---\nenabled_mcp_servers: [reading]\n---\nRead and prompt.",
         ),
-        ("nothing", "---\nenabled_mcp_servers: []\n---\nNo servers."),
+        (
+            "roles/nothing.md",
+            "---\nenabled_mcp_servers: []\n---\nNo servers.",
+        ),
     ];
     let config = "enabled_mcp_servers: [res]\nmapping_mcp_servers:\n  reading: [res, prm]";
     let mut w = world(config, &roles, 9);
@@ -252,7 +263,7 @@ fn selection_matrix_config_role_agent_session_with_aliases_and_r12() {
 
 #[test]
 fn a_malformed_role_is_reported_and_changes_nothing() {
-    let roles = [("bad", "---\ntemperature: hot\n---\nprompt")];
+    let roles = [("roles/bad.md", "---\ntemperature: hot\n---\nprompt")];
     let mut w = world("", &roles, 1);
     let error = w.repl.change_role(Some("bad")).unwrap_err();
     let file = w.repl.paths.as_ref().unwrap().roles_dir().join("bad.md");
@@ -272,6 +283,191 @@ fn a_malformed_role_is_reported_and_changes_nothing() {
     );
     w.line("hi");
     assert_eq!(w.llm.requests().len(), 1);
+    w.repl.shutdown();
+    drop(w.rt);
+}
+
+// ---- macros (acceptance 3 and 5) ----
+
+const PROMPT_MACRO: &str = "description: shadowed by the builtin\nsteps:\n  - macro ran\n";
+const HELLO_MACRO: &str = "variables:\n  - name: who\n  - name: how\n    default: warmly\nsteps:\n  - \"greet {{who}} {{how}}\"\n  - .mcp disable tls\n";
+const BAD_MACRO: &str = "steps:\n  - \"{{missing}}\"\n";
+
+fn last_user_text(w: &World) -> String {
+    let requests = w.llm.requests();
+    let last = requests.last().expect("a request was made");
+    coyote_test_support::fake_llm::user_texts(LlmWire::OpenAi, last)
+        .pop()
+        .unwrap()
+}
+
+#[test]
+fn a_macro_named_prompt_is_warned_about_and_prompt_stays_the_builtin() {
+    let files = [
+        ("macros/prompt.yaml", PROMPT_MACRO),
+        ("macros/hello.yaml", HELLO_MACRO),
+        ("macros/bad.yaml", BAD_MACRO),
+    ];
+    let mut w = world("", &files, 3);
+    let paths = w.repl.paths.clone().unwrap();
+    let macros = paths.macros_dir();
+
+    // Start-up: the shadowed macro is warned about once, the broken file is reported.
+    assert_eq!(
+        w.repl.startup_warnings(),
+        vec![
+            format!(
+                "{}: macro `prompt` is shadowed by the builtin `.prompt`; run it with `.macro \
+                 prompt` or rename the file",
+                macros.join("prompt.yaml").display()
+            ),
+            format!(
+                "{} (key `steps[0]`): `{{{{missing}}}}` is not a declared variable; declare it \
+                 under `variables:` (`- name: missing`) or fix the spelling",
+                macros.join("bad.yaml").display()
+            ),
+        ]
+    );
+
+    // `.prompt` runs the builtin: the server's prompt is chatted, the macro does not run.
+    w.line(".prompt prm greet");
+    assert_eq!(w.llm.requests().len(), 1);
+    assert_eq!(last_user_text(&w), "[user]\nSay hello\n");
+
+    // `.macro prompt` runs the macro.
+    w.line(".macro prompt");
+    assert_eq!(w.llm.requests().len(), 2);
+    assert_eq!(last_user_text(&w), "macro ran");
+
+    // A bare `.NAME` that is no builtin runs the macro; positional args, quotes, defaults; a
+    // step may be a command.
+    w.line(".hello \"the team\"");
+    assert_eq!(w.llm.requests().len(), 3);
+    assert_eq!(last_user_text(&w), "greet the team warmly");
+    assert_eq!(w.enabled(), vec!["prm", "res"]);
+
+    // `.list macros` marks the shadowed macro.
+    let listing = w.repl.list_macros();
+    assert!(
+        listing.contains("prompt (shadowed by .prompt; run with .macro prompt)  .macro prompt"),
+        "{listing}"
+    );
+    assert!(listing.contains("hello"), "{listing}");
+    assert!(listing.contains("error: "), "{listing}");
+
+    // A malformed macro, a missing argument, an unknown command: reported, nothing sent, the
+    // REPL keeps running.
+    for line in [".macro bad", ".hello", ".nope", ".macro nope"] {
+        assert_eq!(
+            w.repl.handle_line(UserLine::typed(line.to_owned())),
+            super::super::Flow::Continue,
+            "{line}"
+        );
+    }
+    assert_eq!(w.llm.requests().len(), 3);
+    assert_eq!(w.llm.violations(), Vec::<String>::new());
+    w.repl.shutdown();
+    drop(w.rt);
+}
+
+#[test]
+fn a_macro_that_calls_itself_stops_at_the_depth_limit() {
+    let files = [("macros/again.yaml", "steps:\n  - .again\n")];
+    let mut w = world("", &files, 0);
+    assert_eq!(
+        w.repl.handle_line(UserLine::typed(".again".into())),
+        super::super::Flow::Continue
+    );
+    assert_eq!(w.repl.macro_depth, 0);
+    w.repl.shutdown();
+    drop(w.rt);
+}
+
+// ---- sessions ----
+
+#[test]
+fn a_saved_session_loads_back_with_its_role_selection_and_history() {
+    let files = [(
+        "roles/docs.md",
+        "---\nenabled_mcp_servers: [prm]\n---\nYou write docs.",
+    )];
+    let mut w = world("", &files, 2);
+    w.line(".role docs");
+    w.line(".mcp enable res");
+    w.line("first question");
+    w.line(".session save work");
+    let file = w
+        .repl
+        .paths
+        .as_ref()
+        .unwrap()
+        .sessions_dir()
+        .join("work.yaml");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    let saved = w.repl.conversation().clone();
+
+    // A new session forgets everything but the role.
+    w.line(".session new");
+    assert!(w.repl.conversation().messages.is_empty());
+    assert_eq!(w.repl.scope().session_name, None);
+    assert_eq!(w.enabled(), vec!["prm"]);
+    w.line(".role");
+    assert_eq!(w.enabled(), vec!["prm", "res", "tls"]);
+
+    w.line(".session load work");
+    assert_eq!(w.repl.conversation(), &saved);
+    assert_eq!(
+        w.repl.scope().role.as_ref().map(|r| r.name.as_str()),
+        Some("docs")
+    );
+    assert_eq!(w.repl.scope().session_name.as_deref(), Some("work"));
+    assert_eq!(w.enabled(), vec!["prm", "res"]);
+
+    // The next turn carries the whole history and is saved automatically.
+    w.line("second question");
+    let requests = w.llm.requests();
+    assert_eq!(
+        coyote_test_support::fake_llm::user_texts(LlmWire::OpenAi, &requests[1]),
+        vec!["first question".to_owned(), "second question".to_owned()]
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("second question"), "{text}");
+    assert_eq!(w.llm.violations(), Vec::<String>::new());
+    w.repl.shutdown();
+    drop(w.rt);
+}
+
+#[test]
+fn a_corrupt_session_is_reported_and_left_untouched() {
+    let garbage = "version: 1\nconversation: [not, a, conversation\n";
+    let files = [("sessions/broken.yaml", garbage)];
+    let mut w = world("", &files, 1);
+    let file = w
+        .repl
+        .paths
+        .as_ref()
+        .unwrap()
+        .sessions_dir()
+        .join("broken.yaml");
+    let error = w.repl.load_session("broken").unwrap_err();
+    assert!(
+        error.starts_with(&format!(
+            "{} is not a readable session file",
+            file.display()
+        )),
+        "{error}"
+    );
+    assert!(error.ends_with("it was left untouched: move it away or pick another name"));
+    assert_eq!(w.repl.scope().session_name, None);
+    // Saving over it is refused; the file stays as it was.
+    w.line("hi");
+    w.line(".session save broken");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), garbage);
     w.repl.shutdown();
     drop(w.rt);
 }

@@ -6,3 +6,4 @@ mod docs;
 mod everything;
 mod fake;
 mod repl;
+mod scoping;
