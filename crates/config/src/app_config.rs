@@ -31,6 +31,8 @@ use std::path::{Path, PathBuf};
 use coyote_llm::{ModelConfig, ProviderConfig};
 use coyote_protocol::Exposure;
 
+use crate::mcp_json::ServerDefaults;
+
 pub use parse::{load_app_config, parse_app_config};
 
 /// Tool rounds per turn when config.yaml does not say (issue 4).
@@ -209,6 +211,16 @@ fn known_clients(known: &[String]) -> String {
 }
 
 impl AppConfig {
+    /// What mcp.json entries inherit from config.yaml when they leave a key out: `expose`.
+    /// Pass it to [`crate::McpLoader::defaults`]; an entry's own `"expose"` always wins (the
+    /// one place that resolves it is the entry reader).
+    pub fn server_defaults(&self) -> ServerDefaults {
+        ServerDefaults {
+            expose: self.expose,
+            ..ServerDefaults::default()
+        }
+    }
+
     pub fn client(&self, name: &str) -> Option<&ClientEntry> {
         self.clients.iter().find(|c| c.provider.name == name)
     }

@@ -319,3 +319,37 @@ fn enabled_servers_expand_aliases_once() {
     );
     assert_eq!(names("enabled_mcp_servers: []\n"), Some(vec![]));
 }
+
+#[test]
+fn expose_in_config_yaml_is_the_default_and_an_entry_s_own_value_wins() {
+    let env = MapEnv::new();
+    let app = parse("expose: meta\n", &env).unwrap();
+    assert_eq!(app.server_defaults().expose, Exposure::Meta);
+    let cx = crate::McpFileContext::new(&env, "/cfg").defaults(app.server_defaults());
+    let file = crate::parse_mcp_json(
+        r#"{"mcpServers": {
+            "plain": {"command": "x"},
+            "forced": {"command": "x", "expose": "direct"},
+            "auto": {"command": "x", "expose": "auto"}
+        }}"#,
+        std::path::Path::new("/cfg/mcp.json"),
+        &cx,
+    )
+    .unwrap();
+    let exposures: Vec<(&str, Exposure)> = file
+        .servers
+        .iter()
+        .map(|s| (s.name.as_str(), s.expose))
+        .collect();
+    assert_eq!(
+        exposures,
+        vec![
+            ("plain", Exposure::Meta),
+            ("forced", Exposure::Direct),
+            ("auto", Exposure::Auto),
+        ]
+    );
+    // No config.yaml key: every server defaults to auto.
+    let app = parse("", &env).unwrap();
+    assert_eq!(app.server_defaults().expose, Exposure::Auto);
+}
