@@ -46,6 +46,13 @@ pub struct ChatArgs {
     /// Continue the saved session NAME (created if missing) and save the turn into it.
     #[arg(long, value_name = "NAME")]
     pub session: Option<String>,
+    /// Run as agent NAME: <config>/agents/NAME/ (instructions, model, own MCP servers,
+    /// delegates). See docs/agents.md.
+    #[arg(short = 'a', long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// A value for one of the agent's `variables`, NAME=VALUE (repeatable).
+    #[arg(long = "var", value_name = "NAME=VALUE", requires = "agent")]
+    pub vars: Vec<String>,
     /// The message. Piped stdin is added after it (`git diff | coyote "review this"`).
     #[arg(value_name = "TEXT")]
     pub text: Vec<String>,
@@ -90,6 +97,13 @@ pub struct ReplArgs {
     /// Load the saved session NAME (or start a new one of that name).
     #[arg(long, value_name = "NAME")]
     pub session: Option<String>,
+    /// Start as agent NAME: <config>/agents/NAME/ (leave it with `.agent`).
+    #[arg(short = 'a', long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// A value for one of the agent's `variables`, NAME=VALUE (repeatable; missing ones are
+    /// asked).
+    #[arg(long = "var", value_name = "NAME=VALUE", requires = "agent")]
+    pub vars: Vec<String>,
 }
 
 /// Output format of listings.
@@ -256,14 +270,17 @@ impl Cli {
             (chat.json, "--json"),
             (chat.no_stream, "--no-stream"),
             (chat.yes, "--yes"),
+            (chat.agent.is_some(), "--agent"),
         ];
         let (_, flag) = given.into_iter().find(|(set, _)| *set)?;
-        let takes_it = match (&self.command, flag) {
-            (Some(Command::Repl(_)), "--model") => true,
-            (Some(Command::Models { .. }), "--json") => true,
-            (Some(Command::Mcp(_)), "--json") => true,
-            _ => false,
-        };
+        let takes_it = matches!(
+            (&self.command, flag),
+            (Some(Command::Repl(_)), "--model" | "--agent")
+                | (
+                    Some(Command::Models { .. }) | Some(Command::Mcp(_)),
+                    "--json"
+                )
+        );
         Some(if takes_it {
             format!(
                 "`{flag}` is an option of the one-shot chat; for `coyote {command}` put it after \

@@ -2,6 +2,8 @@
 //! command and maps the outcome to an exit code (0 ok, 1 server/tool/model error, 2 usage or
 //! config error, 130 interrupted). All behaviour lives in the modules below.
 
+mod agent;
+mod agent_chat;
 mod args;
 mod chat;
 mod coerce;
@@ -43,7 +45,8 @@ fn main() -> ExitCode {
                 model: repl_args.model.clone(),
                 role: repl_args.role.clone(),
                 session: repl_args.session.clone(),
-                ..Default::default()
+                agent: repl_args.agent.clone(),
+                vars: repl_args.vars.clone(),
             },
         ),
         // No message and a terminal: the REPL (`-m` carries over).
@@ -55,7 +58,8 @@ fn main() -> ExitCode {
                     model: cli.chat.model.clone(),
                     role: cli.chat.role.clone(),
                     session: cli.chat.session.clone(),
-                    ..Default::default()
+                    agent: cli.chat.agent.clone(),
+                    vars: cli.chat.vars.clone(),
                 },
             )
         }

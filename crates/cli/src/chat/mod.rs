@@ -52,7 +52,10 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     tracing::info!(model = %choice.id, "one-shot chat");
 
     let mcp = setup::load_mcp(global, &paths)?;
+    let all_specs = mcp.servers.clone();
     let (specs, selection) = scoped::selected_specs(&app, &prepared.scope, mcp.servers);
+    // `-a NAME`: the servers the agent and its delegates select (agent_chat.rs).
+    let specs = crate::agent_chat::app_specs(&paths, &args, &app, specs, &all_specs)?;
     let runtime = setup::start(specs.clone()).await;
     let session = Session::builder(
         choice.provider,
@@ -70,6 +73,14 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     })
     .approvals(ApprovalPolicies::from_specs(&specs))
     .build();
+    // `-a NAME`: the turn runs in the agent's own session (agent_chat.rs).
+    let mut agent = match crate::agent_chat::start(&paths, &args, &app, &runtime, &specs).await {
+        Ok(agent) => agent,
+        Err(error) => {
+            runtime.shutdown().await;
+            return Err(error);
+        }
+    };
 
     let output = Output::new(output_mode(&args), Streams::std());
     let approver: Box<dyn Approver> = if args.yes {
@@ -89,9 +100,11 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         approver: approver.as_ref(),
         cancel,
     };
-    let result = session
-        .run_turn(&mut prepared.conversation, message, &ctx)
-        .await;
+    let (session, conversation) = match agent.as_mut() {
+        Some(agent) => (&agent.session, &mut agent.conversation),
+        None => (&session, &mut prepared.conversation),
+    };
+    let result = session.run_turn(conversation, message, &ctx).await;
     output.finish();
     // Whatever happened, the conversation is valid: keep it in the session file.
     if let Err(error) = prepared.save() {
@@ -102,6 +115,9 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         // shutting the servers down at once would drop those messages. Bounded grace until the
         // runtime's shutdown drains them itself.
         tokio::time::sleep(CANCEL_FLUSH_GRACE).await;
+    }
+    if let Some(agent) = agent {
+        agent.runtime.close().await;
     }
     runtime.shutdown().await;
     interrupts.abort();

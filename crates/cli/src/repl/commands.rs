@@ -23,6 +23,7 @@ pub enum CommandName {
     Macro,
     Session,
     Compact,
+    Agent,
 }
 
 /// One row of the command table.
@@ -73,7 +74,7 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: CommandName::List,
         word: ".list",
-        usage: "tools|prompts|resources|mcp-servers|roles|macros",
+        usage: "tools|prompts|resources|mcp-servers|roles|macros|agents",
         description: "List what the MCP servers offer (a failing server is reported), or roles, macros, agents",
         validity: Validity::Always,
     },
@@ -117,6 +118,13 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
         word: ".compact",
         usage: "",
         description: "Compact the conversation now (old tool results out, oldest turns summarised)",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Agent,
+        word: ".agent",
+        usage: "[NAME]",
+        description: "Run as an agent (instructions, model, own MCP servers, delegates); without NAME leave it",
         validity: Validity::Always,
     },
     CommandSpec {
@@ -167,6 +175,7 @@ pub enum ListTarget {
     McpServers,
     Roles,
     Macros,
+    Agents,
 }
 
 impl ListTarget {
@@ -177,6 +186,7 @@ impl ListTarget {
         (ListTarget::McpServers, "mcp-servers"),
         (ListTarget::Roles, "roles"),
         (ListTarget::Macros, "macros"),
+        (ListTarget::Agents, "agents"),
     ];
 
     fn parse(word: &str) -> Option<ListTarget> {
@@ -222,6 +232,8 @@ pub enum Command {
     },
     Session(SessionCommand),
     Compact,
+    /// `.agent NAME`; `None` leaves the agent.
+    Agent(Option<String>),
 }
 
 /// A dot-command that does not parse; the message says how to write it.
@@ -260,6 +272,11 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
         CommandName::Clear => no_args(Command::Clear),
         CommandName::Exit => no_args(Command::Exit),
         CommandName::Compact => no_args(Command::Compact),
+        CommandName::Agent => match args.as_slice() {
+            [] => Ok(Command::Agent(None)),
+            [name] => Ok(Command::Agent(Some((*name).to_owned()))),
+            _ => Err(usage()),
+        },
         CommandName::Role => match args.as_slice() {
             [] => Ok(Command::Role(None)),
             [name] => Ok(Command::Role(Some((*name).to_owned()))),

@@ -15,6 +15,7 @@ fn every_command_has_exactly_one_row() {
         CommandName::Macro,
         CommandName::Session,
         CommandName::Compact,
+        CommandName::Agent,
     ];
     for name in names {
         assert_eq!(
@@ -100,7 +101,7 @@ fn bad_commands_say_how_to_write_them() {
     );
     assert_eq!(
         parse_command(".list everything").unwrap_err().to_string(),
-        "usage: .list tools|prompts|resources|mcp-servers|roles|macros"
+        "usage: .list tools|prompts|resources|mcp-servers|roles|macros|agents"
     );
     assert_eq!(
         parse_command(".mcp restart").unwrap_err().to_string(),

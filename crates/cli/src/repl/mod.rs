@@ -14,6 +14,7 @@
 //! (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
 //! `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the configuration).
 
+pub mod agent_cmd;
 pub mod commands;
 pub mod completer;
 pub mod editor;
@@ -84,6 +85,8 @@ pub struct Repl {
     selection: SharedSelection,
     /// How deep macros are nested right now.
     macro_depth: usize,
+    /// The running agent and the agent host (`.agent`, see `agent_cmd.rs`).
+    agents: agent_cmd::AgentSlot,
 }
 
 /// The parts a [`Repl`] is made of.
@@ -121,6 +124,7 @@ impl Repl {
             scope: Scope::default(),
             paths: None,
             macro_depth: 0,
+            agents: agent_cmd::AgentSlot::default(),
         }
     }
 
@@ -220,6 +224,10 @@ impl Repl {
             }
             Command::List(ListTarget::Roles) => self.print(&self.list_roles()),
             Command::List(ListTarget::Macros) => self.print(&self.list_macros()),
+            Command::List(ListTarget::Agents) => {
+                let text = self.list_agents();
+                self.print(&text);
+            }
             Command::List(ListTarget::McpServers) | Command::McpStatus => {
                 self.print(&views::servers(self.runtime(), &*enabled, &self.redactor));
             }
@@ -230,7 +238,8 @@ impl Repl {
                     ListTarget::Resources
                     | ListTarget::McpServers
                     | ListTarget::Roles
-                    | ListTarget::Macros => Listing::Resources,
+                    | ListTarget::Macros
+                    | ListTarget::Agents => Listing::Resources,
                 };
                 let runtime = self.runtime().clone();
                 let text = self.runtime_handle.block_on(views::list(
@@ -244,6 +253,7 @@ impl Repl {
             Command::McpRestart(name) => self.restart(&name),
             Command::McpToggle(toggle) => self.mcp_toggle(&toggle),
             Command::Role(name) => self.role_command(name.as_deref()),
+            Command::Agent(name) => self.agent_command(name.as_deref()),
             Command::Macro { name, args } => {
                 return self.run_macro(&name, &args, Invocation::Explicit);
             }
@@ -360,7 +370,9 @@ impl Repl {
     }
 
     /// Closes every server (bounded); call before leaving.
-    pub fn shutdown(&self) {
+    pub fn shutdown(&mut self) {
+        // An agent's own servers first (released through the factory), then the app's.
+        self.leave_agent();
         let runtime = self.runtime().clone();
         self.runtime_handle.block_on(runtime.shutdown());
     }

@@ -22,6 +22,10 @@ use crate::exit::{CliError, CliResult};
 pub struct ReplOptions {
     /// `-m/--model`.
     pub model: Option<String>,
+    /// `-a/--agent`: start as this agent.
+    pub agent: Option<String>,
+    /// `--var NAME=VALUE` for the agent's variables (missing ones are asked).
+    pub vars: Vec<String>,
     /// `-r/--role`.
     pub role: Option<String>,
     /// `--session`.
@@ -121,6 +125,12 @@ pub fn start(
         log_file,
     });
     apply_start_scope(&mut repl, paths, options);
+    if let Some(name) = options.agent.as_deref() {
+        match crate::agent::parse_vars(&options.vars) {
+            Ok(values) => repl.start_agent(name, &values),
+            Err(error) => eprintln!("coyote: {error}"),
+        }
+    }
     let source = CompletionSource::new(runtime, repl.enabled_filter());
     let completer = ReplCompleter::new(source, handle.clone());
     let editor = super::editor::build(&history_file, completer)

@@ -1,0 +1,83 @@
+//! One-shot `coyote -a NAME [--var K=V …] TEXT`: the turn runs in the agent's session (its
+//! instructions, model, own servers, delegates) instead of the plain one. Variables come from
+//! `--var` or their defaults; nothing is asked (a missing one is a usage error that says how
+//! to pass it). The agent's own servers are released before the app's servers shut down.
+
+use coyote_config::{AppConfig, ConfigPaths};
+use coyote_llm::StreamMode;
+use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions, SpillStore};
+use coyote_protocol::McpServerSpec;
+
+use crate::agent::{AgentHost, AgentStart, AppServers, HostParts, StartedAgent};
+use crate::args::ChatArgs;
+use crate::exit::{CliError, CliResult};
+
+/// With `-a`: the app servers the agent and its delegates select (instead of `selected`, the
+/// plain selection). Without: `selected` unchanged.
+pub fn app_specs(
+    paths: &ConfigPaths,
+    args: &ChatArgs,
+    app: &AppConfig,
+    selected: Vec<McpServerSpec>,
+    all: &[McpServerSpec],
+) -> CliResult<Vec<McpServerSpec>> {
+    let Some(name) = args.agent.as_deref() else {
+        return Ok(selected);
+    };
+    if args.role.is_some() || args.session.is_some() {
+        return Err(CliError::usage(
+            "-a cannot be combined with -r or --session yet: an agent brings its own \
+             instructions, model and MCP servers; drop one of them",
+        ));
+    }
+    crate::agent::app_specs_for(&paths.agents_dir(), name, app, all).map_err(CliError::usage)
+}
+
+/// With `-a`: the started agent (warnings already printed to stderr).
+pub async fn start(
+    paths: &ConfigPaths,
+    args: &ChatArgs,
+    app: &AppConfig,
+    runtime: &McpRuntime,
+    specs: &[McpServerSpec],
+) -> CliResult<Option<StartedAgent>> {
+    let Some(name) = args.agent.as_deref() else {
+        return Ok(None);
+    };
+    let values = crate::agent::parse_vars(&args.vars).map_err(CliError::usage)?;
+    let host = AgentHost::new(HostParts {
+        agents_dir: paths.agents_dir(),
+        config: app.clone(),
+        app: runtime.clone(),
+        app_specs: specs.to_vec(),
+        factory_options: RuntimeOptions {
+            client: ClientIdentity {
+                name: "coyote".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            ..RuntimeOptions::default()
+        },
+        spill: SpillStore::new(paths.mcp_resources_dir()),
+        stream: if args.no_stream {
+            StreamMode::Whole
+        } else {
+            StreamMode::Streaming
+        },
+    });
+    let agent = host.load(name).map_err(CliError::usage)?;
+    let started = host
+        .start(AgentStart {
+            agent,
+            values: &values,
+            depth: 0,
+            model_override: args.model.as_deref(),
+            app_servers: AppServers::Selected,
+        })
+        .await
+        .map_err(CliError::usage)?;
+    for warning in &started.warnings {
+        eprintln!("coyote: warning: {warning}");
+    }
+    tracing::info!(agent = %name, model = %started.session.model_label(), "one-shot agent");
+    Ok(Some(started))
+}
