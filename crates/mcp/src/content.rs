@@ -17,6 +17,8 @@ pub enum ResourceContent {
     Blob {
         uri: String,
         mime_type: Option<String>,
+        /// The server's base64 — or, for a big blob the stdio transport decoded while it
+        /// arrived, a token standing for it: read it only through `render::decode_blob`.
         blob_base64: String,
     },
     /// Both or neither of `text`/`blob`, or otherwise unparseable: reported, never a panic.

@@ -17,7 +17,9 @@
 //! with its `consume` without an await in between. The reader is read directly from the
 //! service loop (no reader task, no channel hop), and a line is written from it too when the
 //! pipe accepts it at once (`write.rs`). A line that fits in the read buffer is parsed in
-//! place, without copying it.
+//! place, without copying it. A longer line is assembled through a structural scanner that
+//! decodes a `resources/read` blob while it arrives instead of buffering its base64
+//! (`divert.rs`); the line limit still counts every byte of the line, diverted or not.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
@@ -33,9 +35,11 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 
 use super::scan::{scan_head, scan_tail_for_id};
 use crate::error::fmt_bytes;
+use divert::Divert;
 pub(crate) use write::WriteHalf;
 use write::{Prepared, Writer, encode, stdin_closed, write_line, write_now};
 
+mod divert;
 mod write;
 
 /// Largest accepted JSON-RPC message (one line), in bytes: 80 MiB. A 50 MiB blob is about
@@ -110,7 +114,11 @@ pub(crate) struct LineTransport<R, W> {
 /// Everything but the reader, so a read-buffer borrow and the line logic never conflict.
 struct Core<W> {
     server: Arc<str>,
+    /// The line being assembled, less any diverted blob (replaced by its token).
     line: Vec<u8>,
+    /// Bytes of that line received so far, diverted ones included (checked against `limit`).
+    raw_len: usize,
+    divert: Divert,
     limit: usize,
     oversized: Option<Oversized>,
     queued: VecDeque<ServerJsonRpcMessage>,
@@ -130,6 +138,8 @@ where
             core: Core {
                 server: Arc::from(server),
                 line: Vec::new(),
+                raw_len: 0,
+                divert: Divert::default(),
                 limit,
                 oversized: None,
                 queued: VecDeque::new(),
@@ -166,16 +176,18 @@ where
         }
 
         let body_len = newline.unwrap_or(available.len());
-        if self.line.len() + body_len > self.limit {
+        if self.raw_len + body_len > self.limit {
             self.start_oversized(&available[..take], newline.is_some());
             return (take, Step::More);
         }
 
         match newline {
             // Fast path: the whole line is in the read buffer; parse it in place.
-            Some(i) if self.line.is_empty() => (take, Step::Message(self.parse(&available[..i]))),
+            Some(i) if self.raw_len == 0 => (take, Step::Message(self.parse(&available[..i]))),
             Some(i) => {
-                self.line.extend_from_slice(&available[..i]);
+                self.divert.feed(&available[..i], &mut self.line);
+                self.divert.end_line();
+                self.raw_len = 0;
                 let line = std::mem::take(&mut self.line);
                 let message = self.parse(&line);
                 if line.capacity() <= 4 * READ_BUFFER_BYTES {
@@ -186,7 +198,8 @@ where
                 (take, Step::Message(message))
             }
             None => {
-                self.line.extend_from_slice(available);
+                self.divert.feed(available, &mut self.line);
+                self.raw_len += available.len();
                 (take, Step::More)
             }
         }
@@ -196,6 +209,8 @@ where
     /// the id, and discard the rest without buffering it.
     fn start_oversized(&mut self, chunk: &[u8], ends_here: bool) {
         let prior = std::mem::take(&mut self.line);
+        let prior_raw = std::mem::take(&mut self.raw_len);
+        self.divert.abandon();
         let scan = {
             let mut head = Vec::with_capacity(HEAD_SCAN_BYTES);
             head.extend_from_slice(&prior[..prior.len().min(HEAD_SCAN_BYTES)]);
@@ -211,6 +226,8 @@ where
             tail: Vec::new(),
         };
         ov.absorb(&prior);
+        // Diverted bytes were not in `prior` but count towards the size.
+        ov.seen = prior_raw as u64;
         drop(prior);
         ov.absorb(chunk);
         if ends_here {

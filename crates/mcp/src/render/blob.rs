@@ -4,6 +4,10 @@
 //! `serde_json::Value` and no full decoded copy beyond the text case, where the text is the
 //! result anyway. The decoded size is capped at [`MAX_BLOB_DECODED_BYTES`], checked up front
 //! from the base64 length so an oversized blob fails before any work.
+//!
+//! One decoder, [`Base64Stream`], serves both paths: [`decode_blob`] over a base64 `String`
+//! the server sent, and the stdio transport, which decodes a big `resources/read` blob while
+//! it arrives ([`received`]) and hands [`decode_blob`] a token in place of the base64.
 
 use base64::Engine as _;
 use base64::alphabet;
@@ -13,6 +17,8 @@ use sha2::{Digest, Sha256};
 
 use super::spill::{SpillStore, SpilledFile, TempSpill, extension_for_mime};
 use super::{MAX_BLOB_DECODED_BYTES, RenderError};
+
+pub(crate) mod received;
 
 /// Base64 characters decoded per step (a multiple of 4).
 const CHUNK_CHARS: usize = 64 * 1024;
@@ -48,15 +54,105 @@ fn is_b64_whitespace(b: u8) -> bool {
     matches!(b, b'\n' | b'\r' | b' ' | b'\t')
 }
 
+/// Position of the first base64 whitespace byte in `s`.
+fn find_whitespace(s: &[u8]) -> Option<usize> {
+    let a = memchr3(b'\n', b'\r', b' ', s);
+    let tab = memchr::memchr(b'\t', &s[..a.unwrap_or(s.len())]);
+    tab.or(a)
+}
+
+/// A base64 decoder fed arbitrary slices: whitespace is skipped, a group of four characters
+/// may span slices, and padding ends the data (anything after it is an error). Decoded bytes
+/// are appended to the caller's buffer.
+#[derive(Debug, Default)]
+pub(crate) struct Base64Stream {
+    carry: [u8; 4],
+    carry_len: usize,
+    padded: bool,
+}
+
+impl Base64Stream {
+    /// Decodes `input`, appending to `out`. On error `out` may hold part of the output.
+    pub(crate) fn push(&mut self, mut input: &[u8], out: &mut Vec<u8>) -> Result<(), RenderError> {
+        while !input.is_empty() {
+            if self.carry_len > 0 {
+                let b = input[0];
+                input = &input[1..];
+                if !is_b64_whitespace(b) {
+                    self.carry[self.carry_len] = b;
+                    self.carry_len += 1;
+                    if self.carry_len == 4 {
+                        self.carry_len = 0;
+                        let quad = self.carry;
+                        self.decode_groups(&quad, out)?;
+                    }
+                }
+                continue;
+            }
+            let run_end = find_whitespace(input).unwrap_or(input.len());
+            let run = &input[..run_end];
+            let whole = run.len() / 4 * 4;
+            if whole > 0 {
+                self.decode_groups(&run[..whole], out)?;
+            }
+            let rest = &run[whole..];
+            self.carry[..rest.len()].copy_from_slice(rest);
+            self.carry_len = rest.len();
+            input = &input[run_end..];
+            // Skip the whitespace that ended the run (the carry loop would, one byte a time).
+            while let Some((&b, tail)) = input.split_first() {
+                if !is_b64_whitespace(b) {
+                    break;
+                }
+                input = tail;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes the last, possibly unpadded, group.
+    pub(crate) fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), RenderError> {
+        if self.carry_len == 0 {
+            return Ok(());
+        }
+        let quad = self.carry;
+        let len = self.carry_len;
+        self.carry_len = 0;
+        self.decode_groups(&quad[..len], out)
+    }
+
+    fn decode_groups(&mut self, chars: &[u8], out: &mut Vec<u8>) -> Result<(), RenderError> {
+        if self.padded {
+            return Err(RenderError::InvalidBase64 {
+                detail: "data after the padding".to_owned(),
+            });
+        }
+        let start = out.len();
+        out.resize(start + chars.len().div_ceil(4) * 3, 0);
+        let n = ENGINE.decode_slice(chars, &mut out[start..]).map_err(|e| {
+            RenderError::InvalidBase64 {
+                detail: e.to_string(),
+            }
+        })?;
+        out.truncate(start + n);
+        self.padded = chars.last() == Some(&b'=');
+        Ok(())
+    }
+}
+
 /// Decodes `base64` (claimed `mime`), sniffs it, and spills binary content for `server`.
+/// `base64` may also be the token of a blob the transport already decoded ([`received`]).
 pub fn decode_blob(
     base64: &str,
     mime: Option<&str>,
     server: &str,
     store: &SpillStore,
 ) -> Result<DecodedBlob, RenderError> {
+    if let Some(found) = received::take(base64) {
+        return found?.into_decoded(mime, server, store);
+    }
     let input = base64.as_bytes();
-    let has_ws = memchr3(b'\n', b'\r', b' ', input).is_some() || input.contains(&b'\t');
+    let has_ws = find_whitespace(input).is_some();
     let significant = if has_ws {
         input.iter().filter(|b| !is_b64_whitespace(**b)).count()
     } else {
@@ -75,52 +171,23 @@ pub fn decode_blob(
         buf: Vec::new(),
         valid: 0,
     };
-    let mut out = vec![0u8; CHUNK_CHARS / 4 * 3 + 3];
-    let mut stage: Vec<u8> = Vec::new();
-    let mut pos = 0;
-    loop {
-        let (chunk, last): (&[u8], bool) = if has_ws {
-            while stage.len() < CHUNK_CHARS && pos < input.len() {
-                let b = input[pos];
-                pos += 1;
-                if !is_b64_whitespace(b) {
-                    stage.push(b);
-                }
-            }
-            let last = pos >= input.len();
-            let usable = if last {
-                stage.len()
-            } else {
-                stage.len() / 4 * 4
-            };
-            (&stage[..usable], last)
-        } else {
-            let end = (pos + CHUNK_CHARS).min(input.len());
-            let chunk = &input[pos..end];
-            pos = end;
-            (chunk, pos >= input.len())
-        };
-        let n = ENGINE
-            .decode_slice(chunk, &mut out)
-            .map_err(|e| RenderError::InvalidBase64 {
-                detail: e.to_string(),
-            })?;
-        let used = chunk.len();
-        if has_ws {
-            stage.drain(..used);
+    let mut stream = Base64Stream::default();
+    let mut out = Vec::with_capacity(CHUNK_CHARS / 4 * 3 + 3);
+    let mut chunks = input.chunks(CHUNK_CHARS).peekable();
+    while let Some(chunk) = chunks.next() {
+        out.clear();
+        stream.push(chunk, &mut out)?;
+        if chunks.peek().is_none() {
+            stream.finish(&mut out)?;
         }
-        size += n;
+        size += out.len();
         if size > MAX_BLOB_DECODED_BYTES {
             return Err(RenderError::BlobTooLarge {
                 decoded_bytes: size as u64,
             });
         }
-        let bytes = &out[..n];
-        hasher.update(bytes);
-        sink = feed(sink, bytes, upper_bound, server, store)?;
-        if last {
-            break;
-        }
+        hasher.update(&out);
+        sink = feed(sink, &out, upper_bound, server, store)?;
     }
     let sha256 = hex::encode(hasher.finalize());
     let temp = match sink {

@@ -258,6 +258,39 @@ impl SpillStore {
         self.commit(temp, &sha256, ext, bytes.len() as u64)
     }
 
+    /// Stores `bytes` whose sha256 the caller computed while receiving them. When that file
+    /// exists already (dedup) nothing is written: its mtime is refreshed and eviction runs.
+    pub fn put_hashed(
+        &self,
+        server: &str,
+        bytes: &[u8],
+        sha256: &str,
+        ext: &str,
+    ) -> Result<SpilledFile, RenderError> {
+        let ext = if is_safe_ext(ext) { ext } else { FALLBACK_EXT };
+        let path = self.server_dir(server).join(format!("{sha256}.{ext}"));
+        let same_size = path
+            .symlink_metadata()
+            .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64);
+        if same_size
+            && File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(SystemTime::now()))
+                .is_ok()
+        {
+            self.evict(&path);
+            return Ok(SpilledFile {
+                path,
+                sha256: sha256.to_string(),
+                size_bytes: bytes.len() as u64,
+            });
+        }
+        let mut temp = self.create_temp(server)?;
+        temp.write_all(bytes)?;
+        self.commit(temp, sha256, ext, bytes.len() as u64)
+    }
+
     /// Keeps an oversized text result; returns its `coyote-result://<sha256>` handle.
     pub fn put_result_text(&self, server: &str, text: &str) -> Result<String, RenderError> {
         let stored = self.put_bytes(server, text.as_bytes(), "txt")?;

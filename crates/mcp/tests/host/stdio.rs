@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use base64::Engine as _;
 use coyote_mcp::{
     ContentItem, ElicitationHook, ElicitationRequest, ElicitationResponse, McpError, McpRuntime,
     ResourceContent, RuntimeOptions, ServerState, TimeoutPhase,
@@ -248,6 +247,9 @@ async fn a_blob_beyond_rmcps_16_mib_line_limit_arrives_whole() {
         .read_resource("fake://big")
         .await
         .expect("read");
+    // The transport decodes a big blob while it arrives; `blob_base64` then carries a token
+    // that the content policy resolves. Either way, decode_blob yields the server's bytes.
+    let store = coyote_mcp::SpillStore::new(dir.path().join("mcp-resources"));
     match contents.as_slice() {
         [
             ResourceContent::Blob {
@@ -255,10 +257,16 @@ async fn a_blob_beyond_rmcps_16_mib_line_limit_arrives_whole() {
             },
         ] => {
             assert_eq!(uri, "fake://big");
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(blob_base64)
-                .expect("base64");
-            assert_eq!(bytes, coyote_test_support::generated_blob(BYTES));
+            assert!(
+                blob_base64.len() < 200,
+                "the base64 was never buffered whole"
+            );
+            let decoded = coyote_mcp::render::decode_blob(blob_base64, None, "big", &store);
+            let Ok(coyote_mcp::render::DecodedBlob::Spilled(file)) = decoded else {
+                panic!("a binary blob spills: {decoded:?}")
+            };
+            let expected = coyote_test_support::generated_blob(BYTES);
+            assert_eq!(std::fs::read(&file.path).expect("spill file"), expected);
         }
         other => panic!("expected one blob, got {} entries", other.len()),
     }

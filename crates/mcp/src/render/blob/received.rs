@@ -1,0 +1,257 @@
+//! Blobs the stdio transport decoded while they arrived, so a 50 MiB `resources/read` never
+//! exists as a 67 MiB base64 `String` (issue 3 "Memory"). The transport feeds the blob's
+//! characters to a [`BlobReceiver`] (decode, sha256 and UTF-8 sniff on the fly, bytes kept in
+//! memory), [`stash`]es the result and puts the returned token where the base64 was; rmcp and
+//! `convert` carry the token like any blob string, and [`super::decode_blob`] [`take`]s it.
+//!
+//! Invariants: a token is `coyote-received-blob:<nonce>:<n>`, the nonce random per process,
+//! so a server cannot name a stashed blob (a forged or unknown token is just invalid base64);
+//! each stashed blob is taken at most once; at most [`MAX_PENDING`] blobs and
+//! [`MAX_PENDING_BYTES`] wait (a response nobody renders — its request timed out — is dropped
+//! oldest first, never kept forever; two concurrent 50 MiB reads both fit). The ceiling
+//! ([`MAX_BLOB_DECODED_BYTES`]) is enforced while receiving: beyond it the bytes are freed at
+//! once and the rest of the string is only counted.
+
+use std::collections::VecDeque;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{Mutex, OnceLock};
+
+use sha2::{Digest, Sha256};
+
+use super::{Base64Stream, DecodedBlob};
+use crate::render::spill::{SpillStore, extension_for_mime};
+use crate::render::{MAX_BLOB_DECODED_BYTES, RenderError};
+
+const TOKEN_PREFIX: &str = "coyote-received-blob:";
+/// Received blobs waiting to be rendered, at most.
+pub(crate) const MAX_PENDING: usize = 64;
+/// Decoded bytes waiting to be rendered, at most (two blobs at the ceiling).
+pub(crate) const MAX_PENDING_BYTES: usize = 2 * MAX_BLOB_DECODED_BYTES;
+
+/// Decodes one blob string as it arrives.
+#[derive(Debug, Default)]
+pub(crate) struct BlobReceiver {
+    stream: Base64Stream,
+    bytes: Vec<u8>,
+    hasher: Sha256,
+    /// Bytes known to be UTF-8 (`None`: not text).
+    utf8_valid: Option<usize>,
+    /// Characters received (for the size in a ceiling error).
+    chars: u64,
+    failure: Option<Failure>,
+}
+
+#[derive(Debug, Clone)]
+enum Failure {
+    TooLarge,
+    InvalidBase64(String),
+}
+
+impl BlobReceiver {
+    pub(crate) fn new() -> Self {
+        BlobReceiver {
+            utf8_valid: Some(0),
+            ..BlobReceiver::default()
+        }
+    }
+
+    /// Feeds characters of the blob (JSON escapes already resolved).
+    pub(crate) fn push(&mut self, chars: &[u8]) {
+        self.chars += chars.len() as u64;
+        if self.failure.is_some() {
+            return;
+        }
+        let start = self.bytes.len();
+        let result = self.stream.push(chars, &mut self.bytes);
+        self.after_decode(start, result);
+    }
+
+    fn after_decode(&mut self, start: usize, result: Result<(), RenderError>) {
+        if let Err(e) = result {
+            self.fail(match e {
+                RenderError::InvalidBase64 { detail } => Failure::InvalidBase64(detail),
+                other => Failure::InvalidBase64(other.to_string()),
+            });
+            return;
+        }
+        if self.bytes.len() > MAX_BLOB_DECODED_BYTES {
+            self.fail(Failure::TooLarge);
+            return;
+        }
+        let new = &self.bytes[start..];
+        self.hasher.update(new);
+        if let Some(valid) = self.utf8_valid {
+            self.utf8_valid = match std::str::from_utf8(&self.bytes[valid..]) {
+                Ok(_) => Some(self.bytes.len()),
+                Err(e) if e.error_len().is_none() => Some(valid + e.valid_up_to()),
+                Err(_) => None,
+            };
+        }
+    }
+
+    fn fail(&mut self, failure: Failure) {
+        self.failure = Some(failure);
+        self.bytes = Vec::new();
+    }
+
+    /// The closing quote arrived.
+    pub(crate) fn finish(mut self) -> ReceivedBlob {
+        if self.failure.is_none() {
+            let start = self.bytes.len();
+            let result = self.stream.finish(&mut self.bytes);
+            self.after_decode(start, result);
+        }
+        let outcome = match self.failure {
+            Some(Failure::TooLarge) => Err(Failure::TooLarge),
+            Some(f @ Failure::InvalidBase64(_)) => Err(f),
+            None => Ok(Decoded {
+                is_text: self.utf8_valid == Some(self.bytes.len()),
+                sha256: hex::encode(self.hasher.finalize()),
+                bytes: self.bytes,
+            }),
+        };
+        ReceivedBlob {
+            outcome,
+            chars: self.chars,
+        }
+    }
+}
+
+/// A fully received blob.
+#[derive(Debug)]
+pub(crate) struct ReceivedBlob {
+    outcome: Result<Decoded, Failure>,
+    chars: u64,
+}
+
+#[derive(Debug)]
+struct Decoded {
+    bytes: Vec<u8>,
+    sha256: String,
+    is_text: bool,
+}
+
+impl ReceivedBlob {
+    /// The same result [`super::decode_blob`] gives for the base64 itself.
+    pub(crate) fn into_decoded(
+        self,
+        mime: Option<&str>,
+        server: &str,
+        store: &SpillStore,
+    ) -> Result<DecodedBlob, RenderError> {
+        let decoded = match self.outcome {
+            Ok(decoded) => decoded,
+            Err(Failure::TooLarge) => {
+                return Err(RenderError::BlobTooLarge {
+                    decoded_bytes: self.chars / 4 * 3,
+                });
+            }
+            Err(Failure::InvalidBase64(detail)) => {
+                return Err(RenderError::InvalidBase64 { detail });
+            }
+        };
+        let bytes = if decoded.is_text {
+            match String::from_utf8(decoded.bytes) {
+                Ok(text) => return Ok(DecodedBlob::Text(text)),
+                Err(e) => e.into_bytes(),
+            }
+        } else {
+            decoded.bytes
+        };
+        store
+            .put_hashed(server, &bytes, &decoded.sha256, extension_for_mime(mime))
+            .map(DecodedBlob::Spilled)
+    }
+}
+
+impl ReceivedBlob {
+    fn held_bytes(&self) -> usize {
+        self.outcome.as_ref().map_or(0, |d| d.bytes.len())
+    }
+}
+
+/// The blobs waiting, oldest first.
+struct Pending {
+    next: u64,
+    blobs: VecDeque<(u64, ReceivedBlob)>,
+}
+
+impl Pending {
+    const fn new() -> Self {
+        Pending {
+            next: 0,
+            blobs: VecDeque::new(),
+        }
+    }
+
+    fn stash(&mut self, blob: ReceivedBlob) -> u64 {
+        let id = self.next;
+        self.next += 1;
+        self.blobs.push_back((id, blob));
+        let mut held: usize = self.blobs.iter().map(|(_, b)| b.held_bytes()).sum();
+        while self.blobs.len() > 1 && (self.blobs.len() > MAX_PENDING || held > MAX_PENDING_BYTES) {
+            if let Some((old, blob)) = self.blobs.pop_front() {
+                held -= blob.held_bytes();
+                tracing::warn!(
+                    token = old,
+                    "dropping a received blob nobody rendered (MAX_PENDING reached)"
+                );
+            }
+        }
+        id
+    }
+
+    fn take(&mut self, id: u64) -> Option<ReceivedBlob> {
+        let at = self.blobs.iter().position(|(i, _)| *i == id)?;
+        self.blobs.remove(at).map(|(_, blob)| blob)
+    }
+}
+
+static PENDING: Mutex<Pending> = Mutex::new(Pending::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Pending> {
+    PENDING.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn nonce() -> &'static str {
+    static NONCE: OnceLock<String> = OnceLock::new();
+    NONCE.get_or_init(|| {
+        // RandomState is seeded from the OS per process: enough to make tokens unguessable.
+        let a = RandomState::new().hash_one(std::process::id());
+        let b = RandomState::new().hash_one(a);
+        format!("{a:016x}{b:016x}")
+    })
+}
+
+/// Keeps `blob` until [`take`]n; returns its token.
+pub(crate) fn stash(blob: ReceivedBlob) -> String {
+    let id = pending().stash(blob);
+    format!("{TOKEN_PREFIX}{}:{id}", nonce())
+}
+
+/// Forgets a stashed blob whose message was abandoned.
+pub(crate) fn discard(token: &str) {
+    let _ = take(token);
+}
+
+/// `None` when `text` is not one of this process's tokens (it is then plain base64);
+/// otherwise the blob, or an error when it was taken already or dropped.
+pub(crate) fn take(text: &str) -> Option<Result<ReceivedBlob, RenderError>> {
+    let rest = text.strip_prefix(TOKEN_PREFIX)?;
+    let (nonce_part, id) = rest.split_once(':')?;
+    if nonce_part != nonce() {
+        return None;
+    }
+    let id: u64 = id.parse().ok()?;
+    let found = pending().take(id);
+    Some(found.ok_or(RenderError::InvalidBase64 {
+        detail: format!(
+            "the blob this response carried is no longer held (each received blob is rendered \
+             once, and at most {MAX_PENDING} wait); read the resource again"
+        ),
+    }))
+}
+
+#[cfg(test)]
+#[path = "received_tests.rs"]
+mod tests;
