@@ -3,6 +3,7 @@
 //! ```yaml
 //! model: local:qwen2.5-coder        # <client>:<model>; the model part may contain colons
 //! max_tool_rounds: 25
+//! compact_threshold: 80             # compact at this % of the model's context_window
 //! clients:
 //!   - type: openai-compatible        # or: anthropic
 //!     name: local
@@ -34,6 +35,9 @@ use coyote_protocol::Exposure;
 use crate::mcp_json::ServerDefaults;
 
 pub use parse::{load_app_config, parse_app_config};
+
+/// Compact a conversation at this share of the model's context window (percent, issue 5).
+pub const DEFAULT_COMPACT_THRESHOLD: u8 = 80;
 
 /// Tool rounds per turn when config.yaml does not say (issue 4).
 pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 25;
@@ -103,6 +107,8 @@ pub struct AppConfig {
     pub mapping_mcp_servers: BTreeMap<String, Vec<String>>,
     /// Default tool exposure for servers that do not set `expose` (issue 7).
     pub expose: Exposure,
+    /// `compact_threshold`: compact at this percentage of the context window (issue 5).
+    pub compact_threshold: u8,
 }
 
 /// A model to chat with, ready to build a provider from.
@@ -233,25 +239,14 @@ impl AppConfig {
     }
 
     /// `enabled_mcp_servers` with `mapping_mcp_servers` aliases expanded, duplicates dropped,
-    /// in first-mention order; `None` means every server (the key is absent or `all`).
+    /// in first-mention order; `None` means every server (the key is absent or `all`). Uses
+    /// the one selection helper ([`crate::expand_server_list`]), so it cannot drift from it.
     pub fn enabled_server_names(&self) -> Option<Vec<String>> {
-        let names = match &self.enabled_mcp_servers {
-            None | Some(ServerList::All) => return None,
-            Some(ServerList::Names(names)) => names,
-        };
-        let mut out: Vec<String> = Vec::new();
-        for name in names {
-            let expanded = match self.mapping_mcp_servers.get(name) {
-                Some(members) => members.clone(),
-                None => vec![name.clone()],
-            };
-            for member in expanded {
-                if !out.contains(&member) {
-                    out.push(member);
-                }
-            }
+        let list = self.enabled_mcp_servers.as_ref()?;
+        match crate::selection::expand_server_list(list, &self.mapping_mcp_servers) {
+            crate::selection::Selection::All => None,
+            crate::selection::Selection::Only(names) => Some(names),
         }
-        Some(out)
     }
 
     /// Picks the chat model: `requested` (from `-m`), else `model:`, else the first model of

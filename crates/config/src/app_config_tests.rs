@@ -37,6 +37,7 @@ mapping_mcp_servers:
   git: [github, gitlab]
   docs: "fs, web"
 expose: meta
+compact_threshold: 75
 "#;
 
 #[test]
@@ -90,6 +91,7 @@ fn full_file_validates_into_one_value() {
             ),
         ]),
         expose: Exposure::Meta,
+        compact_threshold: 75,
     };
     assert_eq!(config, expected);
     // The model part keeps its own colons.
@@ -215,6 +217,10 @@ fn invalid_values_name_the_key_and_the_fix() {
         (
             "max_tool_rounds: 0\n",
             "`max_tool_rounds`: is 0, so the model could never use a tool. Fix: use a number of rounds of at least 1 (default 25)",
+        ),
+        (
+            "compact_threshold: 5\n",
+            "`compact_threshold`: 5 is outside 10 to 100 (percent of the model's context window). Fix: use a percentage between 10 and 100 (default 80), or remove the key",
         ),
         (
             "temperature: 3\n",

@@ -31,8 +31,9 @@ pub use agents::{
     MissingVariables, check_delegates, list_agents, load_agent, parse_agent, shadowed_app_servers,
 };
 pub use app_config::{
-    AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_MAX_TOOL_ROUNDS, KeyStatus,
-    ModelOrigin, ResolvedModel, ServerList, load_app_config, parse_app_config,
+    AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
+    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, load_app_config,
+    parse_app_config,
 };
 pub use edit::{
     AddOutcome, HttpEntry, HttpTransport, IfExists, ServerEntry, StdioEntry, add_server,

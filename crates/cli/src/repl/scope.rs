@@ -123,9 +123,11 @@ pub fn choose_model(config: &AppConfig, scope: &Scope) -> Result<ModelChoice, St
         max_tokens: resolved.model.max_tokens,
         temperature: scope.temperature(config),
     };
+    let mut context = ContextPolicy::for_model(&resolved.model.name, resolved.model.context_window);
+    context.threshold_percent = config.compact_threshold;
     Ok(ModelChoice {
         provider,
-        context: ContextPolicy::for_model(&resolved.model.name, resolved.model.context_window),
+        context,
         settings,
         id: resolved.id(),
     })

@@ -12,8 +12,8 @@ use coyote_protocol::Exposure;
 use serde::Deserialize;
 
 use super::{
-    AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_MAX_TOOL_ROUNDS, KeyStatus,
-    ServerList,
+    AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
+    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ServerList,
 };
 use crate::env::EnvLookup;
 use crate::paths::ConfigPaths;
@@ -30,6 +30,7 @@ struct RawAppConfig {
     #[serde(default)]
     mapping_mcp_servers: BTreeMap<String, RawServerList>,
     expose: Option<Exposure>,
+    compact_threshold: Option<u8>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -158,6 +159,18 @@ impl Validator<'_> {
                 "use a value between 0 and 2, or remove the key",
             ));
         }
+        if let Some(t) = raw.compact_threshold
+            && !(10..=100).contains(&t)
+        {
+            return Err(self.invalid(
+                "compact_threshold",
+                format!("{t} is outside 10 to 100 (percent of the model's context window)"),
+                format!(
+                    "use a percentage between 10 and 100 (default {DEFAULT_COMPACT_THRESHOLD}), \
+                     or remove the key"
+                ),
+            ));
+        }
         if raw.max_tool_rounds == Some(0) {
             return Err(self.invalid(
                 "max_tool_rounds",
@@ -220,6 +233,7 @@ impl Validator<'_> {
             enabled_mcp_servers: raw.enabled_mcp_servers.map(RawServerList::into_list),
             mapping_mcp_servers: mapping,
             expose: raw.expose.unwrap_or_default(),
+            compact_threshold: raw.compact_threshold.unwrap_or(DEFAULT_COMPACT_THRESHOLD),
         })
     }
 
