@@ -33,7 +33,8 @@ pub fn app_specs(
     crate::agent::app_specs_for(&paths.agents_dir(), name, app, all).map_err(CliError::usage)
 }
 
-/// With `-a`: the started agent (warnings already printed to stderr).
+/// With `-a`: the started agent (warnings already printed to stderr). `specs`: every
+/// configured app server (an own server named like one of them shadows it).
 pub async fn start(
     paths: &ConfigPaths,
     args: &ChatArgs,

@@ -74,7 +74,8 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     .approvals(ApprovalPolicies::from_specs(&specs))
     .build();
     // `-a NAME`: the turn runs in the agent's own session (agent_chat.rs).
-    let mut agent = match crate::agent_chat::start(&paths, &args, &app, &runtime, &specs).await {
+    let mut agent = match crate::agent_chat::start(&paths, &args, &app, &runtime, &all_specs).await
+    {
         Ok(agent) => agent,
         Err(error) => {
             runtime.shutdown().await;

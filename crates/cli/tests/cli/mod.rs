@@ -7,3 +7,4 @@ mod everything;
 mod fake;
 mod repl;
 mod scoping;
+mod agents;
