@@ -20,7 +20,7 @@ use coyote_mcp::{AgentRuntime, ClientIdentity, RuntimeOptions};
 use coyote_session::{Conversation, Session};
 
 use super::Repl;
-use super::scope::{AgentLayer, describe_selection};
+use super::scope::{AgentLayer, Scope, describe_selection};
 use crate::agent::{AgentHost, AgentStart, AppServers, HostParts};
 use crate::output::Table;
 
@@ -178,6 +178,22 @@ impl Repl {
         }
         self.runtime_handle.block_on(active.runtime.close());
         Some(active.name)
+    }
+
+    /// Makes the agent of a loaded session (`scope.agent`, by name) the running one: leaves
+    /// the current agent if it differs, starts the saved one (its variables from defaults or
+    /// asked), and returns `scope` with the running agent's layer. An agent that does not start
+    /// is reported and left out.
+    pub(super) fn restore_agent(&mut self, mut scope: Scope) -> Scope {
+        let wanted = scope.agent.as_ref().map(|a| a.name.clone());
+        if wanted.as_deref() != self.agents.active_name() {
+            self.leave_agent();
+            if let Some(name) = wanted.as_deref() {
+                self.start_agent(name, &BTreeMap::new());
+            }
+        }
+        scope.agent = self.scope.agent.clone();
+        scope
     }
 
     /// Values for the agent's variables without one: given, else asked on a terminal.

@@ -299,3 +299,41 @@ fn the_agent_layer_always_keeps_its_own_servers() {
     agent.enabled_mcp_servers = Some(ServerList::All);
     assert_eq!(agent_layer(&agent, &only_web), Some(ServerList::All));
 }
+
+#[test]
+fn a_saved_session_brings_its_agent_back() {
+    let mut w = world(3);
+    let kb = kb_server(w._dir.path());
+    w.write_agent(
+        "helper",
+        "instructions: You help.\nenabled_mcp_servers: []\n",
+        Some(serde_json::json!({"mcpServers": {"kb": kb.mcp_json_entry()}})),
+    );
+    let kb_functions = strs(&["mcp_describe_kb", "mcp_read_kb", "mcp_search_kb"]);
+    w.line(".agent helper");
+    assert_eq!(
+        sorted(declared_tools(LlmWire::OpenAi, &w.request())),
+        kb_functions
+    );
+    w.line(".session save work");
+    w.line(".agent");
+    assert_eq!(w.repl.agents.active_name(), None);
+
+    w.line(".session load work");
+    assert_eq!(w.repl.agents.active_name(), Some("helper"));
+    let request = w.request();
+    assert_eq!(
+        sorted(declared_tools(LlmWire::OpenAi, &request)),
+        kb_functions
+    );
+    assert_eq!(system_prompt(&request).as_deref(), Some("You help."));
+    // The saved conversation came back: the first exchange is in this request.
+    let users = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .count();
+    assert_eq!(users, 2);
+    w.repl.shutdown();
+}

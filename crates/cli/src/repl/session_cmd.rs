@@ -153,6 +153,8 @@ impl Repl {
         for warning in warnings {
             self.screen.line(&format!("coyote: warning: {warning}"));
         }
+        // The saved agent runs again with its own session (agent_cmd.rs).
+        let scope = self.restore_agent(scope);
         self.apply_scope(scope)?;
         self.conversation = file.conversation;
         Ok(())
