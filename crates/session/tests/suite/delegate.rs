@@ -291,3 +291,122 @@ async fn delegate_gets_its_own_gated_servers_and_the_shared_connection_closes_r1
     );
     app.shutdown().await;
 }
+
+/// Runs delegate `worker` over a runtime the test owns (the harness's fake server).
+struct SameRuntime {
+    runtime: McpRuntime,
+    provider: Arc<dyn coyote_llm::Provider>,
+    spill: std::path::PathBuf,
+}
+
+impl DelegateLauncher for SameRuntime {
+    fn launch<'a>(
+        &'a self,
+        _request: DelegateLaunch<'a>,
+    ) -> BoxFuture<'a, Result<DelegateRun, DelegateError>> {
+        Box::pin(async move {
+            let session = Session::builder(
+                self.provider.clone(),
+                ModelSettings::named("delegate-model"),
+                self.runtime.clone(),
+                SpillStore::new(self.spill.clone()),
+            )
+            .build();
+            Ok(DelegateRun {
+                session,
+                conversation: Conversation::with_system(DELEGATE_SYSTEM),
+                close: Box::pin(async {}),
+                warnings: vec!["a warning from the start".into()],
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn cancelling_the_parent_cancels_the_delegates_call_on_the_wire() {
+    let script = vec![
+        Reply::call(
+            "agent_delegate_worker",
+            json!({"task": "run the slow tool"}),
+        ),
+        Reply::call("mcp_invoke_fake", json!({"tool": "hang"})),
+    ];
+    let h = super::support::Harness::new(LlmWire::OpenAi, script).await;
+    let tmp = TempDir::new().unwrap();
+    let launcher = Arc::new(SameRuntime {
+        runtime: h.runtime.clone(),
+        provider: provider(&h.llm),
+        spill: tmp.path().join("spill"),
+    });
+    let parent = Session::builder(
+        provider(&h.llm),
+        ModelSettings::named("parent-model"),
+        McpRuntime::new(RuntimeOptions::default()),
+        SpillStore::new(tmp.path().join("spill")),
+    )
+    .delegates(Delegates::new(
+        vec![DelegateInfo {
+            name: "worker".into(),
+            description: None,
+        }],
+        launcher,
+    ))
+    .build();
+    let cancel = coyote_session::CancellationToken::new();
+    let trigger = cancel.clone();
+    let server = h.server.clone();
+    let watcher = tokio::spawn(async move {
+        let seen = server
+            .wait_for(PROMPT, |log| log.tool_calls("hang") == 1)
+            .await;
+        trigger.cancel();
+        seen.is_ok()
+    });
+    let log = coyote_session::EventLog::new();
+    let approver = Asked::refusing();
+    let ctx = coyote_session::TurnContext {
+        events: &log,
+        approver: &approver,
+        cancel,
+    };
+    let mut conversation = Conversation::with_system(PARENT_SYSTEM);
+    let outcome = parent
+        .run_turn(&mut conversation, "delegate the slow work", &ctx)
+        .await
+        .unwrap();
+    assert!(
+        watcher.await.unwrap(),
+        "the delegate's hang call reached the server"
+    );
+    assert_eq!(outcome.stop, StopReason::Cancelled);
+    h.server
+        .wait_for(PROMPT, |log| {
+            log.cancelled_notifications() >= 1
+                && log.tools_cancelled().contains(&"hang".to_string())
+        })
+        .await
+        .expect("notifications/cancelled reached the server from the delegate's call");
+    // The parent's call is answered "cancelled", so the conversation stays valid.
+    assert_eq!(
+        conversation.messages.last(),
+        Some(&coyote_llm::Message::tool_result(
+            coyote_llm::ToolResult::error("call_0_0", coyote_session::CANCELLED_TEXT)
+        ))
+    );
+    let progress: Vec<String> = log
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            SessionEvent::DelegateProgress { message, .. } => Some(message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        vec![
+            "started (fakellm:delegate-model)".to_owned(),
+            "warning: a warning from the start".to_owned()
+        ]
+    );
+    h.shutdown().await;
+}
