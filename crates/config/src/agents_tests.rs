@@ -248,7 +248,7 @@ fn docs_examples_load() {
         ]
     );
 
-    let session: SessionFile<Vec<serde_json::Value>> = SessionStore::new(root.join("sessions"))
+    let session: SessionFile<serde_json::Value> = SessionStore::new(root.join("sessions"))
         .load("triage")
         .unwrap();
     assert_eq!(session.meta.role.as_deref(), Some("reviewer"));

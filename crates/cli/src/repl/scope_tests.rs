@@ -471,3 +471,27 @@ fn a_corrupt_session_is_reported_and_left_untouched() {
     w.repl.shutdown();
     drop(w.rt);
 }
+
+/// docs/agents.md's saved-session example is a session coyote can load.
+#[test]
+fn the_documented_session_example_loads_as_a_conversation() {
+    let docs = include_str!("../../../../docs/agents.md");
+    let start = docs
+        .find("<!-- file: sessions/triage.yaml -->\n```yaml\n")
+        .expect("docs/agents.md has the session example")
+        + "<!-- file: sessions/triage.yaml -->\n```yaml\n".len();
+    let end = start + docs[start..].find("```").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("triage.yaml"), &docs[start..end]).unwrap();
+    let file: coyote_config::SessionFile<coyote_session::Conversation> =
+        coyote_config::SessionStore::new(dir.path())
+            .load("triage")
+            .unwrap();
+    assert_eq!(file.meta.role.as_deref(), Some("reviewer"));
+    assert_eq!(file.conversation.messages.len(), 2);
+    assert_eq!(
+        file.conversation.last_assistant_text(),
+        Some("Line 12 reads past the end of the buffer.")
+    );
+    assert_eq!(file.conversation.usage.input, 120);
+}
