@@ -1,0 +1,100 @@
+//! Client-side benchmark for `scripts/bench blob`: connects to one stdio MCP server through
+//! coyote-mcp's public API, then N times reads one blob resource and renders it (decode,
+//! sha256, spill — exactly what `coyote mcp read --json` does), timing each read from the
+//! request to the rendered spill object. Prints one JSON line: median/min/max in ms and this
+//! process's own peak RSS (`VmHWM`; the server's memory is not counted).
+//!
+//! Against `scripts/bench.d/replay_blob_server.py` (which answers from memory) the time is the
+//! client's: receive, parse, decode, sha256, spill. Each run spills into a fresh directory, so
+//! the file is really written every time (no dedup hit).
+//!
+//! Usage: `bench_blob [--runs N] URI -- CMD ARGS...`
+
+use std::error::Error;
+use std::time::{Duration, Instant};
+
+use coyote_mcp::render::{ReadOptions, render_resource_contents};
+use coyote_mcp::{McpRuntime, RenderContext, RuntimeOptions, SpillStore};
+use coyote_protocol::{McpServerSpec, McpTransport, StdioSpec, Timeouts};
+use serde_json::json;
+
+/// Peak resident set size of this process in KiB (Linux `VmHWM`), 0 when unavailable.
+fn own_peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn Error>> {
+    let mut args = std::env::args().skip(1).peekable();
+    let mut runs = 5usize;
+    if args.peek().map(String::as_str) == Some("--runs") {
+        args.next();
+        runs = args.next().ok_or("--runs needs a number")?.parse()?;
+    }
+    let uri = args
+        .next()
+        .ok_or("usage: bench_blob [--runs N] URI -- CMD ARGS...")?;
+    if args.next().as_deref() != Some("--") {
+        return Err("usage: bench_blob [--runs N] URI -- CMD ARGS...".into());
+    }
+    let command = args.next().ok_or("missing server command after --")?;
+    let spec = McpServerSpec {
+        name: "bench".into(),
+        transport: McpTransport::Stdio(StdioSpec {
+            command,
+            args: args.collect(),
+            env: Default::default(),
+            cwd: None,
+        }),
+        timeouts: Timeouts {
+            startup: Duration::from_secs(60),
+            call: Duration::from_secs(60),
+        },
+        approve: Default::default(),
+        expose: Default::default(),
+        auto_approve: Vec::new(),
+        source: "bench_blob".into(),
+    };
+    let runtime = McpRuntime::new(RuntimeOptions::default());
+    runtime.start_all(vec![spec]).await;
+    let handle = runtime.server("bench")?;
+    let scratch = tempfile::tempdir()?;
+    let mut samples = Vec::with_capacity(runs);
+    let mut last = serde_json::Value::Null;
+    for run in 0..runs {
+        let store = SpillStore::new(scratch.path().join(format!("run{run}")));
+        let started = Instant::now();
+        let contents = handle.read_resource(&uri).await?;
+        let ctx = RenderContext {
+            server: "bench",
+            spill: &store,
+        };
+        last = render_resource_contents(contents, &ReadOptions::default(), &ctx);
+        samples.push(started.elapsed());
+        if last.get("spilled") != Some(&json!(true)) {
+            return Err(format!("the blob did not spill: {last}").into());
+        }
+    }
+    samples.sort();
+    let report = json!({
+        "runs": runs,
+        "median_ms": millis(samples[samples.len() / 2]),
+        "min_ms": millis(samples[0]),
+        "max_ms": millis(samples[samples.len() - 1]),
+        "client_peak_rss_kib": own_peak_rss_kib(),
+        "sha256": last["sha256"],
+        "size_bytes": last["size_bytes"],
+    });
+    runtime.shutdown().await;
+    println!("{report}");
+    Ok(())
+}
