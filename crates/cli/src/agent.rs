@@ -208,6 +208,7 @@ impl AgentHost {
         .stream(self.inner.stream)
         .servers(ServerSelection::All)
         .approvals(ApprovalPolicies::from_specs(&specs))
+        .exposure(coyote_mcp::meta::ExposurePolicies::from_specs(&specs))
         .context(context);
         if !agent.delegates.is_empty() {
             let infos = agent
