@@ -6,7 +6,8 @@
 use std::io::{BufRead, IsTerminal, Write};
 
 use coyote_config::{
-    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, TrustDecision, TrustStore,
+    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, ServerDefaults, TrustDecision,
+    TrustStore, load_app_config,
 };
 use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions};
 use coyote_protocol::McpServerSpec;
@@ -28,8 +29,10 @@ pub fn paths(global: &GlobalArgs) -> CliResult<ConfigPaths> {
 pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig> {
     let cwd = std::env::current_dir()
         .map_err(|e| CliError::usage(format!("cannot read the current directory: {e}")))?;
+    let defaults = server_defaults(paths);
     let load = || {
         McpLoader::new(paths, &ProcessEnv, &cwd)
+            .defaults(defaults)
             .load()
             .map_err(|e| CliError::usage(e.to_string()))
     };
@@ -55,6 +58,18 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
         eprintln!("coyote: warning: {warning}");
     }
     Ok(config)
+}
+
+/// config.yaml's defaults for mcp.json entries (its `expose`, issue 7). A config.yaml that does
+/// not load leaves the built-in defaults here: the commands that need the file report its error.
+fn server_defaults(paths: &ConfigPaths) -> ServerDefaults {
+    match load_app_config(paths, &ProcessEnv) {
+        Ok(app) => app.server_defaults(),
+        Err(e) => {
+            tracing::warn!("config.yaml not used for MCP server defaults: {e}");
+            ServerDefaults::default()
+        }
+    }
 }
 
 fn ask_trust(path: &str) -> TrustDecision {

@@ -5,6 +5,7 @@
 use std::future::Future;
 
 use coyote_config::McpConfig;
+use coyote_mcp::meta::{ExposureReport, MetaDispatcher};
 use coyote_mcp::{McpError, McpRuntime, ServerHandle, ServerState};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -88,9 +89,24 @@ fn opt(s: &Option<String>) -> String {
     s.clone().unwrap_or_default()
 }
 
-pub async fn servers(runtime: &McpRuntime, config: &McpConfig, out: OutputArgs) -> CliResult {
+/// The `exposure` object of a server row: configured and effective exposure, the `label`
+/// shown in the table (`auto→direct`) and the declaration token estimates.
+fn exposure_json(report: &ExposureReport) -> Value {
+    let mut v = serde_json::to_value(report).unwrap_or(Value::Null);
+    v["label"] = Value::from(report.label());
+    v
+}
+
+/// `dispatcher` carries the configured exposures (issue 7).
+pub async fn servers(
+    runtime: &McpRuntime,
+    config: &McpConfig,
+    dispatcher: &MetaDispatcher,
+    out: OutputArgs,
+) -> CliResult {
     let mut rows = Vec::new();
     for status in runtime.statuses() {
+        let exposure = exposure_json(&dispatcher.exposure_report(&status.name).await);
         let counts = match runtime.server(&status.name) {
             Ok(handle) => Some(counts(&handle).await),
             Err(_) => None,
@@ -110,13 +126,14 @@ pub async fn servers(runtime: &McpRuntime, config: &McpConfig, out: OutputArgs) 
             "server_version": info.and_then(|i| i.server_version.clone()),
             "capabilities": info.map(|i| capability_list(&i.capabilities)).unwrap_or_default(),
             "counts": counts,
+            "exposure": exposure,
         }));
     }
     for disabled in &config.disabled {
         rows.push(
             json!({"name": disabled.name, "state": "disabled", "transport": null,
             "reason": null, "protocol_version": null, "server_name": null, "server_version": null,
-            "capabilities": [], "counts": null}),
+            "capabilities": [], "counts": null, "exposure": null}),
         );
     }
     if out.json {
@@ -139,6 +156,8 @@ pub async fn servers(runtime: &McpRuntime, config: &McpConfig, out: OutputArgs) 
         "resources",
         "templates",
         "prompts",
+        "exposure",
+        "declared",
     ]);
     let mut failures = Vec::new();
     for r in &rows {
@@ -166,6 +185,10 @@ pub async fn servers(runtime: &McpRuntime, config: &McpConfig, out: OutputArgs) 
             c("resources"),
             c("templates"),
             c("prompts"),
+            r["exposure"]["label"].as_str().unwrap_or("-").to_owned(),
+            r["exposure"]["declared_tokens"]
+                .as_u64()
+                .map_or("-".to_owned(), |n| format!("~{n} tok")),
         ]);
         if let Some(reason) = r["reason"].as_str() {
             failures.push(format!("{}: {reason}", s("name")));

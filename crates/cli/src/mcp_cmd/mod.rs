@@ -81,7 +81,10 @@ async fn dispatch(
 ) -> CliResult {
     let d = via_meta::dispatcher(runtime, paths);
     match cmd {
-        McpCommand::Servers { out } => list::servers(runtime, config, out).await,
+        McpCommand::Servers { out } => {
+            let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
+            list::servers(runtime, config, &d.clone().with_exposure(exposure), out).await
+        }
         McpCommand::Tools { server, out } => list::tools(runtime, server.as_deref(), out).await,
         McpCommand::Resources { server, out } => {
             list::resources(runtime, server.as_deref(), out).await

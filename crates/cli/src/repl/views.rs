@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use coyote_mcp::meta::MetaDispatcher;
 use coyote_mcp::{McpError, McpRuntime, ServerHandle, ServerState};
 use coyote_protocol::{McpServerSpec, McpTransport};
 
@@ -258,6 +259,40 @@ pub fn servers(
         out.push('\n');
     }
     redactor.redact(&out)
+}
+
+/// `.info`'s exposure table (issue 7): per enabled server, how its tools are declared
+/// (`auto→direct`, `meta`, …), how many tools it lists and the estimated tokens of what is
+/// declared for it. A server whose listing does not answer within [`LIST_TIMEOUT`] shows `?`.
+pub async fn exposure(
+    dispatcher: &MetaDispatcher,
+    enabled: &dyn Fn(&str) -> bool,
+    redactor: &Redactor,
+) -> String {
+    let names: Vec<String> = dispatcher
+        .runtime()
+        .server_names()
+        .into_iter()
+        .filter(|n| enabled(n))
+        .collect();
+    if names.is_empty() {
+        return String::new();
+    }
+    let mut table = Table::new(vec!["server", "exposure", "tools", "declared"]);
+    for name in names {
+        let row = match tokio::time::timeout(LIST_TIMEOUT, dispatcher.exposure_report(&name)).await
+        {
+            Ok(report) => vec![
+                name,
+                report.label(),
+                report.tools.map_or("-".to_owned(), |n| n.to_string()),
+                format!("~{} tokens", report.declared_tokens),
+            ],
+            Err(_) => vec![name, "?".into(), "?".into(), "?".into()],
+        };
+        table.row(row);
+    }
+    format!("\n{}", redactor.redact(&table.render()))
 }
 
 /// What `.info` shows besides the servers.

@@ -215,7 +215,13 @@ fn image_tool_via_meta_invoke_is_spilled_without_base64() {
         r#"{"tool": "get-tiny-image"}"#,
     ]);
     assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
+    // The model's text: one header line naming the tool, then the bounded result.
+    let (header, body) = out.split_once('\n').unwrap();
+    assert!(
+        header.starts_with("Result of tool `get-tiny-image`"),
+        "{header}"
+    );
+    let v: Value = serde_json::from_str(body).unwrap();
     let image = v["content"]
         .as_array()
         .unwrap()

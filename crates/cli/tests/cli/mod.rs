@@ -8,3 +8,4 @@ mod fake;
 mod repl;
 mod scoping;
 mod agents;
+mod exposure;

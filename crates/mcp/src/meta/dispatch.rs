@@ -163,6 +163,11 @@ impl MetaDispatcher {
         &self.surface.policies
     }
 
+    /// The servers this dispatcher runs calls against.
+    pub fn runtime(&self) -> &McpRuntime {
+        &self.runtime
+    }
+
     pub fn spill_store(&self) -> &SpillStore {
         &self.spill
     }

@@ -193,3 +193,30 @@ fn prompt_example_runs() {
         .collect();
     assert_eq!(crate::prompt::flatten(&result, &ctx), expected);
 }
+
+#[test]
+fn direct_name_examples_match_the_code() {
+    let rows = block(META_DOC, "direct-names");
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    let tools: Vec<DirectTool> = rows
+        .iter()
+        .map(|row| {
+            let (pair, _) = row.split_once("->").unwrap();
+            let (server, tool) = pair.trim().split_once('/').unwrap();
+            DirectTool::new(server, tool)
+        })
+        .chain([DirectTool::new("x__y", "z")])
+        .collect();
+    let names = DirectNames::build(&tools, &std::collections::BTreeSet::new());
+    for (row, tool) in rows.iter().zip(&tools) {
+        let shown = row.split_once("->").unwrap().1.trim();
+        let name = names.name_of(tool).unwrap();
+        match shown.split_once(" (hashed") {
+            Some((prefix, _)) => {
+                assert!(name.starts_with(prefix), "{row}: {name}");
+                assert_eq!(name.len(), prefix.len() + 8, "{row}: {name}");
+            }
+            None => assert_eq!(name, shown, "{row}"),
+        }
+    }
+}
