@@ -207,6 +207,12 @@ impl Repl {
             Command::Model(Some(name)) => self.switch_model(&name),
             Command::Info => {
                 let servers = views::servers(self.runtime(), &*enabled, &self.redactor);
+                let exposure = self.runtime_handle.block_on(views::exposure(
+                    self.session.dispatcher(),
+                    &*enabled,
+                    &self.redactor,
+                ));
+                let servers = format!("{servers}{exposure}");
                 let usage = self.conversation.usage;
                 let facts = InfoFacts {
                     model: self.session.model_label(),

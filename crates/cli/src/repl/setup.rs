@@ -101,6 +101,7 @@ pub fn start(
         .max_tool_rounds(app_config.max_tool_rounds)
         .servers(server_selection(&app_config))
         .approvals(ApprovalPolicies::from_specs(&specs))
+        .exposure(coyote_mcp::meta::ExposurePolicies::from_specs(&specs))
         .build();
 
     let env = |name: &str| std::env::var(name).ok();
