@@ -210,25 +210,20 @@ impl Divert {
         }
     }
 
-    /// `result.contents[*].blob` of the top-level object.
+    /// `result.contents[*].blob` of the top-level object: a `resources/read` blob, which
+    /// every consumer reads through `render::decode_blob`. (Tool-result images are not
+    /// diverted: `coyote mcp call` shows and prints their base64 itself.)
     fn at_blob_value(&self) -> bool {
+        let key = |frame: &Frame| match frame {
+            Frame::Object { key, .. } => Some(*key),
+            Frame::Array => None,
+        };
         matches!(
             self.frames.as_slice(),
-            [
-                Frame::Object {
-                    key: Key::Result,
-                    ..
-                },
-                Frame::Object {
-                    key: Key::Contents,
-                    ..
-                },
-                Frame::Array,
-                Frame::Object {
-                    key: Key::Blob,
-                    expect_key: false
-                },
-            ]
+            [top, list, Frame::Array, item]
+                if key(top) == Some(Key::Result)
+                    && key(list) == Some(Key::Contents)
+                    && key(item) == Some(Key::Blob)
         )
     }
 }

@@ -138,6 +138,9 @@ fn only_result_contents_blob_strings_are_diverted() {
         r#"{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"blob","text":"QUJD"}]}}"#,
         r#"{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"u","blob":7}]}}"#,
         r#"{"jsonrpc":"2.0","id":1,"result":{"x":{"contents":[{"blob":"QUJD"}]}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"QUJD"}]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"content":[{"data":"QUJD"}]}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"resource":{"text":"QUJD"}}]}}"#,
     ];
     for line in untouched {
         assert_eq!(assemble(line, 3), line.as_bytes(), "{line}");
@@ -187,4 +190,15 @@ fn an_abandoned_line_forgets_its_blobs() {
     let (_dir, store) = store();
     let err = decode_blob(&token, None, "srv", &store).expect_err("gone");
     assert!(err.to_string().contains("no longer held"), "{err}");
+}
+
+#[test]
+fn tool_result_images_and_embedded_blobs_stay_in_the_line() {
+    // `coyote mcp call` prints tool-result base64 itself, so only resources/read diverts.
+    let line = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [
+        {"type": "image", "mimeType": "image/png", "data": STANDARD.encode(png())},
+        {"type": "resource", "resource": {"uri": "r", "blob": STANDARD.encode(png())}},
+    ]}})
+    .to_string();
+    assert_eq!(assemble(&line, 1000), line.as_bytes());
 }
