@@ -495,3 +495,42 @@ fn the_documented_session_example_loads_as_a_conversation() {
     );
     assert_eq!(file.conversation.usage.input, 120);
 }
+
+/// `.info`'s scope lines: role, agent, session, the selection with its layer, the context.
+#[test]
+fn info_shows_the_scope_and_the_context_used() {
+    let files = [(
+        "roles/docs.md",
+        "---\nenabled_mcp_servers: [prm]\n---\nYou write docs.",
+    )];
+    let config = "compact_threshold: 70\nenabled_mcp_servers: [res]";
+    let mut w = world(config, &files, 1);
+    let info = w.repl.scope_info();
+    assert_eq!(
+        info,
+        "role             none\n\
+         agent            none\n\
+         session          none (not saved)\n\
+         mcp selection    res (from config.yaml)\n\
+         context          ~0 of 128000 tokens (0 %), compacts at 70 %\n"
+    );
+    w.line(".role docs");
+    w.line(".session save notes");
+    let role_file = w.repl.paths.as_ref().unwrap().roles_dir().join("docs.md");
+    let info = w.repl.scope_info();
+    let used = w.repl.session.context_usage(w.repl.conversation()).used;
+    assert!(used > 0);
+    assert_eq!(
+        info,
+        format!(
+            "role             docs ({})\n\
+             agent            none\n\
+             session          notes\n\
+             mcp selection    prm (from the role)\n\
+             context          ~{used} of 128000 tokens (0 %), compacts at 70 %\n",
+            role_file.display()
+        )
+    );
+    w.repl.shutdown();
+    drop(w.rt);
+}
