@@ -160,3 +160,55 @@ async fn listings_degrade_per_server() {
     assert!(rows[4][0] == "gamma:" && rows[4][1] == "failed:", "{text}");
     runtime.shutdown().await;
 }
+
+#[tokio::test]
+async fn info_shows_each_enabled_server_s_exposure_and_estimate() {
+    use coyote_mcp::meta::{ExposurePolicies, MetaDispatcher};
+    use coyote_protocol::Exposure;
+    use coyote_test_support::ToolBehavior;
+
+    let runtime = McpRuntime::new(RuntimeOptions::default());
+    let small = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .tool("echo", ToolBehavior::Echo)
+        .build();
+    let mut fakes = Vec::new();
+    for name in ["small", "forced", "hidden"] {
+        let ((r, w), fake) = in_process(small.clone());
+        runtime
+            .attach_stream(name, timeouts(), r, w)
+            .await
+            .expect("fake server ready");
+        fakes.push(fake);
+    }
+    let spill = tempfile::tempdir().unwrap();
+    let dispatcher =
+        MetaDispatcher::new(runtime.clone(), coyote_mcp::SpillStore::new(spill.path()))
+            .with_exposure(ExposurePolicies::default().with("forced", Exposure::Meta));
+    let enabled = |n: &str| n != "hidden";
+    let text = exposure(&dispatcher, &enabled, &Redactor::default()).await;
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let direct = dispatcher
+        .exposure_report("small")
+        .await
+        .declared_tokens
+        .to_string();
+    let meta = dispatcher
+        .exposure_report("forced")
+        .await
+        .declared_tokens
+        .to_string();
+    assert_eq!(
+        rows,
+        vec![
+            vec!["SERVER", "EXPOSURE", "TOOLS", "DECLARED"],
+            vec!["small", "auto→direct", "1", &format!("~{direct}"), "tokens"],
+            vec!["forced", "meta", "1", &format!("~{meta}"), "tokens"],
+        ]
+    );
+    runtime.shutdown().await;
+}
