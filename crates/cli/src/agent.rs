@@ -255,6 +255,19 @@ impl DelegateLauncher for AgentHost {
             };
             let agent = self.load(request.agent).map_err(failed)?;
             let values = BTreeMap::new();
+            let missing: Vec<String> = agent
+                .missing_variables(&values)
+                .iter()
+                .map(|v| format!("`{}`", v.name))
+                .collect();
+            if !missing.is_empty() {
+                return Err(failed(format!(
+                    "its variables {} have no default in {}, and a delegate cannot be asked for \
+                     values; give each a `default:` under `variables:`",
+                    missing.join(", "),
+                    agent.file.display()
+                )));
+            }
             let started = self
                 .start(AgentStart {
                     agent,

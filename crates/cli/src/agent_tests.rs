@@ -153,3 +153,42 @@ fn one_shot_starts_what_the_agent_and_its_delegates_select() {
     let error = app_specs_for(tmp.path(), "ghost", &config(""), &specs).unwrap_err();
     assert!(error.contains("ghost"), "{error}");
 }
+
+#[tokio::test]
+async fn a_delegate_with_a_variable_without_default_says_to_give_it_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_agent(
+        tmp.path(),
+        "planner",
+        "instructions: Plan {{project}} for {{team}}.\nvariables:\n  - name: project\n  - name: team\n",
+        None,
+    );
+    let host = host(tmp.path(), Vec::new());
+    let error = host
+        .launch(DelegateLaunch {
+            agent: "planner",
+            depth: 1,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "agent `planner` could not start: its variables `project`, `team` have no default \
+             in {}, and a delegate cannot be asked for values; give each a `default:` under \
+             `variables:`",
+            tmp.path().join("planner/config.yaml").display()
+        )
+    );
+    let error = host
+        .launch(DelegateLaunch {
+            agent: "ghost",
+            depth: 1,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, DelegateError::Launch { agent, .. } if agent == "ghost"),
+        "{error:?}"
+    );
+}

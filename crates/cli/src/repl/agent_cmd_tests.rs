@@ -207,6 +207,7 @@ fn a_malformed_agent_is_reported_with_file_key_and_fix_and_the_repl_keeps_runnin
     let mut w = world(2);
     w.write_agent("broken", "temperature: hot\ninstructions: x\n", None);
     w.write_agent("fine", "instructions: Be fine.\n", None);
+    w.write_agent("orphan", "instructions: x\ndelegates: [ghost]\n", None);
     let before = w.request();
     let error = w
         .repl
@@ -235,6 +236,15 @@ fn a_malformed_agent_is_reported_with_file_key_and_fix_and_the_repl_keeps_runnin
         listing.contains(&format!(
             "error: {} (key `temperature`): expected a number; write `temperature: 0.7`",
             file.display()
+        )),
+        "{listing}"
+    );
+    let orphan = w.paths.agents_dir().join("orphan/config.yaml");
+    assert!(
+        listing.contains(&format!(
+            "error: {}: delegate `ghost` of agent `orphan` does not exist; create \
+             agents/ghost/config.yaml or remove it from `delegates`",
+            orphan.display()
         )),
         "{listing}"
     );
