@@ -735,3 +735,55 @@ async fn info_and_listings_report_failures_and_redact_secrets() {
         .await
         .expect("the restarted server completed a second handshake");
 }
+
+/// Issue 5 acceptance 3 in a real terminal: a macro named `prompt` is warned about once at
+/// start-up, `.prompt` still runs the builtin, `.macro prompt` runs the macro, and
+/// `.list macros` marks it as shadowed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_macro_named_prompt_is_warned_about_and_prompt_stays_the_builtin() {
+    if !tmux_available() {
+        return;
+    }
+    let script = vec![Reply::text("Explained."), Reply::text("Macro answer.")];
+    let (home, llm, _server) = setup(script, json!({})).await;
+    let macros = home.config_dir().join("macros");
+    std::fs::create_dir_all(&macros).unwrap();
+    std::fs::write(
+        macros.join("prompt.yaml"),
+        "description: mine\nsteps:\n  - from the macro\n",
+    )
+    .unwrap();
+    let term = Terminal::start(&home, &[]);
+    let screen = term.wait_prompts(1).await;
+    let warning = "macro `prompt` is shadowed by the builtin `.prompt`; run it with `.macro \
+                   prompt` or rename the file";
+    assert_eq!(screen.matches(warning).count(), 1, "{screen}");
+    let prompts = wait_ready(&term, 1).await;
+
+    term.type_text(".prompt everything explain");
+    term.keys(&["Enter"]);
+    term.wait_text("Explained.").await;
+    assert_eq!(last_user_text(&llm).await, vec!["[user]\nexplain\n"]);
+    let prompts = prompts + 1;
+    term.wait_prompts(prompts).await;
+
+    term.type_text(".macro prompt");
+    term.keys(&["Enter"]);
+    term.wait_text("Macro answer.").await;
+    assert_eq!(
+        last_user_text(&llm).await,
+        vec!["[user]\nexplain\n", "from the macro"]
+    );
+    let prompts = prompts + 1;
+    term.wait_prompts(prompts).await;
+
+    term.type_text(".list macros");
+    term.keys(&["Enter"]);
+    let screen = term
+        .wait_text("prompt (shadowed by .prompt; run with .macro prompt)")
+        .await;
+    // Still one warning: it is shown at start-up only.
+    assert_eq!(screen.matches(warning).count(), 1, "{screen}");
+    assert_eq!(llm.violations(), Vec::<String>::new());
+    assert_eq!(llm.remaining(), 0);
+}
