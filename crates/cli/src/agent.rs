@@ -177,7 +177,11 @@ impl AgentHost {
         self.inner.app.wait_settled().await;
         let app_names = self.inner.app.server_names();
         let app_selected = match app_servers {
-            AppServers::AllReady => app_names,
+            // A failed app server was reported at start-up; do not repeat it per agent.
+            AppServers::AllReady => app_names
+                .into_iter()
+                .filter(|n| self.inner.app.state(n) == Some(coyote_mcp::ServerState::Ready))
+                .collect(),
             AppServers::Selected => agent_selection(config, &agent, &app_names),
         };
         let runtime = self
