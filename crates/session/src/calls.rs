@@ -48,6 +48,10 @@ enum Plan {
     Reuse {
         text: String,
     },
+    /// Identical to call `first` of this round (which runs): gets its result once it is in.
+    Same {
+        first: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -85,9 +89,14 @@ pub(crate) async fn run_round(
 ) -> (Vec<ToolResult>, RoundEnd) {
     let mut checked = Vec::with_capacity(calls.len());
     let mut end = RoundEnd::Completed;
-    for call in calls {
+    // The first call of this round that runs, by call key: identical ones wait for its result.
+    let mut first_of: BTreeMap<String, usize> = BTreeMap::new();
+    for (index, call) in calls.iter().enumerate() {
+        let key = call_key(&call.name, &call.arguments);
         let item = if end == RoundEnd::Cancelled {
             cancelled_unchecked(session, call)
+        } else if let Some(&first) = first_of.get(&key) {
+            duplicate(session, state, call, first)
         } else {
             match check(session, state, call, ctx).await {
                 Some(item) => item,
@@ -97,12 +106,15 @@ pub(crate) async fn run_round(
                 }
             }
         };
+        if matches!(item.plan, Plan::Run { .. }) {
+            first_of.entry(key).or_insert(index);
+        }
         checked.push(item);
     }
     if end == RoundEnd::Cancelled {
         // Nothing runs once the user cancelled during the checks.
         for item in &mut checked {
-            if matches!(item.plan, Plan::Run { .. }) {
+            if matches!(item.plan, Plan::Run { .. } | Plan::Same { .. }) {
                 item.plan = Plan::Answer {
                     status: ToolCallStatus::Cancelled,
                     text: CANCELLED_TEXT.to_owned(),
@@ -114,7 +126,7 @@ pub(crate) async fn run_round(
         .iter()
         .map(|item| match item.plan {
             Plan::Run { .. } => Some(call_key(&item.call.name, &item.call.arguments)),
-            Plan::Answer { .. } | Plan::Reuse { .. } => None,
+            Plan::Answer { .. } | Plan::Reuse { .. } | Plan::Same { .. } => None,
         })
         .collect();
     let (results, run_end) = execute(session, checked, ctx).await;
@@ -142,6 +154,26 @@ fn cancelled_unchecked(session: &Session, call: &ToolCall) -> Checked {
             status: ToolCallStatus::Cancelled,
             text: CANCELLED_TEXT.to_owned(),
         },
+    }
+}
+
+/// A call identical to call `first` of the same round: not checked again (no second approval
+/// question), answered with `first`'s result — unless the repeat guard stops it.
+fn duplicate(session: &Session, state: &mut CallState, call: &ToolCall, first: usize) -> Checked {
+    let parsed = call.parse_arguments().ok().map(Value::Object);
+    let plan = if state.guard.record(&call.name, &call.arguments) {
+        Plan::Answer {
+            status: ToolCallStatus::Repeated,
+            text: repeated_text(&call.name),
+        }
+    } else {
+        Plan::Same { first }
+    };
+    Checked {
+        call: call.clone(),
+        target: CallTarget::of(&session.dispatcher, &call.name, parsed.as_ref()),
+        shown_arguments: shown_arguments(call),
+        plan,
     }
 }
 
@@ -319,6 +351,7 @@ async fn execute(
     let mut results: Vec<Option<ToolResult>> = vec![None; checked.len()];
     let started: Mutex<Vec<Option<Instant>>> = Mutex::new(vec![None; checked.len()]);
     let mut runs = Vec::new();
+    let mut same = Vec::new();
     for (index, item) in checked.iter().enumerate() {
         match &item.plan {
             Plan::Answer { status, text } => {
@@ -332,6 +365,7 @@ async fn execute(
                 results[index] = Some(ToolResult::success(item.call.id.clone(), text.clone()));
             }
             Plan::Run { arguments } => runs.push((index, arguments.clone())),
+            Plan::Same { first } => same.push((index, *first)),
         }
     }
     let mut pending = futures::stream::iter(runs)
@@ -381,6 +415,20 @@ async fn execute(
     }
     // Dropping the stream drops the in-flight requests: the host sends notifications/cancelled.
     drop(pending);
+    // Identical calls of this round get their first's result (a cancelled first: see below).
+    for (index, first) in same {
+        if let Some(earlier) = results[first].clone() {
+            let item = &checked[index];
+            let text = reused_text(&earlier.content);
+            emit_started(ctx, item);
+            emit_finished(ctx, item, ToolCallStatus::Repeated, 0, &text);
+            results[index] = Some(ToolResult {
+                call_id: item.call.id.clone(),
+                content: text,
+                outcome: earlier.outcome,
+            });
+        }
+    }
     let started = started.into_inner().unwrap_or_else(|p| p.into_inner());
     let results = results
         .into_iter()

@@ -177,3 +177,41 @@ async fn a_repeated_direct_call_gets_the_earlier_result_without_running() {
     h.assert_requests_valid();
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn identical_calls_in_one_message_run_once_and_ask_once() {
+    let wipe = || ("fake__wipe", json!({"target": "/data"}));
+    let script = vec![
+        Reply::calls(
+            "",
+            vec![wipe(), ("fake__echo", json!({"text": "y"})), wipe()],
+        ),
+        Reply::text("done"),
+    ];
+    let h = Harness::with(
+        LlmWire::OpenAi,
+        script,
+        scenario(),
+        SessionOptions::default(),
+    )
+    .await;
+    let asked = Asked::new(ApprovalDecision::Approve);
+    let (outcome, _) = h.turn_with(&mut Conversation::new(), "wipe", &asked).await;
+    assert_eq!(outcome.unwrap().stop, StopReason::Answered);
+    assert_eq!(asked.requests().len(), 1);
+    assert_eq!(h.server.events().tool_calls("wipe"), 1);
+    let results = tool_results(LlmWire::OpenAi, &h.llm.requests()[1]);
+    assert_eq!(results.len(), 3);
+    assert!(
+        results[0].1.starts_with("Result of tool `wipe`"),
+        "{}",
+        results[0].1
+    );
+    assert!(
+        results[2].1.starts_with("Not run again: ") && results[2].1.ends_with(&results[0].1),
+        "{}",
+        results[2].1
+    );
+    h.assert_requests_valid();
+    h.shutdown().await;
+}
