@@ -318,13 +318,12 @@ impl Repl {
     }
 
     fn switch_model(&mut self, requested: &str) {
-        let Some(config) = self.app_config.as_ref() else {
+        if self.app_config.is_none() {
             self.screen
                 .line("coyote: no model configuration is loaded; see config.yaml");
             return;
-        };
+        }
         // An explicit choice wins over the role's and agent's model (scope.rs).
-        let _ = config;
         let mut scope = self.scope.clone();
         scope.model_override = Some(requested.to_owned());
         match self.apply_scope(scope) {
