@@ -12,6 +12,7 @@ mod error;
 mod hints;
 pub mod models;
 mod path;
+mod tls;
 mod token;
 
 pub use client::{
