@@ -86,8 +86,12 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match &config.transport {
             Transport::Stdio => {
+                // Pipes (how MCP clients launch servers) go through the reactor on private
+                // non-blocking file descriptions; anything else falls back to tokio's
+                // blocking stdio. No blocking-pool thread per read or write: fewer threads
+                // (each with a stack and a malloc arena) and no hand-off per message.
                 let running = server
-                    .serve(rmcp::transport::stdio())
+                    .serve(rmcp::transport::stdio_pipes())
                     .await
                     .map_err(|e| e.to_string())?;
                 running.waiting().await.map_err(|e| e.to_string())?;
