@@ -787,3 +787,58 @@ async fn a_macro_named_prompt_is_warned_about_and_prompt_stays_the_builtin() {
     assert_eq!(llm.violations(), Vec::<String>::new());
     assert_eq!(llm.remaining(), 0);
 }
+
+/// Issue 5, agents in a real terminal: `.agent NAME` asks for a variable without a default
+/// (inquire), the agent's instructions with the answer reach the model, `.list agents` marks it
+/// active, and `.agent` leaves it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_variables_are_asked_and_leaving_restores_the_plain_conversation() {
+    if !tmux_available() {
+        return;
+    }
+    let script = vec![Reply::text("Planned."), Reply::text("Plain again.")];
+    let (home, llm, _server) = setup(script, json!({})).await;
+    let agent_dir = home.config_dir().join("agents/planner");
+    std::fs::create_dir_all(&agent_dir).unwrap();
+    std::fs::write(
+        agent_dir.join("config.yaml"),
+        "description: plans things\ninstructions: Plan {{project}}.\nvariables:\n  - name: \
+         project\n    description: which project\n",
+    )
+    .unwrap();
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+
+    term.type_text(".agent planner");
+    term.keys(&["Enter"]);
+    term.wait_text("project (agent planner)").await;
+    term.type_text("mars");
+    term.keys(&["Enter"]);
+    term.wait_text("Agent 'planner' (model fake:fake-model").await;
+    term.wait_prompts(2).await;
+
+    term.type_text("make a plan");
+    term.keys(&["Enter"]);
+    term.wait_text("Planned.").await;
+    term.wait_prompts(3).await;
+    let request = llm.requests().last().cloned().unwrap();
+    assert_eq!(request["messages"][0]["role"], "system");
+    assert_eq!(request["messages"][0]["content"], "Plan mars.");
+
+    term.type_text(".list agents");
+    term.keys(&["Enter"]);
+    term.wait_text("planner (active)").await;
+    term.wait_prompts(4).await;
+
+    term.type_text(".agent");
+    term.keys(&["Enter"]);
+    term.wait_text("Left agent 'planner'.").await;
+    term.wait_prompts(5).await;
+    term.type_text("hello");
+    term.keys(&["Enter"]);
+    term.wait_text("Plain again.").await;
+    let request = llm.requests().last().cloned().unwrap();
+    assert_eq!(user_texts(LlmWire::OpenAi, &request), vec!["hello"]);
+    assert_ne!(request["messages"][0]["role"], "system");
+    assert_eq!(llm.violations(), Vec::<String>::new());
+}
