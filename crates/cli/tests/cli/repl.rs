@@ -814,7 +814,8 @@ async fn agent_variables_are_asked_and_leaving_restores_the_plain_conversation()
     term.wait_text("project (agent planner)").await;
     term.type_text("mars");
     term.keys(&["Enter"]);
-    term.wait_text("Agent 'planner' (model fake:fake-model").await;
+    term.wait_text("Agent 'planner' (model fake:fake-model")
+        .await;
     term.wait_prompts(2).await;
 
     term.type_text("make a plan");
