@@ -21,7 +21,7 @@
 //!   input tokens; they decide *when* to compact, never what a request may carry.
 
 use coyote_llm::{LlmError, Message, ToolCall, ToolResult};
-use coyote_mcp::MetaFunction;
+use coyote_mcp::MetaKind;
 use serde::{Deserialize, Serialize};
 
 use crate::conversation::Conversation;
@@ -247,7 +247,14 @@ impl Session {
             report.results_spilled += self.spill_results(conversation, 0..end);
         }
         finish(conversation, &mut report);
-        ctx.events.emit(notice(trigger, &report));
+        // At the threshold with nothing left to free (e.g. the declarations alone fill the
+        // window), say nothing rather than repeat an empty notice every round.
+        if trigger == CompactTrigger::OnDemand
+            || report.results_spilled > 0
+            || report.turns_summarised > 0
+        {
+            ctx.events.emit(notice(trigger, &report));
+        }
         Ok(report)
     }
 
@@ -308,22 +315,36 @@ impl Session {
             return None;
         }
         let name = call.map_or("a tool", |c| c.name.as_str());
+        // Meta or direct (`<server>__<tool>`) names, through the dispatcher's one parser; the
+        // handle is only worth keeping when the server offers `mcp_read_<server>` to page it.
         let server = call
-            .and_then(|c| MetaFunction::parse(&c.name))
-            .map(|f| f.server);
+            .and_then(|c| self.dispatcher.resolve(&c.name))
+            .map(|target| target.server().to_owned())
+            .filter(|server| self.can_read_back(server));
         match server.map(|s| (self.spill.put_result_text(&s, content), s)) {
             Some((Ok(handle), server)) => Some(format!(
                 "{COMPACTED_RESULT_PREFIX} of {name}: {} bytes moved out of the conversation; \
                  read it with mcp_read_{server} {{\"uri\": \"{handle}\"}}]",
                 content.len()
             )),
-            // Not an MCP call, or the store failed: keep a head so the gist survives.
+            // Not an MCP call, no read function, or the store failed: keep a head so the gist
+            // survives.
             _ => Some(format!(
                 "{COMPACTED_RESULT_PREFIX} of {name}: {} bytes dropped; it began: {}]",
                 content.len(),
                 head(content, MIN_SPILLED_RESULT_BYTES / 2)
             )),
         }
+    }
+}
+
+impl Session {
+    /// Whether the model is offered `mcp_read_<server>` (so a spilled result can be paged).
+    fn can_read_back(&self, server: &str) -> bool {
+        self.runtime
+            .server_features()
+            .iter()
+            .any(|f| f.name == server && MetaKind::Read.is_enabled_for(f))
     }
 }
 

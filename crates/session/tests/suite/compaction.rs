@@ -37,10 +37,20 @@ struct World {
 }
 
 async fn world(wire: LlmWire, script: Vec<Reply>) -> World {
+    // Resources too: the spilled results are paged back with `mcp_read_fake`.
+    world_with(
+        wire,
+        script,
+        Capabilities::none().with_tools().with_resources(),
+    )
+    .await
+}
+
+async fn world_with(wire: LlmWire, script: Vec<Reply>, capabilities: Capabilities) -> World {
     let llm = FakeLlm::start(wire, script).await;
     let runtime = McpRuntime::new(RuntimeOptions::default());
     let scenario = Scenario::builder()
-        .capabilities(Capabilities::none().with_tools())
+        .capabilities(capabilities)
         .tool("big", ToolBehavior::BigText { bytes: 2400 })
         .build();
     let ((read, write), _server) = in_process(scenario);
@@ -219,5 +229,29 @@ async fn on_demand_compaction_of_a_short_conversation_keeps_it_valid() {
     assert_eq!(conversation.messages, before.messages);
     assert_eq!(conversation.system, before.system);
     assert_eq!(w.llm.requests().len(), 1, "no summary request was made");
+    w.runtime.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_result_that_could_not_be_read_back_keeps_its_beginning_instead_of_a_handle() {
+    // Tools only: no `mcp_read_fake` is offered, so a handle would be useless to the model.
+    let script = vec![
+        Reply::call("mcp_invoke_fake", json!({"tool": "big", "arguments": {}})),
+        Reply::text("A".repeat(1600)),
+        Reply::text("second"),
+    ];
+    let w = world_with(LlmWire::OpenAi, script, Capabilities::none().with_tools()).await;
+    let mut conversation = Conversation::with_system("be brief");
+    turn(&w, &mut conversation, "q1").await;
+    let events = turn(&w, &mut conversation, "q2").await;
+    assert_eq!(compaction_notices(&events).len(), 1);
+    let note = match &conversation.messages[2] {
+        Message::Tool(r) => r.content.clone(),
+        other => panic!("expected the tool result, got {other:?}"),
+    };
+    assert!(note.starts_with(COMPACTED_RESULT_PREFIX), "{note}");
+    assert!(note.contains("bytes dropped; it began: "), "{note}");
+    assert!(!note.contains("coyote-result://"), "{note}");
+    assert_eq!(w.llm.violations(), Vec::<String>::new());
     w.runtime.shutdown().await;
 }
