@@ -11,7 +11,7 @@ use coyote_session::{Conversation, ServerSelection};
 
 use crate::args::ChatArgs;
 use crate::exit::{CliError, CliResult};
-use crate::repl::scope::{Scope, server_selection};
+use crate::repl::scope::{Scope, server_selection, source_label};
 use crate::repl::session_cmd::{save, scope_of};
 
 /// The scope and conversation a one-shot turn starts from.
@@ -76,8 +76,9 @@ pub fn selected_specs(
     let known: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
     for name in resolved.selection.unknown_names(&known) {
         eprintln!(
-            "coyote: warning: `enabled_mcp_servers` names \"{name}\", which no mcp.json \
-             defines; ignored"
+            "coyote: warning: `enabled_mcp_servers` ({}) names \"{name}\", which no mcp.json \
+             defines; ignored",
+            source_label(resolved.source)
         );
     }
     let specs = resolved.selection.select(&servers, |s| s.name.as_str());

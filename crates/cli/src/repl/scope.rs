@@ -133,6 +133,17 @@ pub fn choose_model(config: &AppConfig, scope: &Scope) -> Result<ModelChoice, St
     })
 }
 
+/// Where a selection came from, for messages.
+pub fn source_label(source: SelectionSource) -> &'static str {
+    match source {
+        SelectionSource::Session => "set in this session",
+        SelectionSource::Agent => "from the agent",
+        SelectionSource::Role => "from the role",
+        SelectionSource::Config => "from config.yaml",
+        SelectionSource::Default => "default",
+    }
+}
+
 /// One line for `.info`: which servers are selected and by which layer.
 pub fn describe_selection(resolved: &ResolvedSelection) -> String {
     let what = match &resolved.selection {
@@ -140,14 +151,7 @@ pub fn describe_selection(resolved: &ResolvedSelection) -> String {
         Selection::Only(names) if names.is_empty() => "none".to_owned(),
         Selection::Only(names) => names.join(", "),
     };
-    let from = match resolved.source {
-        SelectionSource::Session => "set in this session",
-        SelectionSource::Agent => "from the agent",
-        SelectionSource::Role => "from the role",
-        SelectionSource::Config => "from config.yaml",
-        SelectionSource::Default => "default",
-    };
-    format!("{what} ({from})")
+    format!("{what} ({})", source_label(resolved.source))
 }
 
 #[cfg(test)]

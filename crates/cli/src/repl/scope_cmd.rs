@@ -39,8 +39,9 @@ impl Repl {
         let unknown = resolved.selection.unknown_names(&known);
         if !unknown.is_empty() && !known.is_empty() {
             self.screen.line(&format!(
-                "coyote: warning: enabled_mcp_servers names {} — no such server in mcp.json \
-                 (configured: {})",
+                "coyote: warning: `enabled_mcp_servers` ({}) names {}, which no mcp.json \
+                 defines; ignored (configured: {})",
+                super::scope::source_label(resolved.source),
                 unknown.join(", "),
                 known.join(", ")
             ));

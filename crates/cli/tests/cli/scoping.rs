@@ -141,3 +141,29 @@ async fn a_corrupt_session_or_a_malformed_role_is_a_usage_error_and_nothing_is_o
     );
     assert!(llm.requests().is_empty());
 }
+
+/// A role's `enabled_mcp_servers` decides what one-shot starts; a name no mcp.json defines is
+/// warned about with the layer it came from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_role_selection_naming_an_unknown_server_is_warned_about() {
+    let llm = FakeLlm::start(LlmWire::OpenAi, vec![Reply::text("ok")]).await;
+    let home = Home::new();
+    write_config(&home, &llm);
+    write(
+        &home,
+        "roles/r.md",
+        "---\nenabled_mcp_servers: [nope]\n---\nsys",
+    );
+    let (code, out, err) = run(&home, &["-r", "r", "hi"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "ok\n");
+    assert!(
+        err.contains(
+            "coyote: warning: `enabled_mcp_servers` (from the role) names \"nope\", which no \
+             mcp.json defines; ignored"
+        ),
+        "{err}"
+    );
+    let requests = llm.requests();
+    assert_eq!(requests[0]["tools"].as_array().map_or(0, Vec::len), 0);
+}
