@@ -167,6 +167,10 @@ def run_task(args, spec, mode, task):
         timed_out = True
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
+    finally:
+        # Interrupted (SIGTERM from the script's trap): never leave coyote or its server behind.
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
     secs = time.monotonic() - t0
     with open(os.path.join(tdir, "coyote.jsonl"), "w") as f:
         f.write(out)
@@ -220,7 +224,12 @@ def summary(results, modes):
     return "\n".join(lines)
 
 
+def on_term(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
 def main():
+    signal.signal(signal.SIGTERM, on_term)
     ap = argparse.ArgumentParser()
     ap.add_argument("--coyote", required=True)
     ap.add_argument("--fake-mcp", required=True)
@@ -252,24 +261,30 @@ def main():
     results = []
     with open(os.path.join(args.out, "results.jsonl"), "w") as rf:
         try:
-            # Mode by mode: consecutive requests share the tool declarations, so llama-server
-            # reuses its prompt cache.
-            for mode in modes:
-                for task in tasks:
-                    r = run_task(args, spec, mode, task)
-                    results.append(r)
-                    rf.write(json.dumps(r) + "\n")
-                    rf.flush()
-                    calls = " ".join(f"{c['name']}{json.dumps(c['arguments'], separators=(',', ':'))}"
-                                     for c in r["server_calls"]) or "-"
-                    print(f"{mode:6} {task['kind']:6} {task['id']:20} "
-                          f"{'PASS' if r['ok'] else 'FAIL'} {r['seconds']:6.1f}s "
-                          f"{r['stop'] or '-':14} {r['verdict'][:60]} | calls: {calls[:120]}",
-                          flush=True)
+            # Single-step tasks of every mode first, then the multi-step ones, so that a run cut
+            # short still compares the modes on the same tasks. Within a kind, mode by mode:
+            # consecutive requests share the tool declarations, so llama-server reuses its
+            # prompt cache (direct and auto, when auto picks direct, share one).
+            order = [(m, t) for kind in ("single", "multi") for m in modes
+                     for t in tasks if t["kind"] == kind]
+            for mode, task in order:
+                r = run_task(args, spec, mode, task)
+                results.append(r)
+                rf.write(json.dumps(r) + "\n")
+                rf.flush()
+                calls = " ".join(f"{c['name']}{json.dumps(c['arguments'], separators=(',', ':'))}"
+                                 for c in r["server_calls"]) or "-"
+                print(f"{mode:6} {task['kind']:6} {task['id']:20} "
+                      f"{'PASS' if r['ok'] else 'FAIL'} {r['seconds']:6.1f}s "
+                      f"{r['stop'] or '-':14} {r['verdict'][:60]} | calls: {calls[:120]}",
+                      flush=True)
         except InfraError as e:
             print(f"e2e-local-llm: {e}", file=sys.stderr)
             return 2
-    print(summary(results, modes))
+    table = summary(results, modes)
+    print(table)
+    with open(os.path.join(args.out, "summary.txt"), "w") as f:
+        f.write(table + "\n")
     return 0
 
 
