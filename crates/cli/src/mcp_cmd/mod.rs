@@ -65,10 +65,16 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         | McpCommand::Call { server, .. }
         | McpCommand::Read { server, .. }
         | McpCommand::Prompt { server, .. } => Some(server.clone()),
-        // A name that is no meta-function starts nothing; dispatch reports it.
-        McpCommand::Meta { function_name, .. } => Some(
-            coyote_mcp::MetaFunction::parse(function_name).map_or_else(String::new, |m| m.server),
-        ),
+        // A meta-function starts its server; a possible direct name (`<server>__<tool>`, maybe
+        // sanitised or hashed) starts every server, since only the declaration set names it;
+        // anything else starts nothing and dispatch reports it.
+        McpCommand::Meta { function_name, .. } => {
+            match coyote_mcp::MetaFunction::parse(function_name) {
+                Some(m) => Some(m.server),
+                None if function_name.contains(coyote_mcp::meta::direct::DIRECT_SEPARATOR) => None,
+                None => Some(String::new()),
+            }
+        }
         McpCommand::Add { .. } | McpCommand::Remove { .. } => None,
     }
 }
@@ -147,7 +153,13 @@ async fn dispatch(
         McpCommand::Meta {
             function_name,
             json_args,
-        } => via_meta::meta(&d, &function_name, &json_args).await,
+        } => {
+            // Direct tool names exist only in a declaration set: build the one the model gets.
+            let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
+            let d = d.with_exposure(exposure);
+            d.declarations(&runtime.server_features()).await;
+            via_meta::meta(&d, &function_name, &json_args).await
+        }
         McpCommand::Add { .. } | McpCommand::Remove { .. } => Ok(()),
     }
 }

@@ -97,6 +97,15 @@ fn servers_show_exposure_and_config_yaml_sets_the_default() {
         "{out}"
     );
 
+    // `coyote mcp meta` runs a direct name exactly as the model would.
+    let (code, out, err) = home.run(&["mcp", "meta", "small__echo", r#"{"text": "hi"}"#]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Result of tool `echo` on MCP server `small`: answer the user from it unless you need \
+         another tool.\n{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"is_error\":false}\n"
+    );
+
     // config.yaml's default: meta for every server that does not set its own.
     std::fs::write(home.config_dir().join("config.yaml"), "expose: meta\n").unwrap();
     let servers = home.json(&["mcp", "servers"]);
