@@ -1,11 +1,11 @@
+mod agents;
 mod chat;
 mod common;
 mod config_errors;
 mod content;
 mod docs;
 mod everything;
+mod exposure;
 mod fake;
 mod repl;
 mod scoping;
-mod agents;
-mod exposure;

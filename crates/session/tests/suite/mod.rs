@@ -1,9 +1,9 @@
 mod approval;
 mod cancel;
+mod compaction;
+mod delegate;
+mod exposure;
 mod loop_guards;
 mod servers;
 mod support;
 mod turns;
-mod compaction;
-mod delegate;
-mod exposure;
