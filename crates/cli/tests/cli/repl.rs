@@ -420,7 +420,16 @@ async fn a_destructive_tool_runs_only_after_yes() {
         2,
         "both turns' calls are answered: {results:?}"
     );
-    let output: Value = serde_json::from_str(&results[1].1).unwrap();
+    // The result opens with the line saying whose output it is, then the tool's result.
+    let (header, body) = results[1]
+        .1
+        .split_once('\n')
+        .expect("header line then the result");
+    assert!(
+        header.starts_with("Result of tool `wipe` on MCP server `everything`"),
+        "{header}"
+    );
+    let output: Value = serde_json::from_str(body).unwrap();
     assert_eq!(
         output["content"],
         json!([{"type": "text", "text": "wiped"}])
