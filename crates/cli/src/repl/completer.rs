@@ -6,6 +6,8 @@
 //! | `.prompt <TAB>` | enabled, Ready, prompts-capable servers | local state, no RPC |
 //! | `.prompt srv <TAB>` | srv's prompts with descriptions | `prompts/list`, live on every TAB |
 //! | `.prompt srv name <TAB>` | `key=` per argument (description, `(required)`), typed keys excluded, no trailing space | the same live listing |
+//! | `.role <TAB>`, `.macro <TAB>`, `.session load\|save <TAB>` | role, macro, session names | the config dir's files |
+//! | `.mcp enable\|disable\|restart <TAB>` | configured servers | local state |
 //!
 //! Invariants:
 //! - Completion never starts or connects a server and never authenticates: it only asks
@@ -62,8 +64,12 @@ pub enum Stage {
     Command,
     ListTarget,
     McpSubcommand,
-    /// `.mcp restart <TAB>`: any configured server (local state).
+    /// `.mcp restart|enable|disable <TAB>`: any configured server (local state).
     McpServer,
+    /// `.session <TAB>`.
+    SessionSubcommand,
+    /// `.role <TAB>`, `.macro <TAB>`, `.session load|save <TAB>`: names from the config dir.
+    Definition(DefinitionDir),
     /// `.prompt <TAB>`.
     PromptServer,
     /// `.prompt srv <TAB>`.
@@ -77,6 +83,17 @@ pub enum Stage {
         typed_keys: BTreeSet<String>,
     },
 }
+
+/// Which definitions a name is completed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefinitionDir {
+    Roles,
+    Macros,
+    Sessions,
+}
+
+/// The `.session` subcommands.
+const SESSION_SUBCOMMANDS: [&str; 4] = ["new", "save", "load", "list"];
 
 /// Where the completion happens: the stage and the partial word (from `start` to the cursor).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +130,13 @@ pub fn position(line: &str, pos: usize) -> Position {
         [cmd, rest @ ..] => match (CommandName::lookup(cmd), rest) {
             (Some(CommandName::List), []) => Stage::ListTarget,
             (Some(CommandName::Mcp), []) => Stage::McpSubcommand,
-            (Some(CommandName::Mcp), ["restart"]) => Stage::McpServer,
+            (Some(CommandName::Mcp), ["restart" | "enable" | "disable"]) => Stage::McpServer,
+            (Some(CommandName::Role), []) => Stage::Definition(DefinitionDir::Roles),
+            (Some(CommandName::Macro), []) => Stage::Definition(DefinitionDir::Macros),
+            (Some(CommandName::Session), []) => Stage::SessionSubcommand,
+            (Some(CommandName::Session), ["load" | "save"]) => {
+                Stage::Definition(DefinitionDir::Sessions)
+            }
             (Some(CommandName::Prompt), []) => Stage::PromptServer,
             (Some(CommandName::Prompt), [server]) => Stage::PromptName {
                 server: (*server).to_owned(),
@@ -192,6 +215,8 @@ pub struct CompletionSource {
     runtime: McpRuntime,
     enabled: EnabledFilter,
     rpc_timeout: Duration,
+    /// Where role, macro and session names come from (`None`: not completed).
+    config: Option<coyote_config::ConfigPaths>,
 }
 
 impl CompletionSource {
@@ -200,7 +225,48 @@ impl CompletionSource {
             runtime,
             enabled,
             rpc_timeout: COMPLETION_RPC_TIMEOUT,
+            config: None,
         }
+    }
+
+    /// Completes role, macro and session names from this config dir.
+    pub fn with_config(mut self, paths: coyote_config::ConfigPaths) -> Self {
+        self.config = Some(paths);
+        self
+    }
+
+    /// Role, macro or session names (local files, no RPC).
+    fn definition_names(&self, dir: DefinitionDir) -> Vec<Candidate> {
+        let Some(paths) = self.config.as_ref() else {
+            return Vec::new();
+        };
+        let names: Vec<(String, Option<String>)> = match dir {
+            DefinitionDir::Roles => coyote_config::list_roles(&paths.roles_dir())
+                .items
+                .into_iter()
+                .map(|r| (r.name, r.description))
+                .collect(),
+            DefinitionDir::Macros => {
+                coyote_config::list_macros(&paths.macros_dir(), &super::macro_cmd::builtin_names())
+                    .items
+                    .into_iter()
+                    .map(|m| (m.name, m.description))
+                    .collect()
+            }
+            DefinitionDir::Sessions => coyote_config::SessionStore::new(paths.sessions_dir())
+                .list()
+                .into_iter()
+                .map(|e| (e.name, None))
+                .collect(),
+        };
+        names
+            .into_iter()
+            .map(|(name, description)| Candidate {
+                value: name,
+                description,
+                append_whitespace: true,
+            })
+            .collect()
     }
 
     /// Replaces the RPC bound (tests).
@@ -232,6 +298,11 @@ impl CompletionSource {
                 .iter()
                 .map(|n| Candidate::word(n, None))
                 .collect(),
+            Stage::SessionSubcommand => SESSION_SUBCOMMANDS
+                .iter()
+                .map(|w| Candidate::word(w, None))
+                .collect(),
+            Stage::Definition(dir) => self.definition_names(*dir),
             Stage::PromptServer => self.prompt_servers(),
             Stage::PromptName { server } => self.prompt_names(server).await,
             Stage::PromptArgKey {

@@ -412,3 +412,55 @@ fn the_reedline_adapter_places_suggestions_on_the_line() {
     );
     rt.block_on(runtime.shutdown());
 }
+
+/// `.role`, `.macro`, `.session load|save` complete names from the config dir;
+/// `.mcp enable|disable` complete servers like `.mcp restart`.
+#[test]
+fn role_macro_and_session_names_complete_from_the_config_dir() {
+    let at = |line: &str| position(line, line.len());
+    assert_eq!(at(".role ").stage, Stage::Definition(DefinitionDir::Roles));
+    assert_eq!(
+        at(".macro re").stage,
+        Stage::Definition(DefinitionDir::Macros)
+    );
+    assert_eq!(at(".session ").stage, Stage::SessionSubcommand);
+    assert_eq!(
+        at(".session load w").stage,
+        Stage::Definition(DefinitionDir::Sessions)
+    );
+    assert_eq!(at(".mcp enable ").stage, Stage::McpServer);
+    assert_eq!(at(".mcp disable g").stage, Stage::McpServer);
+    assert_eq!(at(".role coder ").stage, Stage::None);
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let paths = coyote_config::ConfigPaths::under(dir.path());
+    for (file, text) in [
+        (
+            "roles/coder.md",
+            "---\ndescription: writes code\n---\nCode.",
+        ),
+        ("roles/critic.md", "Criticise."),
+        ("macros/review.yaml", "steps: [hi]\n"),
+        ("sessions/work.yaml", "version: 1\nconversation: {}\n"),
+    ] {
+        let path = paths.config_dir().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let runtime = McpRuntime::new(coyote_mcp::RuntimeOptions::default());
+    let configured = source(&runtime).with_config(paths);
+    let complete = |line: &str| rt.block_on(configured.candidates(&at(line)));
+    let roles = complete(".role c");
+    assert_eq!(values(&roles), vec!["coder", "critic"]);
+    assert_eq!(roles[0].description.as_deref(), Some("writes code"));
+    assert_eq!(values(&complete(".macro ")), vec!["review"]);
+    assert_eq!(values(&complete(".session l")), vec!["load", "list"]);
+    assert_eq!(values(&complete(".session load ")), vec!["work"]);
+    // Without a config dir there is nothing to offer.
+    let bare = source(&runtime);
+    assert!(rt.block_on(bare.candidates(&at(".role "))).is_empty());
+}

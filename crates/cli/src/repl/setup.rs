@@ -132,7 +132,10 @@ pub fn start(
             Err(error) => eprintln!("coyote: {error}"),
         }
     }
-    let source = CompletionSource::new(runtime, repl.enabled_filter());
+    let mut source = CompletionSource::new(runtime, repl.enabled_filter());
+    if let Some(paths) = repl.paths.clone() {
+        source = source.with_config(paths);
+    }
     let completer = ReplCompleter::new(source, handle.clone());
     let editor = super::editor::build(&history_file, completer)
         .map_err(|e| CliError::failure(e.to_string()))?;
