@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use coyote_config::{
-    Agent, AppConfig, Listing, ProcessEnv, SelectionLayers, list_agents, load_agent,
+    Agent, AppConfig, Listing, ProcessEnv, SelectionLayers, list_agents_with_defaults, load_agent,
+    load_agent_with_defaults,
     resolve_selection, shadowed_app_servers,
 };
 use coyote_llm::StreamMode;
@@ -118,11 +119,21 @@ impl AgentHost {
 
     /// Loads `agents/NAME/config.yaml` (and its own mcp.json).
     pub fn load(&self, name: &str) -> Result<Agent, String> {
-        load_agent(&self.inner.agents_dir, name, &ProcessEnv).map_err(|e| e.to_string())
+        load_agent_with_defaults(
+            &self.inner.agents_dir,
+            name,
+            &ProcessEnv,
+            self.inner.config.server_defaults(),
+        )
+        .map_err(|e| e.to_string())
     }
 
     pub fn list(&self) -> Listing<Agent> {
-        list_agents(&self.inner.agents_dir, &ProcessEnv)
+        list_agents_with_defaults(
+            &self.inner.agents_dir,
+            &ProcessEnv,
+            self.inner.config.server_defaults(),
+        )
     }
 
     /// Shadow warnings for `agent` not given before (each `(agent, server)` once).

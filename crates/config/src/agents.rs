@@ -20,7 +20,7 @@ use serde_yaml_ng::Value;
 use crate::app_config::ServerList;
 use crate::env::EnvLookup;
 use crate::macros::{expand_placeholders, placeholders};
-use crate::mcp_json::{McpFile, McpFileContext, load_mcp_file};
+use crate::mcp_json::{McpFile, McpFileContext, ServerDefaults, load_mcp_file};
 use crate::roles::{
     DefinitionError, DefinitionKind, DefinitionWarning, Fields, FileShape, Listing,
     check_definition_name, definition_names, parse_mapping, read_definition, scalar_text,
@@ -97,12 +97,23 @@ pub fn load_agent(
     name: &str,
     env: &dyn EnvLookup,
 ) -> Result<Agent, DefinitionError> {
+    load_agent_with_defaults(agents_dir, name, env, ServerDefaults::default())
+}
+
+/// [`load_agent`] whose own mcp.json entries inherit `defaults` (config.yaml's `expose` etc.,
+/// see `AppConfig::server_defaults`) where they do not set a value themselves.
+pub fn load_agent_with_defaults(
+    agents_dir: &Path,
+    name: &str,
+    env: &dyn EnvLookup,
+    defaults: ServerDefaults,
+) -> Result<Agent, DefinitionError> {
     check_definition_name(DefinitionKind::Agent, name)?;
     let dir = agents_dir.join(name);
     let file = dir.join(AGENT_FILE);
     let text = read_definition(DefinitionKind::Agent, agents_dir, name, &file, "yaml")?;
     let mut agent = parse_agent(name, &file, &text)?;
-    let cx = McpFileContext::new(env, dir.clone());
+    let cx = McpFileContext::new(env, dir.clone()).defaults(defaults);
     agent.mcp = load_mcp_file(&dir.join(AGENT_MCP_FILE), &cx).map_err(|source| {
         DefinitionError::McpJson {
             agent_file: file.clone(),
@@ -114,9 +125,18 @@ pub fn load_agent(
 
 /// Every agent directory; one error per agent that failed.
 pub fn list_agents(agents_dir: &Path, env: &dyn EnvLookup) -> Listing<Agent> {
+    list_agents_with_defaults(agents_dir, env, ServerDefaults::default())
+}
+
+/// [`list_agents`] with the defaults of [`load_agent_with_defaults`].
+pub fn list_agents_with_defaults(
+    agents_dir: &Path,
+    env: &dyn EnvLookup,
+    defaults: ServerDefaults,
+) -> Listing<Agent> {
     let mut listing = Listing::default();
     for name in definition_names(agents_dir, FileShape::Directory) {
-        match load_agent(agents_dir, &name, env) {
+        match load_agent_with_defaults(agents_dir, &name, env, defaults) {
             Ok(a) => listing.items.push(a),
             Err(e) => listing.errors.push(e),
         }

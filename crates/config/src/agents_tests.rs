@@ -268,3 +268,44 @@ fn docs_examples_load() {
         Selection::Only(vec!["github".into(), "gitlab".into(), "fs".into()])
     );
 }
+
+#[test]
+fn own_servers_inherit_the_given_defaults_unless_they_set_a_value() {
+    use coyote_protocol::Exposure;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = agent_dir(tmp.path(), "ops", "instructions: hi\n");
+    fs::write(
+        dir.join(AGENT_MCP_FILE),
+        r#"{"mcpServers": {"kb": {"command": "kb"}, "big": {"command": "big", "expose": "meta"}}}"#,
+    )
+    .unwrap();
+    let defaults = ServerDefaults {
+        expose: Exposure::Direct,
+        ..ServerDefaults::default()
+    };
+    let expose = |agent: &Agent| -> Vec<(String, Exposure)> {
+        agent
+            .own_servers()
+            .iter()
+            .map(|s| (s.name.clone(), s.expose))
+            .collect()
+    };
+    let agent = load_agent_with_defaults(tmp.path(), "ops", &MapEnv::new(), defaults).unwrap();
+    assert_eq!(
+        expose(&agent),
+        vec![
+            ("kb".to_owned(), Exposure::Direct),
+            ("big".to_owned(), Exposure::Meta)
+        ]
+    );
+    let listed = list_agents_with_defaults(tmp.path(), &MapEnv::new(), defaults);
+    assert_eq!(expose(&listed.items[0]), expose(&agent));
+    let plain = load_agent(tmp.path(), "ops", &MapEnv::new()).unwrap();
+    assert_eq!(
+        expose(&plain),
+        vec![
+            ("kb".to_owned(), Exposure::Auto),
+            ("big".to_owned(), Exposure::Meta)
+        ]
+    );
+}

@@ -28,7 +28,8 @@ mod warning;
 
 pub use agents::{
     AGENT_FILE, AGENT_MCP_FILE, Agent, AgentVariable, DelegateProblem, MAX_DELEGATE_DEPTH,
-    MissingVariables, check_delegates, list_agents, load_agent, parse_agent, shadowed_app_servers,
+    MissingVariables, check_delegates, list_agents, list_agents_with_defaults, load_agent,
+    load_agent_with_defaults, parse_agent, shadowed_app_servers,
 };
 pub use app_config::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
