@@ -19,8 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use coyote_config::{
     Agent, AppConfig, Listing, ProcessEnv, SelectionLayers, list_agents_with_defaults, load_agent,
-    load_agent_with_defaults,
-    resolve_selection, shadowed_app_servers,
+    load_agent_with_defaults, resolve_selection, shadowed_app_servers,
 };
 use coyote_llm::StreamMode;
 use coyote_mcp::{AgentRuntime, AgentServers, McpFactory, McpRuntime, RuntimeOptions, SpillStore};
