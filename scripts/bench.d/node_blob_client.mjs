@@ -17,7 +17,7 @@ const client = new Client({ name: 'bench-node', version: '0.0.0' });
 // raise it to coyote's limit (80 MiB, MAX_MESSAGE_BYTES) so the SDK can read the blob at all.
 const maxBufferSize = 80 * 1024 * 1024;
 await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore', maxBufferSize }));
-const result = await client.readResource({ uri }, { timeout: 120000 });
+const result = await client.readResource({ uri }, { timeout: 900000 });
 const item = result.contents[0];
 const bytes = Buffer.from(item.blob, 'base64');
 const sha256 = createHash('sha256').update(bytes).digest('hex');

@@ -1,12 +1,14 @@
 //! Client-side benchmark for `scripts/bench blob`: connects to one stdio MCP server through
 //! coyote-mcp's public API, then N times reads one blob resource and renders it (decode,
 //! sha256, spill — exactly what `coyote mcp read --json` does), timing each read from the
-//! request to the rendered spill object. Prints one JSON line: median/min/max in ms and this
-//! process's own peak RSS (`VmHWM`; the server's memory is not counted).
+//! request to the rendered spill object. Prints one JSON line: median/min/max in ms, this
+//! process's own CPU time per read (user+sys from `/proc/self/stat`, averaged over the runs:
+//! robust on a loaded machine where wall time is not) and its peak RSS (`VmHWM`; the
+//! server's time and memory are not counted).
 //!
-//! Against `scripts/bench.d/replay_blob_server.py` (which answers from memory) the time is the
-//! client's: receive, parse, decode, sha256, spill. Each run spills into a fresh directory, so
-//! the file is really written every time (no dedup hit).
+//! The wall time includes the server producing the blob; the CPU time is the client's alone:
+//! receive, parse, decode, sha256, spill. Each run spills into a fresh directory, so the file
+//! is really written every time (no dedup hit).
 //!
 //! Usage: `bench_blob [--runs N] URI -- CMD ARGS...`
 
@@ -26,6 +28,24 @@ fn own_peak_rss_kib() -> u64 {
         .find_map(|line| line.strip_prefix("VmHWM:"))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// User+sys CPU time of this process so far, in seconds (`/proc/self/stat` clock ticks).
+fn own_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the `(comm)`: state is field 3, utime 14 and stime 15.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn millis(d: Duration) -> f64 {
@@ -70,6 +90,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let scratch = tempfile::tempdir()?;
     let mut samples = Vec::with_capacity(runs);
     let mut last = serde_json::Value::Null;
+    let cpu_before = own_cpu_seconds();
     for run in 0..runs {
         let store = SpillStore::new(scratch.path().join(format!("run{run}")));
         let started = Instant::now();
@@ -84,12 +105,14 @@ async fn main() -> Result<(), Box<dyn Error>> {
             return Err(format!("the blob did not spill: {last}").into());
         }
     }
+    let cpu_per_read_ms = (own_cpu_seconds() - cpu_before) * 1e3 / runs as f64;
     samples.sort();
     let report = json!({
         "runs": runs,
         "median_ms": millis(samples[samples.len() / 2]),
         "min_ms": millis(samples[0]),
         "max_ms": millis(samples[samples.len() - 1]),
+        "cpu_per_read_ms": cpu_per_read_ms,
         "client_peak_rss_kib": own_peak_rss_kib(),
         "sha256": last["sha256"],
         "size_bytes": last["size_bytes"],
