@@ -34,6 +34,7 @@ use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::scan::{scan_head, scan_tail_for_id};
+use super::typed::ExpectedResults;
 use crate::error::fmt_bytes;
 use divert::Divert;
 pub(crate) use write::WriteHalf;
@@ -124,6 +125,8 @@ struct Core<W> {
     queued: VecDeque<ServerJsonRpcMessage>,
     writer: Writer<W>,
     in_flight: Arc<InFlight>,
+    /// Typed fast path for answers of known kind (`typed.rs`, owned by the latency work).
+    expected: ExpectedResults,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -145,6 +148,7 @@ where
                 queued: VecDeque::new(),
                 writer: Arc::new(tokio::sync::Mutex::new(Some(write))),
                 in_flight: Arc::default(),
+                expected: ExpectedResults::default(),
             },
         }
     }
@@ -303,7 +307,11 @@ where
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        match serde_json::from_slice::<ServerJsonRpcMessage>(line) {
+        let parsed = match self.expected.parse(line) {
+            Some(message) => Ok(message),
+            None => serde_json::from_slice::<ServerJsonRpcMessage>(line),
+        };
+        match parsed {
             Ok(message) => {
                 let answered = match &message {
                     JsonRpcMessage::Response(r) => Some(&r.id),
@@ -389,6 +397,7 @@ where
         &mut self,
         item: ClientJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.core.expected.note_sent(&item);
         match &item {
             JsonRpcMessage::Request(r) => {
                 self.core.in_flight.lock().insert(r.id.clone());

@@ -10,6 +10,7 @@ pub mod http;
 pub mod line;
 mod scan;
 pub(crate) mod stdio;
+mod typed;
 
 use std::sync::Arc;
 use std::time::Duration;

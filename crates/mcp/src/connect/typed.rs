@@ -1,0 +1,110 @@
+//! Typed fast path for responses whose request kind is known: a `tools/call` answer is read
+//! straight into `CallToolResult` instead of through rmcp's generic `ServerJsonRpcMessage`
+//! parse, which buffers the whole message into serde's `Content`, checks its shape and then
+//! tries the untagged `ServerResult` variants one by one (`CallToolResult` is the 16th), each
+//! failed try formatting an error. That parse was about a third of the client's CPU time per
+//! `tools/call` (perf, bench_toolcall against coyote-fake-mcp).
+//!
+//! Invariants:
+//! - The fast path only ever *adds* a shortcut: whenever it cannot tell (unknown id, a line
+//!   that is not exactly `{jsonrpc, id, result}`, a result that is not a valid
+//!   `CallToolResult`), it returns `None` and the caller parses the line the generic way, so
+//!   what callers receive is unchanged (off-spec results still reach the per-item raw path, R1).
+//! - An entry is taken out when its response is read through here, and dropped when the
+//!   request is cancelled; errors and malformed answers leave theirs behind, so the map is
+//!   cleared once it reaches [`MAX_EXPECTED`] (losing an entry only costs the slow path).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use rmcp::model::{
+    CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage,
+    JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
+};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// Bound on remembered request kinds (see the module invariants).
+const MAX_EXPECTED: usize = 1024;
+
+/// The result type a request's response is read into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ResultKind {
+    CallTool,
+}
+
+impl ResultKind {
+    fn of(request: &ClientRequest) -> Option<Self> {
+        match request {
+            ClientRequest::CallToolRequest(_) => Some(ResultKind::CallTool),
+            _ => None,
+        }
+    }
+}
+
+/// Result kinds of the requests in flight on one connection, by id.
+#[derive(Debug, Default)]
+pub(crate) struct ExpectedResults(Mutex<HashMap<RequestId, ResultKind>>);
+
+impl ExpectedResults {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, ResultKind>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records what an outgoing message means for the answers to come; call it before the
+    /// message is written, so its answer can never arrive first.
+    pub(crate) fn note_sent(&self, message: &ClientJsonRpcMessage) {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                if let Some(kind) = ResultKind::of(&request.request) {
+                    let mut expected = self.lock();
+                    if expected.len() >= MAX_EXPECTED {
+                        expected.clear();
+                    }
+                    expected.insert(request.id.clone(), kind);
+                }
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.lock().remove(id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The typed response `line` carries, when it answers a request of a known kind and
+    /// reads as that kind; `None` means "parse it the generic way".
+    pub(crate) fn parse(&self, line: &[u8]) -> Option<ServerJsonRpcMessage> {
+        if self.lock().is_empty() {
+            return None;
+        }
+        let envelope: Envelope<'_> = serde_json::from_slice(line).ok()?;
+        let kind = self.lock().remove(&envelope.id)?;
+        let result = match kind {
+            ResultKind::CallTool => ServerResult::CallToolResult(
+                serde_json::from_str::<CallToolResult>(envelope.result.get()).ok()?,
+            ),
+        };
+        Some(JsonRpcMessage::response(result, envelope.id))
+    }
+}
+
+/// Exactly a JSON-RPC success response: any other top-level key (`error`, `method`) or a
+/// duplicate fails the parse and sends the line down the generic path.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope<'a> {
+    #[allow(dead_code)] // validated ("2.0"), not used
+    jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    #[serde(borrow)]
+    result: &'a RawValue,
+}
+
+#[cfg(test)]
+#[path = "typed_tests.rs"]
+mod tests;

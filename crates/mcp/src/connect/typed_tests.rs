@@ -1,0 +1,168 @@
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    NumberOrString, PingRequest,
+};
+
+use super::*;
+use crate::convert::tool_outcome_from;
+
+fn call(id: i64) -> ClientJsonRpcMessage {
+    let params = CallToolRequestParams::new("echo".to_owned());
+    JsonRpcMessage::request(
+        ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+        NumberOrString::Number(id),
+    )
+}
+
+fn ping(id: i64) -> ClientJsonRpcMessage {
+    let request = PingRequest {
+        method: Default::default(),
+        extensions: Default::default(),
+    };
+    JsonRpcMessage::request(
+        ClientRequest::PingRequest(request),
+        NumberOrString::Number(id),
+    )
+}
+
+fn cancel(id: i64) -> ClientJsonRpcMessage {
+    let params = CancelledNotificationParam::new(Some(NumberOrString::Number(id)), None);
+    JsonRpcMessage::notification(ClientNotification::CancelledNotification(
+        CancelledNotification::new(params),
+    ))
+}
+
+fn response_line(id: i64, result: &str) -> Vec<u8> {
+    // The TypeScript SDK writes `result` first and `id` last.
+    format!(r#"{{"result":{result},"jsonrpc":"2.0","id":{id}}}"#).into_bytes()
+}
+
+fn slow(line: &[u8]) -> ServerJsonRpcMessage {
+    serde_json::from_slice(line).expect("rmcp parses the line")
+}
+
+/// Messages compared by their JSON (rmcp's `ServerResult` has no `PartialEq`).
+fn json(message: Option<ServerJsonRpcMessage>) -> Option<serde_json::Value> {
+    message.map(|m| serde_json::to_value(m).expect("serializable"))
+}
+
+fn result_of(message: ServerJsonRpcMessage) -> (RequestId, ServerResult) {
+    match message {
+        JsonRpcMessage::Response(response) => (response.id, response.result),
+        other => panic!("not a response: {other:?}"),
+    }
+}
+
+/// Valid `tools/call` results: the fast path must read each, and the caller must get the
+/// same outcome as through rmcp's generic parse.
+const VALID_RESULTS: &[&str] = &[
+    r#"{"content":[{"type":"text","text":"Echo: hi"}]}"#,
+    r#"{"content":[{"type":"text","text":"a\nb \u00e9 \"q\""}],"isError":false}"#,
+    r#"{"content":[],"isError":true}"#,
+    r#"{"isError":true}"#,
+    r#"{"content":[{"type":"image","data":"aGk=","mimeType":"image/png"}]}"#,
+    r#"{"content":[{"type":"resource_link","uri":"file:///x","name":"x"}]}"#,
+    r#"{"content":[{"type":"resource","resource":{"uri":"mem://a","text":"t"}}]}"#,
+    r#"{"content":[{"type":"text","text":"{}"}],"structuredContent":{"n":1,"s":["a"]}}"#,
+    r#"{"structuredContent":null}"#,
+    r#"{"content":[{"type":"text","text":"x"}],"_meta":{"k":"v"},"resultType":"complete"}"#,
+    r#"{"content":[{"type":"text","text":"x","annotations":{"audience":["user"],"priority":0.5}}]}"#,
+];
+
+#[test]
+fn known_call_results_match_the_generic_parse() {
+    for (i, result) in VALID_RESULTS.iter().enumerate() {
+        let id = i as i64 + 1;
+        let expected = ExpectedResults::default();
+        expected.note_sent(&call(id));
+        let line = response_line(id, result);
+        let fast = expected
+            .parse(&line)
+            .unwrap_or_else(|| panic!("fast path read {result}"));
+        let (fast_id, fast_result) = result_of(fast);
+        let (slow_id, slow_result) = result_of(slow(&line));
+        assert_eq!(fast_id, slow_id, "{result}");
+        assert_eq!(
+            tool_outcome_from(fast_result),
+            tool_outcome_from(slow_result),
+            "{result}"
+        );
+    }
+}
+
+/// Off-spec results (R1) and non-results fall back to the generic parse, which keeps the
+/// valid neighbours of a bad item.
+#[test]
+fn off_spec_results_fall_back() {
+    let off_spec = [
+        r#"{"content":[{"type":"resource_link","uri":"file:///x"}]}"#,
+        r#"{"content":[{"type":"video","url":"x"}]}"#,
+        r#"{"content":[{"type":"image","data":"aGk="}]}"#,
+        r#"{}"#,
+        r#"{"resultType":"input_required","inputRequests":{}}"#,
+        r#"[1,2]"#,
+    ];
+    for result in off_spec {
+        let expected = ExpectedResults::default();
+        expected.note_sent(&call(7));
+        assert!(
+            expected.parse(&response_line(7, result)).is_none(),
+            "{result}"
+        );
+    }
+}
+
+#[test]
+fn only_exact_success_responses_of_known_ids_take_the_fast_path() {
+    let expected = ExpectedResults::default();
+    expected.note_sent(&call(1));
+    expected.note_sent(&ping(2));
+    let echo = r#"{"content":[{"type":"text","text":"hi"}]}"#;
+    let lines = [
+        // an id nobody asked a tools/call with
+        response_line(3, echo),
+        // a ping's answer is not a tools/call result
+        response_line(2, r#"{}"#),
+        // an error answer
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}"#.to_vec(),
+        // both result and error
+        br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]},"error":{"code":1,"message":"x"}}"#
+            .to_vec(),
+        // a server request reusing the id
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec(),
+        // a wrong version
+        br#"{"jsonrpc":"1.0","id":1,"result":{"content":[]}}"#.to_vec(),
+        // the id as a string is left to rmcp's own matching
+        format!(r#"{{"jsonrpc":"2.0","id":"1","result":{echo}}}"#).into_bytes(),
+    ];
+    for line in lines {
+        let shown = String::from_utf8_lossy(&line).into_owned();
+        assert!(expected.parse(&line).is_none(), "{shown}");
+    }
+    // The tools/call entry survived all of that and is taken by its answer, once.
+    let line = response_line(1, echo);
+    assert_eq!(json(expected.parse(&line)), json(Some(slow(&line))));
+    assert!(expected.parse(&line).is_none());
+}
+
+#[test]
+fn a_cancelled_request_is_forgotten() {
+    let expected = ExpectedResults::default();
+    expected.note_sent(&call(5));
+    expected.note_sent(&cancel(5));
+    let line = response_line(5, r#"{"content":[]}"#);
+    assert!(expected.parse(&line).is_none());
+}
+
+#[test]
+fn the_map_stays_bounded() {
+    let expected = ExpectedResults::default();
+    for id in 0..(MAX_EXPECTED as i64 + 10) {
+        expected.note_sent(&call(id));
+    }
+    assert!(expected.lock().len() <= MAX_EXPECTED);
+    // The newest entry is still there.
+    let last = MAX_EXPECTED as i64 + 9;
+    let line = response_line(last, r#"{"content":[]}"#);
+    assert_eq!(json(expected.parse(&line)), json(Some(slow(&line))));
+}
