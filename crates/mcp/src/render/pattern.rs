@@ -3,18 +3,45 @@
 //! for a match, `N-line` for context, `--` between non-adjacent groups, every printed line
 //! ending in `\n`. ripgrep is the test oracle.
 //!
-//! Speed: the regex runs over the whole buffer (its literal prefilters then scan at memchr
-//! speed) instead of line by line; line numbers are counted with `memchr` only up to the
+//! Speed: the regex runs over a whole block of lines (its literal prefilters then scan at
+//! memchr speed) instead of line by line; line numbers are counted with `memchr` only up to the
 //! lines that are printed. Like ripgrep, a line matches iff the regex matches inside that line
 //! alone: a match found across a newline is re-checked against its first line.
+//!
+//! Blocks: [`LineFilter::filter`] scans a text in memory as one block; [`LineFilter::filter_reader`]
+//! scans a byte stream through one reused buffer of [`READ_BUFFER_BYTES`] (grown only for a
+//! longer line), so a file is never loaded whole. Each block holds complete lines only, and
+//! starts with up to [`PATTERN_CONTEXT_LINES`] already-searched lines of the previous block as
+//! before-context; the scan state (last printed line, after-context owed) carries across
+//! blocks, so both entry points print the same bytes for the same text.
 
-use std::fmt::Write as _;
+use std::io::{self, Read};
 
 use memchr::{memchr, memchr_iter, memrchr};
 use regex::{Regex, RegexBuilder};
 
 /// Lines of context before and after each match (`-C2`).
 pub const PATTERN_CONTEXT_LINES: usize = 2;
+
+/// Initial buffer of [`LineFilter::filter_reader`] (ripgrep's default is 64 KiB too): small
+/// enough to stay in the CPU cache between the read and the scan.
+pub const READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Window of [`LineFilter::filter`] (extended to the next line end): the regex scans it and
+/// the newlines are counted while it is still in cache.
+const SCAN_WINDOW_BYTES: usize = 64 * 1024;
+
+/// Why [`LineFilter::filter_reader`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum FilterReadError {
+    #[error("reading the text to filter failed: {0}")]
+    Io(#[from] io::Error),
+    #[error(
+        "the text to filter is not valid UTF-8 (first invalid byte at offset {offset}); the \
+         pattern filter only reads text"
+    )]
+    NotUtf8 { offset: u64 },
+}
 
 /// A compiled line filter.
 #[derive(Debug, Clone)]
@@ -35,44 +62,125 @@ impl LineFilter {
 
     /// The `rg -n -C2` rendering of the lines of `text` that match.
     pub fn filter(&self, text: &str) -> String {
-        let mut printer = Printer {
-            text,
-            bytes: text.as_bytes(),
-            out: String::new(),
-            last: None,
-        };
+        self.filter_windowed(text, SCAN_WINDOW_BYTES)
+    }
+
+    /// [`filter`](Self::filter) scanning windows of about `window` bytes (tests use tiny ones).
+    fn filter_windowed(&self, text: &str, window: usize) -> String {
         let bytes = text.as_bytes();
-        let len = bytes.len();
-        let mut counted_pos = 0usize;
-        let mut counted_line = 1u64;
-        let mut after_left = 0usize;
-        let mut search_at = 0usize;
-        // Invariant: `search_at` is the start of an unsearched line (< len).
-        while search_at < len {
-            let Some(m) = self.regex.find_at(text, search_at) else {
-                break;
+        let mut scan = Scan::new(&self.regex);
+        let mut cursor = Cursor { pos: 0, line: 1 };
+        let mut from = 0usize;
+        loop {
+            // Windows of whole lines keep the regex scan and the newline count in cache.
+            let end = match from.checked_add(window) {
+                Some(at) if at < bytes.len() => {
+                    memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1)
+                }
+                _ => bytes.len(),
             };
-            let start = m.start();
-            if start == len && bytes[len - 1] == b'\n' {
-                // An empty match after the final newline: that position is not a line.
-                break;
+            let window = &text[..end];
+            cursor = scan.block(window, cursor, from);
+            if end == bytes.len() {
+                return scan.out;
             }
-            let line_start = memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
-            let line_end = memchr(b'\n', &bytes[start..]).map_or(len, |i| start + i);
-            let next = if line_end < len { line_end + 1 } else { len };
-            let matches = m.end() <= line_end || self.regex.is_match(&text[line_start..line_end]);
-            if matches {
-                counted_line += memchr_iter(b'\n', &bytes[counted_pos..line_start]).count() as u64;
-                counted_pos = line_start;
-                printer.after_context(&mut after_left, line_start);
-                printer.before_context(counted_line, line_start);
-                printer.line(counted_line, line_start, Kind::Match);
-                after_left = PATTERN_CONTEXT_LINES;
-            }
-            search_at = next;
+            cursor = Cursor {
+                pos: end,
+                line: cursor.line_at(bytes, end),
+            };
+            from = end;
         }
-        printer.after_context(&mut after_left, len);
-        printer.out
+    }
+
+    /// [`filter`](Self::filter) over a byte stream (a file, a spilled result), read through one
+    /// reused buffer; the text must be UTF-8.
+    pub fn filter_reader<R: Read>(&self, reader: R) -> Result<String, FilterReadError> {
+        self.filter_buffered(reader, READ_BUFFER_BYTES)
+    }
+
+    /// [`filter_reader`](Self::filter_reader) starting with a `capacity`-byte buffer (tests
+    /// use tiny ones to put block boundaries everywhere).
+    fn filter_buffered<R: Read>(
+        &self,
+        mut reader: R,
+        capacity: usize,
+    ) -> Result<String, FilterReadError> {
+        let mut scan = Scan::new(&self.regex);
+        let mut buf = vec![0u8; capacity.max(1)];
+        // `buf[..filled]` holds unconsumed input; `buf[..search_from]` are searched lines kept
+        // as before-context, numbered from `first_line`; `consumed` counts the bytes dropped.
+        let (mut filled, mut search_from, mut first_line, mut consumed) = (0, 0, 1u64, 0u64);
+        let mut eof = false;
+        loop {
+            while filled < buf.len() && !eof {
+                match reader.read(&mut buf[filled..]) {
+                    Ok(0) => eof = true,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            let end = if eof {
+                filled
+            } else if let Some(i) = memrchr(b'\n', &buf[search_from..filled]) {
+                search_from + i + 1
+            } else {
+                // No complete new line fits: a line longer than the buffer.
+                buf.resize(buf.len() * 2, 0);
+                continue;
+            };
+            // `end` is a line start, never inside a code point (b'\n' is ASCII).
+            let text = std::str::from_utf8(&buf[..end]).map_err(|e| FilterReadError::NotUtf8 {
+                offset: consumed + e.valid_up_to() as u64,
+            })?;
+            let cursor = scan.block(
+                text,
+                Cursor {
+                    pos: 0,
+                    line: first_line,
+                },
+                search_from,
+            );
+            if eof {
+                return Ok(scan.out);
+            }
+            let keep_from = lines_back(&buf[..end], end, PATTERN_CONTEXT_LINES);
+            first_line = cursor.line_at(&buf[..end], keep_from);
+            buf.copy_within(keep_from..filled, 0);
+            filled -= keep_from;
+            search_from = end - keep_from;
+            consumed += keep_from as u64;
+        }
+    }
+}
+
+/// Start of the first of the (up to) `n` lines that end at `pos`, a line start.
+fn lines_back(bytes: &[u8], mut pos: usize, n: usize) -> usize {
+    for _ in 0..n {
+        if pos == 0 {
+            break;
+        }
+        // `pos - 1` is the newline ending the previous line.
+        pos = memrchr(b'\n', &bytes[..pos - 1]).map_or(0, |i| i + 1);
+    }
+    pos
+}
+
+/// A known (line start, line number) pair of the current block.
+#[derive(Clone, Copy)]
+struct Cursor {
+    pos: usize,
+    line: u64,
+}
+
+impl Cursor {
+    /// The number of the line starting at `pos`, counting newlines from the cursor.
+    fn line_at(self, bytes: &[u8], pos: usize) -> u64 {
+        if pos >= self.pos {
+            self.line + memchr_iter(b'\n', &bytes[self.pos..pos]).count() as u64
+        } else {
+            self.line - memchr_iter(b'\n', &bytes[pos..self.pos]).count() as u64
+        }
     }
 }
 
@@ -82,62 +190,122 @@ enum Kind {
     Context,
 }
 
-struct Printer<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
+/// The scan state that carries from block to block, and the output.
+struct Scan<'r> {
+    regex: &'r Regex,
     out: String,
-    /// (line number, start of the following line) of the last printed line.
-    last: Option<(u64, usize)>,
+    /// Number of the last printed line; 0 before the first.
+    last_printed: u64,
+    /// Start of the line after the last printed one, in the current block (meaningful while
+    /// `after_left > 0`).
+    next_pos: usize,
+    /// After-context lines still owed to the last match.
+    after_left: usize,
 }
 
-impl Printer<'_> {
-    /// Prints the line numbered `number` starting at `start`; returns where the next begins.
-    fn line(&mut self, number: u64, start: usize, kind: Kind) -> usize {
-        let len = self.bytes.len();
-        let end = memchr(b'\n', &self.bytes[start..]).map_or(len, |i| start + i);
-        if let Some((last_number, _)) = self.last
-            && number > last_number + 1
-        {
+impl<'r> Scan<'r> {
+    fn new(regex: &'r Regex) -> Self {
+        Scan {
+            regex,
+            out: String::new(),
+            last_printed: 0,
+            next_pos: 0,
+            after_left: 0,
+        }
+    }
+
+    /// Scans one block: `text` holds complete lines (the last one ends in `\n` unless the
+    /// input ends there); `text[..search_from]` were searched in the previous block, and
+    /// `cursor` numbers a line at or before `search_from`. Returns the last cursor used.
+    fn block(&mut self, text: &str, mut cursor: Cursor, search_from: usize) -> Cursor {
+        let bytes = text.as_bytes();
+        let len = bytes.len();
+        // Context owed from the previous block starts right after it (see `after_context`).
+        self.next_pos = search_from;
+        let mut search_at = search_from;
+        // Invariant: `search_at` is the start of an unsearched line (< len).
+        while search_at < len {
+            let Some(m) = self.regex.find_at(text, search_at) else {
+                break;
+            };
+            let start = m.start();
+            if start == len && bytes[len - 1] == b'\n' {
+                // An empty match after the final newline: that position is not a line here.
+                break;
+            }
+            let line_start = memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
+            let line_end = memchr(b'\n', &bytes[start..]).map_or(len, |i| start + i);
+            let matches = m.end() <= line_end || self.regex.is_match(&text[line_start..line_end]);
+            if matches {
+                cursor = Cursor {
+                    pos: line_start,
+                    line: cursor.line_at(bytes, line_start),
+                };
+                self.after_context(text, line_start);
+                self.before_context(text, cursor);
+                self.line(text, cursor.line, line_start, Kind::Match);
+                self.after_left = PATTERN_CONTEXT_LINES;
+            }
+            search_at = if line_end < len { line_end + 1 } else { len };
+        }
+        // Context that runs past the block stays owed (`after_left`), ending at its last line.
+        self.after_context(text, len);
+        cursor
+    }
+
+    /// Prints the line numbered `number` starting at `start`.
+    fn line(&mut self, text: &str, number: u64, start: usize, kind: Kind) {
+        let bytes = text.as_bytes();
+        let end = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        if self.last_printed > 0 && number > self.last_printed + 1 {
             self.out.push_str("--\n");
         }
-        let sep = if kind == Kind::Match { ':' } else { '-' };
-        let _ = write!(self.out, "{number}{sep}");
-        self.out.push_str(&self.text[start..end]);
+        push_decimal(&mut self.out, number);
+        self.out.push(if kind == Kind::Match { ':' } else { '-' });
+        self.out.push_str(&text[start..end]);
         self.out.push('\n');
-        let next = if end < len { end + 1 } else { len };
-        self.last = Some((number, next));
-        next
+        self.last_printed = number;
+        self.next_pos = if end < bytes.len() { end + 1 } else { end };
     }
 
-    /// Context after the last printed match, up to `limit` (exclusive byte position).
-    fn after_context(&mut self, left: &mut usize, limit: usize) {
-        let Some((mut number, mut pos)) = self.last else {
-            return;
-        };
-        while *left > 0 && pos < limit {
-            number += 1;
-            pos = self.line(number, pos, Kind::Context);
-            *left -= 1;
+    /// Owed after-context lines that start before `limit` (a byte position of this block).
+    fn after_context(&mut self, text: &str, limit: usize) {
+        while self.after_left > 0 && self.next_pos < limit {
+            self.line(text, self.last_printed + 1, self.next_pos, Kind::Context);
+            self.after_left -= 1;
         }
-        *left = 0;
     }
 
-    /// Up to [`PATTERN_CONTEXT_LINES`] lines before the match line `number` at `start`, never
-    /// re-printing a line already printed.
-    fn before_context(&mut self, number: u64, start: usize) {
-        let first_unprinted = self.last.map_or(1, |(n, _)| n + 1);
-        let wanted = (number - first_unprinted).min(PATTERN_CONTEXT_LINES as u64) as usize;
-        let mut starts = Vec::with_capacity(wanted);
-        let mut pos = start;
-        for _ in 0..wanted {
-            // `pos - 1` is the newline ending the previous line.
-            let prev = memrchr(b'\n', &self.bytes[..pos - 1]).map_or(0, |i| i + 1);
-            starts.push(prev);
-            pos = prev;
-        }
-        for (i, line_start) in starts.into_iter().rev().enumerate() {
-            let n = number - (wanted - i) as u64;
-            self.line(n, line_start, Kind::Context);
+    /// Up to [`PATTERN_CONTEXT_LINES`] lines before the match line at `at`, never re-printing
+    /// a line already printed. They are in this block: it starts with that many lines of
+    /// history, or at the first line of the input.
+    fn before_context(&mut self, text: &str, at: Cursor) {
+        let wanted = (at.line - (self.last_printed + 1)).min(PATTERN_CONTEXT_LINES as u64);
+        let mut pos = lines_back(text.as_bytes(), at.pos, wanted as usize);
+        for number in at.line - wanted..at.line {
+            self.line(text, number, pos, Kind::Context);
+            pos = self.next_pos;
         }
     }
 }
+
+/// Appends `n` in decimal (no formatting machinery: a dense match prints millions of these).
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
+#[cfg(test)]
+#[path = "pattern_tests.rs"]
+mod tests;
