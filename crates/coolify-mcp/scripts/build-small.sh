@@ -114,6 +114,10 @@ print(f"{len(order)} executed functions", file=sys.stderr)
 EOF
 
 log "pass 2: start-up functions first"
-build -C "link-arg=-Wl,--symbol-ordering-file=$WORK/symbol-order.txt" \
-  -C link-arg=-Wl,--no-warn-symbol-ordering
+if ! build -C "link-arg=-Wl,--symbol-ordering-file=$WORK/symbol-order.txt" \
+  -C link-arg=-Wl,--no-warn-symbol-ordering; then
+  # Only lld knows --symbol-ordering-file; a GNU ld setup still gets steps 1 and 2.
+  log "the linker refused the order file (not lld?): building without it"
+  build
+fi
 log "built $OUT/coolify-mcp"
