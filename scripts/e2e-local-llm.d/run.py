@@ -238,7 +238,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--modes", default="direct,meta,auto")
     ap.add_argument("--tasks", default="")
-    ap.add_argument("--task-timeout", type=float, default=180)
+    ap.add_argument("--task-timeout", type=float, default=300)
     ap.add_argument("--max-rounds", type=int, default=6)
     ap.add_argument("--context", type=int, default=8192)
     ap.add_argument("--health-url", default="")
