@@ -103,7 +103,7 @@ fn servers_show_exposure_and_config_yaml_sets_the_default() {
     assert_eq!(
         out,
         "Result of tool `echo` on MCP server `small`: answer the user from it unless you need \
-         another tool.\n{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"is_error\":false}\n"
+         another tool.\nhi\n"
     );
 
     // config.yaml's default: meta for every server that does not set its own.

@@ -429,11 +429,8 @@ async fn a_destructive_tool_runs_only_after_yes() {
         header.starts_with("Result of tool `wipe` on MCP server `everything`"),
         "{header}"
     );
-    let output: Value = serde_json::from_str(body).unwrap();
-    assert_eq!(
-        output["content"],
-        json!([{"type": "text", "text": "wiped"}])
-    );
+    // A plain text answer is passed on as that text.
+    assert_eq!(body, "wiped");
     assert_eq!(llm.violations(), Vec::<String>::new());
 }
 

@@ -56,6 +56,11 @@ impl DispatchOutcome {
     /// searching); the bounded result (and any `coyote-result://` handle) follows unchanged.
     pub fn to_model_text(&self) -> String {
         let body = match &self.body {
+            // A tool's plain text answer goes to the model as that text: small models answer
+            // from text but keep re-calling when they get the MCP JSON around it (issue 7).
+            DispatchBody::Json(v) if self.tool.is_some() => {
+                plain_text_result(v).unwrap_or_else(|| serde_json::to_string(v).unwrap_or_default())
+            }
             DispatchBody::Json(v) => serde_json::to_string(v).unwrap_or_default(),
             DispatchBody::Text(t) => t.clone(),
         };
@@ -67,6 +72,29 @@ impl DispatchOutcome {
             None => body,
         }
     }
+}
+
+/// The texts of a bounded tool result (`{content, is_error}`) whose items are all bare
+/// `{type: text, text}` — no annotations, truncation marker, handle, structured content or
+/// other kinds — joined by newlines; `None` keeps the JSON form.
+fn plain_text_result(result: &Value) -> Option<String> {
+    let object = result.as_object()?;
+    if object.keys().any(|k| k != "content" && k != "is_error") {
+        return None;
+    }
+    let items = object.get("content")?.as_array()?;
+    if items.is_empty() {
+        return None;
+    }
+    let mut texts = Vec::with_capacity(items.len());
+    for item in items {
+        let item = item.as_object()?;
+        if item.len() != 2 || item.get("type")?.as_str()? != "text" {
+            return None;
+        }
+        texts.push(item.get("text")?.as_str()?);
+    }
+    Some(texts.join("\n"))
 }
 
 /// The first line of a tool's result as the model reads it.

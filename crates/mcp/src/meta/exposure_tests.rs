@@ -294,15 +294,26 @@ async fn a_direct_call_is_answered_exactly_like_mcp_invoke() {
         assert!(
             direct.to_model_text().starts_with(&format!(
                 "Result of tool `{tool}` on MCP server `srv`: answer the user from it unless \
-                 you need another tool.\n{{\"content\":"
+                 you need another tool.\n"
             )),
             "{}",
             direct.to_model_text()
         );
     }
+    // A plain text answer reaches the model as that text; a bounded one keeps its JSON.
+    let fixed = f
+        .dispatcher
+        .dispatch("srv__fixed", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        fixed.to_model_text().split_once('\n').unwrap().1,
+        "fixed output"
+    );
     // The bounded result keeps its handle after the header line.
     let big = f.dispatcher.dispatch("srv__big", json!({})).await.unwrap();
     assert!(big.to_model_text().contains("coyote-result://"));
+    assert!(big.to_model_text().contains("{\"content\":"));
     assert_eq!(f.fake.events().tool_calls("big"), 3);
 }
 

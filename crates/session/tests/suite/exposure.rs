@@ -167,7 +167,7 @@ async fn a_repeated_direct_call_gets_the_earlier_result_without_running() {
     assert_eq!(
         results[0].1,
         "Result of tool `echo` on MCP server `fake`: answer the user from it unless you need \
-         another tool.\n{\"content\":[{\"type\":\"text\",\"text\":\"x\"}],\"is_error\":false}"
+         another tool.\nx"
     );
     assert!(
         results[1].1.starts_with("Not run again: ") && results[1].1.ends_with(&results[0].1),
