@@ -9,10 +9,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use coyote_config::{ConfigPaths, MapEnv, parse_agent, parse_app_config};
-use coyote_llm::{ModelConfig, ProviderConfig, ProviderKind};
-use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
+use coyote_mcp::{McpRuntime, RuntimeOptions};
 use coyote_protocol::Timeouts;
-use coyote_session::ModelSettings;
 use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, declared_tools};
 use coyote_test_support::{
     Capabilities, ResourceBody, Scenario, ScenarioFile, ToolBehavior, in_process,
@@ -20,10 +18,7 @@ use coyote_test_support::{
 use serde_json::Value;
 
 use super::super::line::UserLine;
-use super::super::questions::{Interactivity, Questions};
-use super::super::screen::Screen;
-use super::super::views::Redactor;
-use super::super::{Flow, Repl, ReplParts};
+use super::super::{Flow, Repl};
 use super::*;
 
 /// Deadline for things that should happen promptly (a loaded 2-core machine).
@@ -69,27 +64,13 @@ fn world(replies: usize) -> World {
         llm.api_base()
     );
     let app = parse_app_config(&yaml, &paths.config_yaml(), None, &MapEnv::new()).unwrap();
-    let provider = coyote_llm::build_provider(
-        ProviderConfig::new(ProviderKind::OpenAiCompatible, "fake", llm.api_base())
-            .with_models(vec![ModelConfig::named("m")]),
-    )
-    .unwrap();
-    let spill = SpillStore::new(dir.path().join("spill"));
-    let session =
-        Session::builder(provider, ModelSettings::named("m"), runtime, spill.clone()).build();
-    let screen = Screen::new();
-    let mut repl = Repl::new(ReplParts {
-        runtime_handle: rt.handle().clone(),
-        session,
-        questions: Questions::new(screen.clone(), Interactivity::None),
-        screen,
-        specs: Vec::new(),
-        spill,
-        redactor: Redactor::default(),
-        app_config: Some(app),
-        history_file: dir.path().join("history.txt"),
-        log_file: None,
-    });
+    let mut repl = super::super::test_repl::fake_model_repl(
+        &rt,
+        runtime,
+        &llm.api_base(),
+        dir.path(),
+        Some(app),
+    );
     repl.set_config_paths(paths.clone());
     World {
         rt,

@@ -424,5 +424,8 @@ pub fn run_loop(repl: &mut Repl, editor: &mut reedline::Reedline) {
 }
 
 #[cfg(test)]
+mod test_repl;
+
+#[cfg(test)]
 #[path = "repl_tests.rs"]
 mod tests;

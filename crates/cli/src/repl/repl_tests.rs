@@ -4,18 +4,13 @@
 
 use std::time::Duration;
 
-use coyote_llm::{ModelConfig, ProviderConfig, ProviderKind};
-use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
+use coyote_mcp::{McpRuntime, RuntimeOptions};
 use coyote_protocol::Timeouts;
-use coyote_session::{ModelSettings, Session};
 use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, user_texts};
 use coyote_test_support::{
     PromptArgSpec, PromptContent, PromptMessageSpec, PromptRole, PromptSpec, Scenario, in_process,
 };
 
-use super::questions::{Interactivity, Questions};
-use super::screen::Screen;
-use super::views::Redactor;
 use super::*;
 
 struct World {
@@ -70,27 +65,7 @@ fn world(script: Vec<Reply>) -> World {
         runtime.attach_stream("srv", timeouts, r, w).await.unwrap();
         (runtime, FakeLlm::start(LlmWire::OpenAi, script).await)
     });
-    let provider = coyote_llm::build_provider(
-        ProviderConfig::new(ProviderKind::OpenAiCompatible, "fake", llm.api_base())
-            .with_models(vec![ModelConfig::named("m")]),
-    )
-    .unwrap();
-    let spill = SpillStore::new(dir.path().join("spill"));
-    let session =
-        Session::builder(provider, ModelSettings::named("m"), runtime, spill.clone()).build();
-    let screen = Screen::new();
-    let repl = Repl::new(ReplParts {
-        runtime_handle: rt.handle().clone(),
-        session,
-        questions: Questions::new(screen.clone(), Interactivity::None),
-        screen,
-        specs: Vec::new(),
-        spill,
-        redactor: Redactor::default(),
-        app_config: None,
-        history_file: dir.path().join("history.txt"),
-        log_file: None,
-    });
+    let repl = super::test_repl::fake_model_repl(&rt, runtime, &llm.api_base(), dir.path(), None);
     World { rt, llm, repl, dir }
 }
 

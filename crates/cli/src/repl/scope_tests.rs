@@ -6,21 +6,16 @@
 use std::time::Duration;
 
 use coyote_config::{ConfigPaths, MapEnv, ServerList, parse_app_config};
-use coyote_llm::{ModelConfig, ProviderConfig, ProviderKind};
-use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
+use coyote_mcp::{McpRuntime, RuntimeOptions};
 use coyote_protocol::Timeouts;
-use coyote_session::{ModelSettings, Session};
 use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, declared_tools};
 use coyote_test_support::{
     Capabilities, PromptContent, PromptMessageSpec, PromptRole, PromptSpec, ResourceBody, Scenario,
     ToolBehavior, in_process,
 };
 
+use super::super::Repl;
 use super::super::line::UserLine;
-use super::super::questions::{Interactivity, Questions};
-use super::super::screen::Screen;
-use super::super::views::Redactor;
-use super::super::{Repl, ReplParts};
 use super::*;
 
 struct World {
@@ -109,27 +104,13 @@ fn world(config_yaml: &str, files: &[(&str, &str)], replies: usize) -> World {
     );
     let config_file = paths.config_yaml();
     let app = parse_app_config(&yaml, &config_file, None, &MapEnv::new()).unwrap();
-    let provider = coyote_llm::build_provider(
-        ProviderConfig::new(ProviderKind::OpenAiCompatible, "fake", llm.api_base())
-            .with_models(vec![ModelConfig::named("m")]),
-    )
-    .unwrap();
-    let spill = SpillStore::new(dir.path().join("spill"));
-    let session =
-        Session::builder(provider, ModelSettings::named("m"), runtime, spill.clone()).build();
-    let screen = Screen::new();
-    let mut repl = Repl::new(ReplParts {
-        runtime_handle: rt.handle().clone(),
-        session,
-        questions: Questions::new(screen.clone(), Interactivity::None),
-        screen,
-        specs: Vec::new(),
-        spill,
-        redactor: Redactor::default(),
-        app_config: Some(app),
-        history_file: dir.path().join("history.txt"),
-        log_file: None,
-    });
+    let mut repl = super::super::test_repl::fake_model_repl(
+        &rt,
+        runtime,
+        &llm.api_base(),
+        dir.path(),
+        Some(app),
+    );
     repl.set_config_paths(paths);
     repl.apply_scope(Scope::default()).unwrap();
     World {
