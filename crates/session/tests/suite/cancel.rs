@@ -180,11 +180,18 @@ async fn stalling_openai_server(
     (base, task)
 }
 
-#[tokio::test]
-async fn cancelling_mid_stream_keeps_the_partial_text() {
-    let (base, server) = stalling_openai_server("The first half of an ans", Then::Stall).await;
+/// A session on model `m` of the OpenAI-compatible client `client` at `base`, with an empty
+/// MCP runtime; keep the returned directory (the spill store) alive for the test.
+fn session_without_servers(
+    client: &str,
+    base: String,
+) -> (
+    coyote_session::Session,
+    coyote_mcp::McpRuntime,
+    tempfile::TempDir,
+) {
     let provider = coyote_llm::build_provider(
-        coyote_llm::ProviderConfig::new(coyote_llm::ProviderKind::OpenAiCompatible, "stall", base)
+        coyote_llm::ProviderConfig::new(coyote_llm::ProviderKind::OpenAiCompatible, client, base)
             .with_api_key(coyote_llm::ApiKey::new("sk-test")),
     )
     .unwrap();
@@ -197,6 +204,13 @@ async fn cancelling_mid_stream_keeps_the_partial_text() {
         coyote_mcp::SpillStore::new(spill.path()),
     )
     .build();
+    (session, runtime, spill)
+}
+
+#[tokio::test]
+async fn cancelling_mid_stream_keeps_the_partial_text() {
+    let (base, server) = stalling_openai_server("The first half of an ans", Then::Stall).await;
+    let (session, runtime, _spill) = session_without_servers("stall", base);
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     let sink = Hooked {
@@ -246,20 +260,7 @@ async fn cancelling_mid_stream_keeps_the_partial_text() {
 #[tokio::test]
 async fn a_stream_cut_mid_answer_keeps_the_text_and_fails_the_turn() {
     let (base, server) = stalling_openai_server("Half an answ", Then::Close).await;
-    let provider = coyote_llm::build_provider(
-        coyote_llm::ProviderConfig::new(coyote_llm::ProviderKind::OpenAiCompatible, "cut", base)
-            .with_api_key(coyote_llm::ApiKey::new("sk-test")),
-    )
-    .unwrap();
-    let runtime = coyote_mcp::McpRuntime::new(coyote_mcp::RuntimeOptions::default());
-    let spill = tempfile::tempdir().unwrap();
-    let session = coyote_session::Session::builder(
-        provider,
-        coyote_session::ModelSettings::named("m"),
-        runtime.clone(),
-        coyote_mcp::SpillStore::new(spill.path()),
-    )
-    .build();
+    let (session, runtime, _spill) = session_without_servers("cut", base);
     let log = EventLog::new();
     let approver = Asked::refusing();
     let ctx = TurnContext {
