@@ -42,52 +42,29 @@ pub async fn resolve_application(client: &Client, query: &str) -> Result<String,
         return Ok(query.to_string());
     }
     let apps = list_applications_raw(client, None, None).await?;
-    let apps = as_array(&apps);
     let q = query.to_lowercase();
     let qh = normalize_host(query);
-    let exact: Vec<&Value> = apps
-        .iter()
-        .filter(|a| {
+    pick_one(
+        as_array(&apps),
+        query,
+        ("application", "applications"),
+        |a| {
             str_of(a, "name").to_lowercase() == q
                 || str_of(a, "fqdn")
                     .split(',')
                     .any(|e| !e.trim().is_empty() && normalize_host(e) == qh)
-        })
-        .collect();
-    if exact.len() == 1 {
-        return Ok(str_of(exact[0], "uuid").to_string());
-    }
-    let matches: Vec<&Value> = if exact.len() > 1 {
-        exact
-    } else {
-        apps.iter()
-            .filter(|a| {
-                str_of(a, "name").to_lowercase().contains(&q)
-                    || str_of(a, "fqdn").to_lowercase().contains(&q)
-            })
-            .collect()
-    };
-    match matches.len() {
-        0 => Err(ToolError::Message(format!(
-            "No application found matching \"{query}\""
-        ))),
-        1 => Ok(str_of(matches[0], "uuid").to_string()),
-        _ => {
-            let list: Vec<String> = matches
-                .iter()
-                .map(|a| {
-                    let fqdn = Some(str_of(a, "fqdn"))
-                        .filter(|f| !f.is_empty())
-                        .unwrap_or("no domain");
-                    format!("{} ({fqdn})", str_of(a, "name"))
-                })
-                .collect();
-            Err(ToolError::Message(format!(
-                "Multiple applications match \"{query}\": {}. Please be more specific or use a UUID.",
-                list.join(", ")
-            )))
-        }
-    }
+        },
+        |a| {
+            str_of(a, "name").to_lowercase().contains(&q)
+                || str_of(a, "fqdn").to_lowercase().contains(&q)
+        },
+        |a| {
+            let fqdn = Some(str_of(a, "fqdn"))
+                .filter(|f| !f.is_empty())
+                .unwrap_or("no domain");
+            format!("{} ({fqdn})", str_of(a, "name"))
+        },
+    )
 }
 
 /// Resolve a server by uuid, exact name/ip, then substring.
@@ -96,38 +73,47 @@ pub async fn resolve_server(client: &Client, query: &str) -> Result<String, Tool
         return Ok(query.to_string());
     }
     let servers = list_servers_raw(client, None, None).await?;
-    let servers = as_array(&servers);
     let q = query.to_lowercase();
-    let exact: Vec<&Value> = servers
-        .iter()
-        .filter(|s| str_of(s, "name").to_lowercase() == q || str_of(s, "ip").to_lowercase() == q)
-        .collect();
-    if exact.len() == 1 {
-        return Ok(str_of(exact[0], "uuid").to_string());
-    }
-    let matches: Vec<&Value> = if exact.len() > 1 {
-        exact
-    } else {
-        servers
-            .iter()
-            .filter(|s| {
-                str_of(s, "name").to_lowercase().contains(&q)
-                    || str_of(s, "ip").to_lowercase().contains(&q)
-            })
-            .collect()
+    pick_one(
+        as_array(&servers),
+        query,
+        ("server", "servers"),
+        |s| str_of(s, "name").to_lowercase() == q || str_of(s, "ip").to_lowercase() == q,
+        |s| {
+            str_of(s, "name").to_lowercase().contains(&q)
+                || str_of(s, "ip").to_lowercase().contains(&q)
+        },
+        |s| format!("{} ({})", str_of(s, "name"), str_of(s, "ip")),
+    )
+}
+
+/// The uuid of the one item matching `query`: a single exact match wins; several exact
+/// matches are ambiguous; otherwise the partial matches must be exactly one. `kind` is the
+/// (singular, plural) noun of the error texts, `label` names an item in the ambiguity list.
+fn pick_one(
+    items: &[Value],
+    query: &str,
+    kind: (&str, &str),
+    exact: impl Fn(&Value) -> bool,
+    partial: impl Fn(&Value) -> bool,
+    label: impl Fn(&Value) -> String,
+) -> Result<String, ToolError> {
+    let exact: Vec<&Value> = items.iter().filter(|v| exact(v)).collect();
+    let matches: Vec<&Value> = match exact.len() {
+        0 => items.iter().filter(|v| partial(v)).collect(),
+        _ => exact,
     };
-    match matches.len() {
-        0 => Err(ToolError::Message(format!(
-            "No server found matching \"{query}\""
+    match matches.as_slice() {
+        [] => Err(ToolError::Message(format!(
+            "No {} found matching \"{query}\"",
+            kind.0
         ))),
-        1 => Ok(str_of(matches[0], "uuid").to_string()),
+        [one] => Ok(str_of(one, "uuid").to_string()),
         _ => {
-            let list: Vec<String> = matches
-                .iter()
-                .map(|s| format!("{} ({})", str_of(s, "name"), str_of(s, "ip")))
-                .collect();
+            let list: Vec<String> = matches.iter().map(|v| label(v)).collect();
             Err(ToolError::Message(format!(
-                "Multiple servers match \"{query}\": {}. Please be more specific or use a UUID.",
+                "Multiple {} match \"{query}\": {}. Please be more specific or use a UUID.",
+                kind.1,
                 list.join(", ")
             )))
         }
