@@ -41,19 +41,6 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-async fn run(home: &Home, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = home.coyote();
-    cmd.args(args);
-    let out = tokio::task::spawn_blocking(move || cmd.output().expect("run coyote"))
-        .await
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// `lead` (no servers of its own, variables) delegates to `scout`, whose own `kb` offers only
 /// resources and shadows the app's `kb`.
 fn setup(
@@ -116,11 +103,9 @@ async fn one_shot_agent_delegates_to_an_agent_with_its_own_gated_server() {
     let llm = FakeLlm::start(LlmWire::OpenAi, script).await;
     write_config(&home, &llm);
 
-    let (code, out, err) = run(
-        &home,
-        &["-a", "lead", "--var", "project=apollo", "find the answer"],
-    )
-    .await;
+    let (code, out, err) = home
+        .run_async(&["-a", "lead", "--var", "project=apollo", "find the answer"])
+        .await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "Answer: 42\n");
     for line in [
@@ -183,7 +168,7 @@ async fn a_missing_variable_or_unknown_agent_is_a_usage_error_that_says_what_to_
     let llm = FakeLlm::start(LlmWire::OpenAi, Vec::new()).await;
     write_config(&home, &llm);
 
-    let (code, _, err) = run(&home, &["-a", "lead", "hi"]).await;
+    let (code, _, err) = home.run_async(&["-a", "lead", "hi"]).await;
     assert_eq!(code, 2, "{err}");
     let file = home.config_dir().join("agents/lead/config.yaml");
     assert!(
@@ -195,7 +180,7 @@ async fn a_missing_variable_or_unknown_agent_is_a_usage_error_that_says_what_to_
         "{err}"
     );
 
-    let (code, _, err) = run(&home, &["-a", "ghost", "hi"]).await;
+    let (code, _, err) = home.run_async(&["-a", "ghost", "hi"]).await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("ghost"), "{err}");
     assert!(llm.requests().is_empty());

@@ -12,7 +12,7 @@ use coyote_test_support::fake_llm::{
 use coyote_test_support::{Capabilities, Scenario, ScenarioFile, ToolBehavior};
 use serde_json::{Value, json};
 
-use super::common::{Home, everything_entry};
+use super::common::{Home, everything_entry, output_async};
 
 /// The key the fake model's client reads; it must never appear in any output.
 const KEY_VAR: &str = "FAKE_LLM_KEY";
@@ -48,14 +48,8 @@ async fn run(home: &Home, args: &[&str], input: Option<&str>) -> Run {
     if let Some(input) = input {
         cmd.write_stdin(input.to_owned());
     }
-    let out = tokio::task::spawn_blocking(move || cmd.output().expect("run coyote"))
-        .await
-        .unwrap();
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        out: String::from_utf8_lossy(&out.stdout).into_owned(),
-        err: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
+    let (code, out, err) = output_async(cmd).await;
+    let run = Run { code, out, err };
     assert_no_secret(home, &run);
     run
 }

@@ -60,12 +60,15 @@ impl Home {
 
     /// Runs `coyote ARGS` and returns (exit code, stdout, stderr).
     pub fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = self.coyote().args(args).output().expect("run coyote");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        outcome(&self.coyote().args(args).output().expect("run coyote"))
+    }
+
+    /// [`Home::run`] for async tests: the command runs off the runtime, so fake servers that
+    /// live on it keep answering.
+    pub async fn run_async(&self, args: &[&str]) -> (i32, String, String) {
+        let mut cmd = self.coyote();
+        cmd.args(args);
+        output_async(cmd).await
     }
 
     /// Runs with `--json` appended and parses stdout; panics with stderr on failure.
@@ -95,4 +98,20 @@ pub fn alive(pid: u32) -> bool {
             .is_some_and(|rest| rest.starts_with('Z')),
         Err(_) => false,
     }
+}
+
+/// Runs a prepared `coyote` command off the async runtime: (exit code, stdout, stderr).
+pub async fn output_async(mut cmd: Command) -> (i32, String, String) {
+    let out = tokio::task::spawn_blocking(move || cmd.output().expect("run coyote"))
+        .await
+        .unwrap();
+    outcome(&out)
+}
+
+fn outcome(out: &std::process::Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

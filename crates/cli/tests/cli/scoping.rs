@@ -24,20 +24,6 @@ fn write(home: &Home, file: &str, text: &str) -> std::path::PathBuf {
     path
 }
 
-/// Runs `coyote ARGS` off the async runtime: (exit code, stdout, stderr).
-async fn run(home: &Home, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = home.coyote();
-    cmd.args(args);
-    let out = tokio::task::spawn_blocking(move || cmd.output().expect("run coyote"))
-        .await
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// The system prompt of an OpenAI request (first message with role system).
 fn system_text(body: &serde_json::Value) -> Option<String> {
     body["messages"]
@@ -63,11 +49,9 @@ async fn a_session_continues_across_processes_with_the_same_history() {
         "---\ndescription: short\n---\nAnswer tersely.",
     );
 
-    let (code, out, err) = run(
-        &home,
-        &["--session", "work", "-r", "terse", "first question"],
-    )
-    .await;
+    let (code, out, err) = home
+        .run_async(&["--session", "work", "-r", "terse", "first question"])
+        .await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "first answer\n");
     let file = home.config_dir().join("sessions/work.yaml");
@@ -79,7 +63,9 @@ async fn a_session_continues_across_processes_with_the_same_history() {
     }
 
     // A new process: the session brings back the history, the role and its system prompt.
-    let (code, out, err) = run(&home, &["--session", "work", "second question"]).await;
+    let (code, out, err) = home
+        .run_async(&["--session", "work", "second question"])
+        .await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "second answer\n");
     let requests = llm.requests();
@@ -117,7 +103,7 @@ async fn a_corrupt_session_or_a_malformed_role_is_a_usage_error_and_nothing_is_o
         "---\nenabled_mcp_servers: {a: 1}\n---\nx",
     );
 
-    let (code, _, err) = run(&home, &["--session", "broken", "hi"]).await;
+    let (code, _, err) = home.run_async(&["--session", "broken", "hi"]).await;
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(&format!(
@@ -129,7 +115,7 @@ async fn a_corrupt_session_or_a_malformed_role_is_a_usage_error_and_nothing_is_o
     assert!(err.contains("it was left untouched"), "{err}");
     assert_eq!(std::fs::read_to_string(&session).unwrap(), garbage);
 
-    let (code, _, err) = run(&home, &["-r", "bad", "hi"]).await;
+    let (code, _, err) = home.run_async(&["-r", "bad", "hi"]).await;
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(&format!(
@@ -154,7 +140,7 @@ async fn a_role_selection_naming_an_unknown_server_is_warned_about() {
         "roles/r.md",
         "---\nenabled_mcp_servers: [nope]\n---\nsys",
     );
-    let (code, out, err) = run(&home, &["-r", "r", "hi"]).await;
+    let (code, out, err) = home.run_async(&["-r", "r", "hi"]).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "ok\n");
     assert!(
