@@ -21,10 +21,10 @@ pub fn app_specs(
     selected: Vec<McpServerSpec>,
     all: &[McpServerSpec],
 ) -> CliResult<Vec<McpServerSpec>> {
-    let Some(name) = args.agent.as_deref() else {
+    let Some(name) = args.scope.agent.as_deref() else {
         return Ok(selected);
     };
-    if args.role.is_some() || args.session.is_some() {
+    if args.scope.role.is_some() || args.scope.session.is_some() {
         return Err(CliError::usage(
             "-a cannot be combined with -r or --session yet: an agent brings its own \
              instructions, model and MCP servers; drop one of them",
@@ -42,10 +42,10 @@ pub async fn start(
     runtime: &McpRuntime,
     specs: &[McpServerSpec],
 ) -> CliResult<Option<StartedAgent>> {
-    let Some(name) = args.agent.as_deref() else {
+    let Some(name) = args.scope.agent.as_deref() else {
         return Ok(None);
     };
-    let values = crate::agent::parse_vars(&args.vars).map_err(CliError::usage)?;
+    let values = crate::agent::parse_vars(&args.scope.vars).map_err(CliError::usage)?;
     let host = AgentHost::new(HostParts {
         agents_dir: paths.agents_dir(),
         config: app.clone(),

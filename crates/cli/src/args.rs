@@ -40,19 +40,8 @@ pub struct ChatArgs {
     /// Run tool calls that need approval (destructive tools) without asking.
     #[arg(long)]
     pub yes: bool,
-    /// Use a role: <config>/roles/NAME.md (system prompt, model, MCP servers).
-    #[arg(short = 'r', long, value_name = "NAME")]
-    pub role: Option<String>,
-    /// Continue the saved session NAME (created if missing) and save the turn into it.
-    #[arg(long, value_name = "NAME")]
-    pub session: Option<String>,
-    /// Run as agent NAME: <config>/agents/NAME/ (instructions, model, own MCP servers,
-    /// delegates). See docs/agents.md.
-    #[arg(short = 'a', long, value_name = "NAME")]
-    pub agent: Option<String>,
-    /// A value for one of the agent's `variables`, NAME=VALUE (repeatable).
-    #[arg(long = "var", value_name = "NAME=VALUE", requires = "agent")]
-    pub vars: Vec<String>,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
     /// The message. Piped stdin is added after it (`git diff | coyote "review this"`).
     #[arg(value_name = "TEXT")]
     pub text: Vec<String>,
@@ -91,17 +80,25 @@ pub struct ReplArgs {
     /// The model to chat with, `client:model` (default: `model:` in config.yaml).
     #[arg(short = 'm', long, value_name = "CLIENT:MODEL")]
     pub model: Option<String>,
-    /// Start with a role: <config>/roles/NAME.md.
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+}
+
+/// What a conversation runs as, for the one-shot chat and the REPL alike (docs/agents.md).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ScopeArgs {
+    /// Use a role: <config>/roles/NAME.md (system prompt, model, MCP servers).
     #[arg(short = 'r', long, value_name = "NAME")]
     pub role: Option<String>,
-    /// Load the saved session NAME (or start a new one of that name).
+    /// The saved session NAME: loaded (or created) and saved after every turn.
     #[arg(long, value_name = "NAME")]
     pub session: Option<String>,
-    /// Start as agent NAME: <config>/agents/NAME/ (leave it with `.agent`).
+    /// Run as agent NAME: <config>/agents/NAME/ (instructions, model, own MCP servers,
+    /// delegates; in the REPL leave it with `.agent`).
     #[arg(short = 'a', long, value_name = "NAME")]
     pub agent: Option<String>,
-    /// A value for one of the agent's `variables`, NAME=VALUE (repeatable; missing ones are
-    /// asked).
+    /// A value for one of the agent's `variables`, NAME=VALUE (repeatable; on a terminal
+    /// missing ones are asked).
     #[arg(long = "var", value_name = "NAME=VALUE", requires = "agent")]
     pub vars: Vec<String>,
 }
@@ -270,7 +267,7 @@ impl Cli {
             (chat.json, "--json"),
             (chat.no_stream, "--no-stream"),
             (chat.yes, "--yes"),
-            (chat.agent.is_some(), "--agent"),
+            (chat.scope.agent.is_some(), "--agent"),
         ];
         let (_, flag) = given.into_iter().find(|(set, _)| *set)?;
         let takes_it = matches!(

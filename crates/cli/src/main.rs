@@ -43,10 +43,7 @@ fn main() -> ExitCode {
             &cli.global,
             &repl::setup::ReplOptions {
                 model: repl_args.model.clone(),
-                role: repl_args.role.clone(),
-                session: repl_args.session.clone(),
-                agent: repl_args.agent.clone(),
-                vars: repl_args.vars.clone(),
+                scope: repl_args.scope.clone(),
             },
         ),
         // No message and a terminal: the REPL (`-m` carries over).
@@ -56,10 +53,7 @@ fn main() -> ExitCode {
                 &cli.global,
                 &repl::setup::ReplOptions {
                     model: cli.chat.model.clone(),
-                    role: cli.chat.role.clone(),
-                    session: cli.chat.session.clone(),
-                    agent: cli.chat.agent.clone(),
-                    vars: cli.chat.vars.clone(),
+                    scope: cli.chat.scope.clone(),
                 },
             )
         }

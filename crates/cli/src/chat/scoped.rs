@@ -24,7 +24,7 @@ pub struct Prepared {
 /// Loads `--session` (a missing file starts it) and `-r`; `-m` wins over both.
 pub fn prepare(paths: &ConfigPaths, args: &ChatArgs) -> CliResult<Prepared> {
     let store = SessionStore::new(paths.sessions_dir());
-    let (mut scope, mut conversation) = match args.session.as_deref() {
+    let (mut scope, mut conversation) = match args.scope.session.as_deref() {
         None => (Scope::default(), Conversation::new()),
         Some(name) => match store.load::<Conversation>(name) {
             Ok(SessionFile {
@@ -46,7 +46,7 @@ pub fn prepare(paths: &ConfigPaths, args: &ChatArgs) -> CliResult<Prepared> {
             Err(e) => return Err(CliError::usage(e.to_string())),
         },
     };
-    if let Some(name) = args.role.as_deref() {
+    if let Some(name) = args.scope.role.as_deref() {
         let role =
             load_role(&paths.roles_dir(), name).map_err(|e| CliError::usage(e.to_string()))?;
         for warning in &role.warnings {

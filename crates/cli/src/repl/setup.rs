@@ -22,14 +22,8 @@ use crate::exit::{CliError, CliResult};
 pub struct ReplOptions {
     /// `-m/--model`.
     pub model: Option<String>,
-    /// `-a/--agent`: start as this agent.
-    pub agent: Option<String>,
-    /// `--var NAME=VALUE` for the agent's variables (missing ones are asked).
-    pub vars: Vec<String>,
-    /// `-r/--role`.
-    pub role: Option<String>,
-    /// `--session`.
-    pub session: Option<String>,
+    /// `-r`, `--session`, `-a`, `--var` (missing agent variables are asked).
+    pub scope: crate::args::ScopeArgs,
 }
 
 /// The provider and model settings for `requested` (or the configured default).
@@ -126,8 +120,8 @@ pub fn start(
         log_file,
     });
     apply_start_scope(&mut repl, paths, options);
-    if let Some(name) = options.agent.as_deref() {
-        match crate::agent::parse_vars(&options.vars) {
+    if let Some(name) = options.scope.agent.as_deref() {
+        match crate::agent::parse_vars(&options.scope.vars) {
             Ok(values) => repl.start_agent(name, &values),
             Err(error) => eprintln!("coyote: {error}"),
         }
@@ -150,10 +144,10 @@ fn apply_start_scope(repl: &mut Repl, paths: coyote_config::ConfigPaths, options
     for warning in repl.startup_warnings() {
         repl.screen.line(&format!("coyote: warning: {warning}"));
     }
-    if let Some(name) = options.session.as_deref() {
+    if let Some(name) = options.scope.session.as_deref() {
         repl.start_session(name);
     }
-    if let Some(role) = options.role.as_deref() {
+    if let Some(role) = options.scope.role.as_deref() {
         repl.role_command(Some(role));
     }
     let mut scope = repl.scope().clone();
