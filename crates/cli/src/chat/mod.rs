@@ -12,6 +12,8 @@
 mod input;
 mod markdown;
 mod render;
+
+pub(crate) use render::delegate_progress_line;
 mod scoped;
 
 use std::io::IsTerminal;

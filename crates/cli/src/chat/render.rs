@@ -184,10 +184,10 @@ impl EventSink for Output {
                 agent,
                 depth,
                 message,
-            } => {
-                let indent = "  ".repeat(depth.saturating_sub(1) as usize);
-                state.write_err(&format!("{indent}agent {agent}: {message}\n"));
-            }
+            } => state.write_err(&format!(
+                "{}\n",
+                delegate_progress_line(&agent, depth, &message)
+            )),
             SessionEvent::Usage { .. } | SessionEvent::RoundFinished { .. } => {}
         }
     }
@@ -224,6 +224,12 @@ pub fn status_line(
         word.to_owned()
     };
     format!("tool {name}{target}: {word}, {duration_ms} ms\n")
+}
+
+/// A delegate's status line, indented by its depth below the top agent (one-shot and REPL).
+pub(crate) fn delegate_progress_line(agent: &str, depth: u32, message: &str) -> String {
+    let indent = "  ".repeat(depth.saturating_sub(1) as usize);
+    format!("{indent}agent {agent}: {message}")
 }
 
 #[cfg(test)]

@@ -122,11 +122,9 @@ impl EventSink for TurnRenderer {
                 agent,
                 depth,
                 message,
-            } => {
-                let indent = "  ".repeat(depth.saturating_sub(1) as usize);
-                self.screen
-                    .line(&format!("{indent}agent {agent}: {message}"));
-            }
+            } => self.screen.line(&crate::chat::delegate_progress_line(
+                &agent, depth, &message,
+            )),
             SessionEvent::TurnFinished { stop, .. } => {
                 self.screen.finish();
                 match stop {
