@@ -24,7 +24,7 @@ use crate::openai_stream::parse_model_list;
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
 use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
-use crate::types::{ChatRequest, Message, StreamMode, ToolCall, ToolOutcome};
+use crate::types::{ChatRequest, Message, StreamMode, ToolCall, ToolChoice, ToolOutcome};
 use crate::validate::validate_conversation;
 
 /// The API version we speak.
@@ -134,6 +134,17 @@ impl Anthropic {
                 })
                 .collect();
             body.insert("tools".into(), Value::Array(tools));
+            // Anthropic needs the declarations whenever the history holds tool_use blocks, so
+            // "answer in text" is its own tool_choice here.
+            match request.tool_choice {
+                ToolChoice::Auto => {}
+                ToolChoice::Required => {
+                    body.insert("tool_choice".into(), json!({"type": "any"}));
+                }
+                ToolChoice::None => {
+                    body.insert("tool_choice".into(), json!({"type": "none"}));
+                }
+            }
         }
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json!(temperature));

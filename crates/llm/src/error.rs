@@ -69,6 +69,17 @@ pub enum LlmError {
         detail: String,
     },
 
+    /// The server could not turn the model's output into text or a call of a declared
+    /// function (llama.cpp's server answers HTTP 500 "The model produced output that does not
+    /// match the expected … format"): typically a small model naming a function that was not
+    /// declared. Not retried as is: the same request gives the same output.
+    #[error(
+        "{provider}: the server could not parse the model's answer as text or as a call of a \
+         declared function ({detail}); small models do this when they misname a function — \
+         try again, rephrase the request, or use a larger model"
+    )]
+    UnparsedOutput { provider: String, detail: String },
+
     /// The server could not be reached or the connection failed before a response started.
     #[error(
         "{provider}: could not reach {endpoint}: {detail}; check `api_base` and that the server is \

@@ -198,6 +198,9 @@ impl HttpCore {
         if info.is_context_length() && matches!(code, 400 | 413 | 422 | 500) {
             return Attempt::Fail(LlmError::ContextLength { provider, detail });
         }
+        if info.is_unparsed_output() && code == 500 {
+            return Attempt::Fail(LlmError::UnparsedOutput { provider, detail });
+        }
         match code {
             401 | 403 => Attempt::Fail(LlmError::Auth {
                 provider,
@@ -408,6 +411,14 @@ impl ErrorInfo {
         WORDINGS.iter().any(|w| text.contains(w))
     }
 
+    /// The model's output matched neither text nor a declared call, told by llama.cpp's
+    /// wording (`common/chat.cpp`; it sends no code of its own for it).
+    pub fn is_unparsed_output(&self) -> bool {
+        const WORDINGS: [&str; 1] = ["the model produced output that does not match the expected"];
+        let text = self.message.as_deref().unwrap_or(&self.raw).to_lowercase();
+        WORDINGS.iter().any(|w| text.contains(w))
+    }
+
     /// A short, single-line description for an error message.
     pub fn excerpt(&self, status: StatusCode) -> String {
         let text = match &self.message {
@@ -436,6 +447,8 @@ pub(crate) fn in_band_error(provider: &str, info: &ErrorInfo) -> LlmError {
     let has = |codes: &[&str]| codes.iter().any(|c| info.has_code(c));
     if info.is_context_length() {
         LlmError::ContextLength { provider, detail }
+    } else if info.is_unparsed_output() {
+        LlmError::UnparsedOutput { provider, detail }
     } else if has(&[
         "authentication_error",
         "permission_error",

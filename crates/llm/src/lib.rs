@@ -47,6 +47,6 @@ pub use sse::MAX_SSE_LINE_BYTES;
 pub use stream::EventStream;
 pub use types::{
     ArgumentsError, AssistantMessage, ChatRequest, ChatResponse, FinishReason, Message, StreamMode,
-    ToolCall, ToolOutcome, ToolResult, Usage,
+    ToolCall, ToolChoice, ToolOutcome, ToolResult, Usage,
 };
 pub use validate::{ConversationError, validate_conversation};

@@ -6,7 +6,10 @@
 //! streaming requests ask for `stream_options.include_usage` (the only way to get usage from
 //! OpenAI while streaming); the output limit is `max_completion_tokens` on api.openai.com (its
 //! newer models refuse `max_tokens`) and `max_tokens` elsewhere (what compatible servers read);
-//! an assistant message that only called tools carries `content: null`.
+//! an assistant message that only called tools carries `content: null`. [`ToolChoice::None`]
+//! leaves the declarations out instead of sending `tool_choice: "none"`: llama.cpp's server
+//! still renders declared tools into the prompt under "none", and a small model then keeps
+//! writing calls as text; with no declarations every compatible server asks for text.
 
 use std::sync::Arc;
 
@@ -22,7 +25,7 @@ use crate::openai_stream::{OpenAiStreamParser, parse_completion, parse_model_lis
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
 use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
-use crate::types::{ChatRequest, Message, StreamMode};
+use crate::types::{ChatRequest, Message, StreamMode, ToolChoice};
 use crate::validate::validate_conversation;
 
 /// Which field carries the output limit.
@@ -86,7 +89,7 @@ impl OpenAiCompatible {
             "messages".into(),
             Value::Array(request.messages.iter().map(wire_message).collect()),
         );
-        if !request.tools.is_empty() {
+        if !request.tools.is_empty() && request.tool_choice != ToolChoice::None {
             let tools = request
                 .tools
                 .iter()
@@ -102,6 +105,9 @@ impl OpenAiCompatible {
                 })
                 .collect();
             body.insert("tools".into(), Value::Array(tools));
+            if request.tool_choice == ToolChoice::Required {
+                body.insert("tool_choice".into(), json!("required"));
+            }
         }
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json!(temperature));

@@ -183,6 +183,20 @@ pub enum StreamMode {
     Whole,
 }
 
+/// Whether the model may, must, or must not call the declared functions in its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model decides (the providers' default; nothing extra is sent).
+    #[default]
+    Auto,
+    /// The model must call one of the declared functions.
+    Required,
+    /// The model must answer in text. The providers render this so that no server can still
+    /// show the declarations to the model (see each provider's module).
+    None,
+}
+
 /// One request to a model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatRequest {
@@ -195,6 +209,8 @@ pub struct ChatRequest {
     /// when unset.
     pub max_tokens: Option<u32>,
     pub stream: StreamMode,
+    /// Ignored when `tools` is empty.
+    pub tool_choice: ToolChoice,
 }
 
 impl ChatRequest {
@@ -207,7 +223,13 @@ impl ChatRequest {
             temperature: None,
             max_tokens: None,
             stream: StreamMode::Streaming,
+            tool_choice: ToolChoice::Auto,
         }
+    }
+
+    pub fn with_tool_choice(mut self, tool_choice: ToolChoice) -> Self {
+        self.tool_choice = tool_choice;
+        self
     }
 
     pub fn with_tools(mut self, tools: Vec<FunctionDeclaration>) -> Self {

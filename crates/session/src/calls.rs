@@ -73,6 +73,18 @@ pub(crate) struct CallState {
     answered: BTreeMap<String, String>,
 }
 
+impl CallState {
+    /// Whether every call of `calls` (at least one) is identical to a call that already
+    /// succeeded in this turn: the model asked only for results it already has.
+    pub(crate) fn all_answered(&self, calls: &[ToolCall]) -> bool {
+        !calls.is_empty()
+            && calls.iter().all(|call| {
+                self.answered
+                    .contains_key(&call_key(&call.name, &call.arguments))
+            })
+    }
+}
+
 /// Whether the round ran to the end or was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RoundEnd {

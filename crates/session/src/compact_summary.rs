@@ -46,6 +46,7 @@ impl Session {
             temperature: None,
             max_tokens: self.model.max_tokens,
             stream: StreamMode::Whole,
+            tool_choice: coyote_llm::ToolChoice::Auto,
         };
         let response = tokio::select! {
             biased;

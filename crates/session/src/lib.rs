@@ -41,4 +41,4 @@ pub use session::{
 };
 pub use tokio_util::sync::CancellationToken;
 pub use tools::ServerSelection;
-pub use turn::{SessionError, TurnOutcome};
+pub use turn::{ANSWER_FROM_RESULTS, SessionError, TurnOutcome};

@@ -10,10 +10,23 @@
 //!   round was cancelled, so the conversation is always valid for the next request.
 //! - The round limit stops the turn without another request; the limit is reported to the user
 //!   (event and outcome), not invented as an answer.
+//!
+//! Two steers for small models (issue 7), each announced to the user by a warning:
+//! - when an answer only repeats calls whose results the model already has in this turn, that
+//!   answer is set aside (it adds nothing, and kept in the history it teaches the model to
+//!   repeat itself) and the request is sent again asking for text ([`ToolChoice::None`]) with
+//!   [`ANSWER_FROM_RESULTS`] as a last system line of that request only: small local models
+//!   otherwise call the same tool again and again instead of answering from its result
+//!   (measured with Qwen2.5-Coder-1.5B: without the line it still wrote the call as text).
+//!   Only the model's own words are ever kept, never a synthesized message;
+//! - when the server could not parse the model's output as text or a declared call
+//!   ([`LlmError::UnparsedOutput`], e.g. a tool named without its server prefix), the request is
+//!   sent once more per turn with a call required ([`ToolChoice::Required`]), whose grammar
+//!   only allows the declared names; what the failed attempt streamed is not kept.
 
 use coyote_llm::{
     AssistantMessage, ChatRequest, FinishReason, LlmError, Message, ResponseAssembler, StreamEvent,
-    Usage,
+    ToolChoice, Usage,
 };
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -23,6 +36,11 @@ use crate::conversation::Conversation;
 use crate::event::{SessionEvent, StopReason};
 use crate::session::{Session, TurnContext};
 use crate::tools::{NotReady, declarations};
+
+/// The instruction added (as a system message, to that request only) when the model is asked
+/// to answer from the results it has.
+pub const ANSWER_FROM_RESULTS: &str =
+    "Answer the user's question now, in plain text, from the tool results above.";
 
 /// How a turn ended without error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,6 +82,8 @@ impl Session {
         let mut warned: Vec<String> = Vec::new();
         let mut round: u32 = 0;
         let mut tool_rounds: u32 = 0;
+        let mut tool_choice = ToolChoice::Auto;
+        let mut reasked = false;
         loop {
             round += 1;
             // Near the context window: compact before asking (issue 5, `compact.rs`).
@@ -72,19 +92,47 @@ impl Session {
                 declarations(&self.runtime, &self.dispatcher, &self.options.servers).await;
             tools.extend(crate::delegate::declarations(self));
             warn_not_ready(ctx, &not_ready, &mut warned);
+            let mut messages = conversation.request_messages();
+            if tool_choice == ToolChoice::None {
+                messages.push(Message::system(ANSWER_FROM_RESULTS));
+            }
             let request = ChatRequest {
                 model: self.model.name.clone(),
-                messages: conversation.request_messages(),
+                messages,
                 tools,
                 temperature: self.model.temperature,
                 max_tokens: self.model.max_tokens,
                 stream: self.options.stream,
+                tool_choice,
+            };
+            let offered = match tool_choice {
+                ToolChoice::None => 0,
+                ToolChoice::Auto | ToolChoice::Required => request.tools.len(),
             };
             ctx.events.emit(SessionEvent::RequestStarted {
                 round,
-                tools: request.tools.len(),
+                tools: offered,
             });
-            let response = match self.request(&request, conversation, ctx).await? {
+            let kept = conversation.messages.len();
+            let answer = match self.request(&request, conversation, ctx).await {
+                Err(SessionError::Llm(LlmError::UnparsedOutput { .. }))
+                    if !reasked && tool_choice == ToolChoice::Auto && !request.tools.is_empty() =>
+                {
+                    // What the failed attempt streamed is not the model's answer.
+                    conversation.messages.truncate(kept);
+                    reasked = true;
+                    tool_choice = ToolChoice::Required;
+                    ctx.events.emit(SessionEvent::Warning {
+                        message: "the model server could not parse the model's answer as text or \
+                                  a call of a declared function (a small model misnaming a \
+                                  function?); asking again with a function call required"
+                            .to_owned(),
+                    });
+                    continue;
+                }
+                other => other?,
+            };
+            let response = match answer {
                 Answer::Complete(response) => response,
                 Answer::Cancelled => return Ok(finish(ctx, StopReason::Cancelled, round, usage)),
             };
@@ -112,6 +160,20 @@ impl Session {
                 return Ok(finish(ctx, StopReason::Answered, round, usage));
             }
             let calls = message.tool_calls.clone();
+            if tool_choice == ToolChoice::Auto && state.all_answered(&calls) {
+                tool_choice = ToolChoice::None;
+                let names: Vec<String> = calls.iter().map(|c| format!("`{}`", c.name)).collect();
+                ctx.events.emit(SessionEvent::Warning {
+                    message: format!(
+                        "the model called {} again with the same arguments although it already \
+                         has the result; asking it to answer from the results it has (no \
+                         functions offered for the next request)",
+                        names.join(", ")
+                    ),
+                });
+                continue;
+            }
+            tool_choice = ToolChoice::Auto;
             conversation.messages.push(Message::assistant(message));
             if calls.is_empty() {
                 return Ok(finish(ctx, StopReason::Answered, round, usage));
@@ -128,6 +190,7 @@ impl Session {
             if end == RoundEnd::Cancelled {
                 return Ok(finish(ctx, StopReason::Cancelled, round, usage));
             }
+
             if tool_rounds >= self.options.max_tool_rounds {
                 let limit = self.options.max_tool_rounds;
                 ctx.events.emit(SessionEvent::Warning {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use coyote_llm::{
     ANTHROPIC_VERSION, AssistantMessage, ChatRequest, ChatResponse, FinishReason, LlmError,
-    Message, ProviderKind, StreamEvent, StreamMode, ToolCall, Usage,
+    Message, ProviderKind, StreamEvent, StreamMode, ToolCall, ToolChoice, Usage,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
@@ -322,5 +322,30 @@ async fn whole_mode_sends_stream_false() {
             "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}],
             "stream": false
         })]
+    );
+}
+
+#[tokio::test]
+async fn tool_choice_is_sent_as_any_or_none_with_the_declarations_kept() {
+    let server = MockServer::start().await;
+    mount(&server, sse_response(anthropic_sse(&tool_use_events()))).await;
+    let (provider, _) = make_provider(ProviderKind::Anthropic, &server.uri());
+    for choice in [ToolChoice::Auto, ToolChoice::Required, ToolChoice::None] {
+        events_ok(provider.as_ref(), &full_request().with_tool_choice(choice)).await;
+    }
+    let shape = |body: &Value| {
+        (
+            body["tools"].as_array().map(Vec::len),
+            body.get("tool_choice").cloned(),
+        )
+    };
+    assert_eq!(
+        bodies(&server).await.iter().map(shape).collect::<Vec<_>>(),
+        vec![
+            (Some(2), None),
+            (Some(2), Some(json!({"type": "any"}))),
+            // The history holds tool_use blocks, which Anthropic accepts only with tools.
+            (Some(2), Some(json!({"type": "none"}))),
+        ]
     );
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use coyote_llm::{
     AssistantMessage, ChatRequest, ChatResponse, FinishReason, LlmError, Message, ProviderKind,
-    StreamEvent, StreamMode, ToolCall, Usage,
+    StreamEvent, StreamMode, ToolCall, ToolChoice, Usage,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
@@ -488,4 +488,75 @@ async fn lists_models() {
         provider.list_models().await.unwrap(),
         vec!["qwen2.5:7b".to_string(), "llama3.2".to_string()]
     );
+}
+
+#[tokio::test]
+async fn tool_choice_required_is_sent_and_none_leaves_the_declarations_out() {
+    let server = MockServer::start().await;
+    mount(&server, sse_response(openai_sse(&parallel_chunks()))).await;
+    let (provider, _) = make_provider(
+        ProviderKind::OpenAiCompatible,
+        &format!("{}/v1", server.uri()),
+    );
+    for choice in [ToolChoice::Auto, ToolChoice::Required, ToolChoice::None] {
+        events_ok(provider.as_ref(), &full_request().with_tool_choice(choice)).await;
+    }
+    let bodies = bodies(&server).await;
+    let shape = |body: &Value| {
+        (
+            body["tools"].as_array().map(Vec::len),
+            body.get("tool_choice").cloned(),
+        )
+    };
+    assert_eq!(
+        bodies.iter().map(shape).collect::<Vec<_>>(),
+        vec![
+            (Some(2), None),
+            (Some(2), Some(json!("required"))),
+            // llama.cpp renders declared tools into the prompt even under "none".
+            (None, None),
+        ]
+    );
+    // The conversation itself is the same in all three.
+    assert_eq!(bodies[0]["messages"], bodies[2]["messages"]);
+}
+
+#[tokio::test]
+async fn llama_cpp_unparsed_output_is_its_own_error_and_not_retried() {
+    let llama = json!({"error": {"code": 500, "message": "The model produced output that does not match the expected peg-native format", "type": "server_error"}});
+    // As an HTTP status (non-streamed) and in-band after the stream started (streamed).
+    let responses = [
+        json_response(500, llama.clone()),
+        sse_response(format!(
+            "data: {}\n\ndata: {llama}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null}, "finish_reason": null}]})
+        )),
+    ];
+    for response in responses {
+        let server = MockServer::start().await;
+        mount(&server, response).await;
+        let (provider, clock) = make_provider(
+            ProviderKind::OpenAiCompatible,
+            &format!("{}/v1", server.uri()),
+        );
+        let error = match collect(provider.as_ref(), &full_request()).await {
+            Err(error) => error,
+            Ok(events) => events
+                .into_iter()
+                .find_map(Result::err)
+                .expect("an error event"),
+        };
+        assert!(
+            matches!(&error, LlmError::UnparsedOutput { detail, .. }
+                if detail == "The model produced output that does not match the expected peg-native format"),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("use a larger model"), "{error}");
+        assert_eq!(
+            clock.sleeps(),
+            vec![],
+            "the same request gives the same output"
+        );
+        assert_eq!(server.received_requests().await.unwrap().len(), 1);
+    }
 }

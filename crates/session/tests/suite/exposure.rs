@@ -147,7 +147,7 @@ async fn a_direct_call_and_a_meta_invoke_ask_the_same_and_return_the_same() {
 }
 
 #[tokio::test]
-async fn a_repeated_direct_call_gets_the_earlier_result_without_running() {
+async fn a_repeated_direct_call_is_not_run_and_text_is_asked_for() {
     let script = vec![
         Reply::call("fake__echo", json!({"text": "x"})),
         Reply::call("fake__echo", json!({"text": "x"})),
@@ -163,16 +163,18 @@ async fn a_repeated_direct_call_gets_the_earlier_result_without_running() {
     let (outcome, _) = h.turn(&mut Conversation::new(), "echo x").await;
     assert_eq!(outcome.unwrap().stop, StopReason::Answered);
     assert_eq!(h.server.events().tool_calls("echo"), 1);
-    let results = tool_results(LlmWire::OpenAi, &h.llm.requests()[2]);
+    let requests = h.llm.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(requests[2].get("tools").is_none(), "{}", requests[2]);
+    let results = tool_results(LlmWire::OpenAi, &requests[2]);
     assert_eq!(
-        results[0].1,
-        "Result of tool `echo` on MCP server `fake`: answer the user from it unless you need \
-         another tool.\nx"
-    );
-    assert!(
-        results[1].1.starts_with("Not run again: ") && results[1].1.ends_with(&results[0].1),
-        "{}",
-        results[1].1
+        results,
+        vec![(
+            results[0].0.clone(),
+            "Result of tool `echo` on MCP server `fake`: answer the user from it unless you need \
+             another tool.\nx"
+                .to_owned()
+        )]
     );
     h.assert_requests_valid();
     h.shutdown().await;

@@ -1,51 +1,130 @@
-//! The loop guards: a call identical to one already answered in the turn gets the earlier
-//! result back without running, a third identical call in a row is not run, and
-//! `max_tool_rounds` stops the turn without another request or a synthesized answer.
+//! The loop guards: an answer that only repeats calls already answered in the turn is set
+//! aside and text is asked for; a repeated call next to new ones gets the earlier result back
+//! without running; a third identical call in a row is not run; output the server cannot parse
+//! is asked again once with a call required; and `max_tool_rounds` stops the turn without
+//! another request or a synthesized answer.
 
 use coyote_llm::Message;
 use coyote_session::{Conversation, SessionEvent, SessionOptions, StopReason, ToolCallStatus};
 use coyote_test_support::fake_llm::{LlmWire, Reply, tool_results};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::support::{Harness, scenario, wires};
 
 #[tokio::test]
-async fn an_answered_call_is_reused_and_the_third_in_a_row_is_not_run() {
+async fn an_answer_that_only_repeats_answered_calls_is_set_aside_and_text_is_asked_for() {
+    for wire in wires() {
+        // Key order differs in the second call: still identical.
+        let script = vec![
+            Reply::call(
+                "mcp_invoke_fake",
+                json!({"tool": "echo", "arguments": {"text": "x"}}),
+            ),
+            Reply::call(
+                "mcp_invoke_fake",
+                json!({"arguments": {"text": "x"}, "tool": "echo"}),
+            ),
+            Reply::text("x it is"),
+        ];
+        let h = Harness::new(wire, script).await;
+        let mut conversation = Conversation::new();
+        let (outcome, events) = h.turn(&mut conversation, "echo x").await;
+        let outcome = outcome.unwrap();
+        assert_eq!(outcome.stop, StopReason::Answered);
+        assert_eq!(outcome.rounds, 3);
+        assert_eq!(h.server.events().tool_calls("echo"), 1);
+        assert_eq!(statuses(&events), vec![ToolCallStatus::Ok]);
+        assert_eq!(
+            warnings(&events),
+            vec![
+                "the model called `mcp_invoke_fake` again with the same arguments although it \
+                 already has the result; asking it to answer from the results it has (no \
+                 functions offered for the next request)"
+                    .to_owned()
+            ]
+        );
+        let requests = h.llm.requests();
+        assert_eq!(requests.len(), 3);
+        // The third request asks for text: OpenAI-compatible without declarations, Anthropic
+        // with tool_choice none; and the set-aside answer is not in its history.
+        // A last system line of that request only says what to do.
+        let nudge = "Answer the user's question now, in plain text, from the tool results above.";
+        assert_eq!(coyote_session::ANSWER_FROM_RESULTS, nudge);
+        match wire {
+            LlmWire::OpenAi => {
+                assert!(requests[2].get("tools").is_none(), "{}", requests[2]);
+                let mut expected = requests[1]["messages"].as_array().unwrap().clone();
+                expected.push(json!({"role": "system", "content": nudge}));
+                assert_eq!(requests[2]["messages"], Value::Array(expected));
+            }
+            LlmWire::Anthropic => {
+                assert_eq!(requests[2]["tool_choice"], json!({"type": "none"}));
+                assert_eq!(requests[1]["messages"], requests[2]["messages"]);
+                assert!(requests[1].get("system").is_none(), "{}", requests[1]);
+                assert_eq!(requests[2]["system"], json!(nudge));
+            }
+        }
+        assert!(requests[1].get("tool_choice").is_none(), "{}", requests[1]);
+        // The conversation keeps only what the model said and was answered.
+        let kinds: Vec<&str> = conversation
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::User { .. } => "user",
+                Message::Assistant(a) if a.tool_calls.is_empty() => "text",
+                Message::Assistant(_) => "calls",
+                Message::Tool(_) => "result",
+                Message::System { .. } => "system",
+            })
+            .collect();
+        assert_eq!(kinds, vec!["user", "calls", "result", "text"]);
+        h.assert_requests_valid();
+        h.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn an_answered_call_next_to_a_new_one_is_reused_and_the_third_failure_in_a_row_is_not_run() {
     for wire in wires() {
         let echo = || {
-            Reply::call(
+            (
                 "mcp_invoke_fake",
                 json!({"tool": "echo", "arguments": {"text": "x"}}),
             )
         };
-        // Key order differs in the second call: still identical.
-        let reordered = Reply::call(
-            "mcp_invoke_fake",
-            json!({"arguments": {"text": "x"}, "tool": "echo"}),
-        );
-        let script = vec![echo(), reordered, echo(), Reply::text("ok, stopping")];
+        let fails = || Reply::call("mcp_invoke_fake", json!({"tool": "fails"}));
+        let script = vec![
+            Reply::calls("", vec![echo()]),
+            // Not only repeats: runs, and the repeated one gets its earlier result.
+            Reply::calls(
+                "",
+                vec![echo(), ("mcp_invoke_fake", json!({"tool": "fixed"}))],
+            ),
+            // Failed calls are not remembered as answered; the guard stops the third in a row.
+            fails(),
+            fails(),
+            fails(),
+            Reply::text("ok, stopping"),
+        ];
         let h = Harness::new(wire, script).await;
         let mut conversation = Conversation::new();
         let (outcome, events) = h.turn(&mut conversation, "loop").await;
         assert_eq!(outcome.unwrap().stop, StopReason::Answered);
-        let statuses: Vec<ToolCallStatus> = events
-            .iter()
-            .filter_map(|e| match e {
-                SessionEvent::ToolCallFinished { status, .. } => Some(*status),
-                _ => None,
-            })
-            .collect();
         assert_eq!(
-            statuses,
+            statuses(&events),
             vec![
                 ToolCallStatus::Ok,
                 ToolCallStatus::Repeated,
-                ToolCallStatus::Repeated
+                ToolCallStatus::Ok,
+                ToolCallStatus::Error,
+                ToolCallStatus::Error,
+                ToolCallStatus::Repeated,
             ]
         );
-        // The second call got the first one's result back: one tools/call in all.
         assert_eq!(h.server.events().tool_calls("echo"), 1);
-        let results = tool_results(wire, &h.llm.requests()[3]);
+        assert_eq!(h.server.events().tool_calls("fails"), 2);
+        let requests = h.llm.requests();
+        let results = tool_results(wire, &requests[2]);
         assert_eq!(
             results[1].1,
             format!(
@@ -61,8 +140,9 @@ async fn an_answered_call_is_reused_and_the_third_in_a_row_is_not_run() {
             "{}",
             results[0].1
         );
+        let results = tool_results(wire, &requests[5]);
         assert_eq!(
-            results[2].1,
+            results.last().unwrap().1,
             "Not run: `mcp_invoke_fake` was called 3 times in a row with the same arguments, \
              and its result will not change. Use the results you already have to answer the \
              user, or call something different."
@@ -70,6 +150,72 @@ async fn an_answered_call_is_reused_and_the_third_in_a_row_is_not_run() {
         h.assert_requests_valid();
         h.shutdown().await;
     }
+}
+
+#[tokio::test]
+async fn unparsed_model_output_is_asked_again_once_with_a_call_required() {
+    let unparsed = || {
+        Reply::status(
+            500,
+            json!({"error": {"code": 500, "message": "The model produced output that does not match the expected peg-native format", "type": "server_error"}}),
+        )
+    };
+    let script = vec![
+        unparsed(),
+        Reply::call("mcp_invoke_fake", json!({"tool": "fixed"})),
+        // Once per turn: the second failure is the turn's error.
+        unparsed(),
+    ];
+    let h = Harness::new(LlmWire::OpenAi, script).await;
+    let mut conversation = Conversation::new();
+    let (outcome, events) = h.turn(&mut conversation, "fixed please").await;
+    let error = outcome.unwrap_err();
+    assert!(
+        matches!(
+            error.downcast_ref::<coyote_session::SessionError>(),
+            Some(coyote_session::SessionError::Llm(
+                coyote_llm::LlmError::UnparsedOutput { .. }
+            ))
+        ),
+        "{error:?}"
+    );
+    assert_eq!(h.server.events().tool_calls("fixed"), 1);
+    assert_eq!(
+        warnings(&events),
+        vec![
+            "the model server could not parse the model's answer as text or a call of a \
+             declared function (a small model misnaming a function?); asking again with a \
+             function call required"
+                .to_owned()
+        ]
+    );
+    let requests = h.llm.requests();
+    assert_eq!(requests.len(), 3);
+    let choices: Vec<Option<&Value>> = requests.iter().map(|r| r.get("tool_choice")).collect();
+    assert_eq!(choices, vec![None, Some(&json!("required")), None]);
+    assert_eq!(requests[0]["messages"], requests[1]["messages"]);
+    h.assert_requests_valid();
+    h.shutdown().await;
+}
+
+fn statuses(events: &[SessionEvent]) -> Vec<ToolCallStatus> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolCallFinished { status, .. } => Some(*status),
+            _ => None,
+        })
+        .collect()
+}
+
+fn warnings(events: &[SessionEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::Warning { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[tokio::test]
