@@ -5,7 +5,8 @@
 //! Wire choices (why): `tools` is omitted when empty (several local servers reject `[]`);
 //! streaming requests ask for `stream_options.include_usage` (the only way to get usage from
 //! OpenAI while streaming); the output limit is `max_completion_tokens` on api.openai.com (its
-//! newer models refuse `max_tokens`) and `max_tokens` elsewhere (what compatible servers read);
+//! newer models refuse `max_tokens`) and `max_tokens` elsewhere (what compatible servers read),
+//! where declarations also come with `parallel_tool_calls: true` (see [`Dialect`]);
 //! an assistant message that only called tools carries `content: null`. [`ToolChoice::None`]
 //! leaves the declarations out instead of sending `tool_choice: "none"`: llama.cpp's server
 //! still renders declared tools into the prompt under "none", and a small model then keeps
@@ -28,11 +29,16 @@ use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice};
 use crate::validate::validate_conversation;
 
-/// Which field carries the output limit.
+/// Which kind of server this is, for the few fields they disagree on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MaxTokensField {
-    MaxTokens,
-    MaxCompletionTokens,
+enum Dialect {
+    /// api.openai.com: `max_completion_tokens`; parallel tool calls are its default (and its
+    /// reasoning models refuse the `parallel_tool_calls` field).
+    OpenAi,
+    /// Everything else: `max_tokens`; `parallel_tool_calls: true` is sent with declarations,
+    /// because llama.cpp's server otherwise accepts one call per message and answers a second
+    /// with HTTP 500.
+    Compatible,
 }
 
 /// A client for one OpenAI-compatible server.
@@ -41,7 +47,7 @@ pub struct OpenAiCompatible {
     core: HttpCore,
     chat_url: String,
     models_url: String,
-    max_tokens_field: MaxTokensField,
+    dialect: Dialect,
 }
 
 impl OpenAiCompatible {
@@ -61,10 +67,10 @@ impl OpenAiCompatible {
             core,
             chat_url: format!("{base}/chat/completions"),
             models_url: format!("{base}/models"),
-            max_tokens_field: if is_openai {
-                MaxTokensField::MaxCompletionTokens
+            dialect: if is_openai {
+                Dialect::OpenAi
             } else {
-                MaxTokensField::MaxTokens
+                Dialect::Compatible
             },
         })
     }
@@ -108,14 +114,17 @@ impl OpenAiCompatible {
             if request.tool_choice == ToolChoice::Required {
                 body.insert("tool_choice".into(), json!("required"));
             }
+            if self.dialect == Dialect::Compatible {
+                body.insert("parallel_tool_calls".into(), json!(true));
+            }
         }
         if let Some(temperature) = request.temperature {
             body.insert("temperature".into(), json!(temperature));
         }
         if let Some(max_tokens) = request.max_tokens {
-            let field = match self.max_tokens_field {
-                MaxTokensField::MaxTokens => "max_tokens",
-                MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+            let field = match self.dialect {
+                Dialect::Compatible => "max_tokens",
+                Dialect::OpenAi => "max_completion_tokens",
             };
             body.insert(field.into(), json!(max_tokens));
         }
@@ -254,13 +263,39 @@ mod tests {
     use crate::retry::TokioClock;
 
     fn body_for(base: &str) -> Value {
+        body_with(base, |r| r)
+    }
+
+    fn body_with(base: &str, edit: impl FnOnce(ChatRequest) -> ChatRequest) -> Value {
         let config = ProviderConfig::new(ProviderKind::OpenAiCompatible, "t", base);
         let provider =
             OpenAiCompatible::new(&config, RetryPolicy::none(), Arc::new(TokioClock)).unwrap();
         let request = ChatRequest::new("m", vec![Message::user("hi")])
             .with_max_tokens(64)
             .with_stream(StreamMode::Whole);
-        provider.body(&request)
+        provider.body(&edit(request))
+    }
+
+    #[test]
+    fn parallel_tool_calls_are_asked_for_with_declarations_except_on_openai() {
+        let tools = || {
+            vec![coyote_protocol::FunctionDeclaration {
+                name: "f".into(),
+                description: "d".into(),
+                parameters: json!({"type": "object", "properties": {}}),
+            }]
+        };
+        let field = |base: &str, choice: ToolChoice| {
+            body_with(base, |r| r.with_tools(tools()).with_tool_choice(choice))
+                .get("parallel_tool_calls")
+                .cloned()
+        };
+        let local = "http://127.0.0.1:8080/v1";
+        assert_eq!(field(local, ToolChoice::Auto), Some(json!(true)));
+        assert_eq!(field(local, ToolChoice::Required), Some(json!(true)));
+        assert_eq!(field(local, ToolChoice::None), None);
+        assert_eq!(body_for(local).get("parallel_tool_calls"), None);
+        assert_eq!(field("https://api.openai.com/v1", ToolChoice::Auto), None);
     }
 
     #[test]

@@ -154,6 +154,7 @@ async fn streams_parallel_tool_calls_and_sends_the_whole_conversation() {
             {"type": "function", "function": {"name": "get_time", "description": "Current time",
                 "parameters": {"type": "object", "properties": {}}}}
         ],
+        "parallel_tool_calls": true,
         "temperature": 0.5,
         "max_tokens": 256,
         "stream": true,
