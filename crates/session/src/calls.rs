@@ -12,10 +12,12 @@
 //!
 //! A call identical (same function, same canonical arguments) to one that already succeeded in
 //! this turn is not run again: it gets the earlier result back with an instruction to answer
-//! (issue 7; small models otherwise repeat themselves). The repeat guard still stops the
-//! [`crate::MAX_IDENTICAL_CALLS`]-th identical call in a row, whatever came before.
+//! (issue 7; small models otherwise repeat themselves). The turn loop sets aside an answer made
+//! only of calls that already ran ([`CallState::all_ran`]) before it gets here. The repeat
+//! guard still stops the [`crate::MAX_IDENTICAL_CALLS`]-th identical call in a row, whatever
+//! came before.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -71,17 +73,18 @@ pub(crate) struct CallState {
     annotations: BTreeMap<String, Option<BTreeMap<String, Option<Value>>>>,
     /// Results of the calls that succeeded this turn, by [`call_key`].
     answered: BTreeMap<String, String>,
+    /// Every call that ran this turn (succeeded or failed), by [`call_key`].
+    ran: BTreeSet<String>,
 }
 
 impl CallState {
-    /// Whether every call of `calls` (at least one) is identical to a call that already
-    /// succeeded in this turn: the model asked only for results it already has.
-    pub(crate) fn all_answered(&self, calls: &[ToolCall]) -> bool {
+    /// Whether every call of `calls` (at least one) is identical to a call that already ran in
+    /// this turn, successfully or not: the model asked only for outcomes it already has.
+    pub(crate) fn all_ran(&self, calls: &[ToolCall]) -> bool {
         !calls.is_empty()
-            && calls.iter().all(|call| {
-                self.answered
-                    .contains_key(&call_key(&call.name, &call.arguments))
-            })
+            && calls
+                .iter()
+                .all(|call| self.ran.contains(&call_key(&call.name, &call.arguments)))
     }
 }
 
@@ -143,10 +146,11 @@ pub(crate) async fn run_round(
         .collect();
     let (results, run_end) = execute(session, checked, ctx).await;
     for (key, result) in ran.into_iter().zip(&results) {
-        if let Some(key) = key
-            && result.outcome == ToolOutcome::Success
-        {
-            state.answered.insert(key, result.content.clone());
+        if let Some(key) = key {
+            if result.outcome == ToolOutcome::Success {
+                state.answered.insert(key.clone(), result.content.clone());
+            }
+            state.ran.insert(key);
         }
     }
     let end = if run_end == RoundEnd::Cancelled {

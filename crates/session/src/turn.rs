@@ -12,9 +12,9 @@
 //!   (event and outcome), not invented as an answer.
 //!
 //! Two steers for small models (issue 7), each announced to the user by a warning:
-//! - when an answer only repeats calls whose results the model already has in this turn, that
-//!   answer is set aside (it adds nothing, and kept in the history it teaches the model to
-//!   repeat itself) and the request is sent again asking for text ([`ToolChoice::None`]) with
+//! - when an answer only repeats calls that already ran in this turn (their results or errors
+//!   are in the conversation), that answer is set aside (it adds nothing, and kept in the
+//!   history it teaches the model to repeat itself) and the request is sent again asking for text ([`ToolChoice::None`]) with
 //!   [`ANSWER_FROM_RESULTS`] as a last system line of that request only: small local models
 //!   otherwise call the same tool again and again instead of answering from its result
 //!   (measured with Qwen2.5-Coder-1.5B: without the line it still wrote the call as text).
@@ -160,13 +160,13 @@ impl Session {
                 return Ok(finish(ctx, StopReason::Answered, round, usage));
             }
             let calls = message.tool_calls.clone();
-            if tool_choice == ToolChoice::Auto && state.all_answered(&calls) {
+            if tool_choice == ToolChoice::Auto && state.all_ran(&calls) {
                 tool_choice = ToolChoice::None;
                 let names: Vec<String> = calls.iter().map(|c| format!("`{}`", c.name)).collect();
                 ctx.events.emit(SessionEvent::Warning {
                     message: format!(
                         "the model called {} again with the same arguments although it already \
-                         has the result; asking it to answer from the results it has (no \
+                         has the outcome; asking it to answer from the results it has (no \
                          functions offered for the next request)",
                         names.join(", ")
                     ),

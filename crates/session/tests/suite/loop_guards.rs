@@ -38,7 +38,7 @@ async fn an_answer_that_only_repeats_answered_calls_is_set_aside_and_text_is_ask
             warnings(&events),
             vec![
                 "the model called `mcp_invoke_fake` again with the same arguments although it \
-                 already has the result; asking it to answer from the results it has (no \
+                 already has the outcome; asking it to answer from the results it has (no \
                  functions offered for the next request)"
                     .to_owned()
             ]
@@ -84,7 +84,7 @@ async fn an_answer_that_only_repeats_answered_calls_is_set_aside_and_text_is_ask
 }
 
 #[tokio::test]
-async fn an_answered_call_next_to_a_new_one_is_reused_and_the_third_failure_in_a_row_is_not_run() {
+async fn an_answered_call_next_to_a_new_one_gets_its_earlier_result_without_running() {
     for wire in wires() {
         let echo = || {
             (
@@ -92,7 +92,6 @@ async fn an_answered_call_next_to_a_new_one_is_reused_and_the_third_failure_in_a
                 json!({"tool": "echo", "arguments": {"text": "x"}}),
             )
         };
-        let fails = || Reply::call("mcp_invoke_fake", json!({"tool": "fails"}));
         let script = vec![
             Reply::calls("", vec![echo()]),
             // Not only repeats: runs, and the repeated one gets its earlier result.
@@ -100,31 +99,24 @@ async fn an_answered_call_next_to_a_new_one_is_reused_and_the_third_failure_in_a
                 "",
                 vec![echo(), ("mcp_invoke_fake", json!({"tool": "fixed"}))],
             ),
-            // Failed calls are not remembered as answered; the guard stops the third in a row.
-            fails(),
-            fails(),
-            fails(),
-            Reply::text("ok, stopping"),
+            Reply::text("done"),
         ];
         let h = Harness::new(wire, script).await;
         let mut conversation = Conversation::new();
-        let (outcome, events) = h.turn(&mut conversation, "loop").await;
+        let (outcome, events) = h.turn(&mut conversation, "echo, then fixed").await;
         assert_eq!(outcome.unwrap().stop, StopReason::Answered);
         assert_eq!(
             statuses(&events),
             vec![
                 ToolCallStatus::Ok,
                 ToolCallStatus::Repeated,
-                ToolCallStatus::Ok,
-                ToolCallStatus::Error,
-                ToolCallStatus::Error,
-                ToolCallStatus::Repeated,
+                ToolCallStatus::Ok
             ]
         );
+        assert_eq!(warnings(&events), Vec::<String>::new());
         assert_eq!(h.server.events().tool_calls("echo"), 1);
-        assert_eq!(h.server.events().tool_calls("fails"), 2);
-        let requests = h.llm.requests();
-        let results = tool_results(wire, &requests[2]);
+        assert_eq!(h.server.events().tool_calls("fixed"), 1);
+        let results = tool_results(wire, &h.llm.requests()[2]);
         assert_eq!(
             results[1].1,
             format!(
@@ -140,6 +132,42 @@ async fn an_answered_call_next_to_a_new_one_is_reused_and_the_third_failure_in_a
             "{}",
             results[0].1
         );
+        h.assert_requests_valid();
+        h.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn a_repeated_failing_call_is_set_aside_and_the_third_in_a_row_is_not_run() {
+    for wire in wires() {
+        let fails = || Reply::call("mcp_invoke_fake", json!({"tool": "fails"}));
+        // A model (or server) that keeps calling although text was asked for: the set-aside
+        // answers do not count, the calls made under "text please" do, and the third identical
+        // call in a row is refused.
+        let script = vec![
+            fails(),
+            fails(),
+            fails(),
+            fails(),
+            fails(),
+            Reply::text("it keeps failing"),
+        ];
+        let h = Harness::new(wire, script).await;
+        let mut conversation = Conversation::new();
+        let (outcome, events) = h.turn(&mut conversation, "loop").await;
+        assert_eq!(outcome.unwrap().stop, StopReason::Answered);
+        assert_eq!(
+            statuses(&events),
+            vec![
+                ToolCallStatus::Error,
+                ToolCallStatus::Error,
+                ToolCallStatus::Repeated
+            ]
+        );
+        assert_eq!(warnings(&events).len(), 2);
+        assert_eq!(h.server.events().tool_calls("fails"), 2);
+        let requests = h.llm.requests();
+        assert_eq!(requests.len(), 6);
         let results = tool_results(wire, &requests[5]);
         assert_eq!(
             results.last().unwrap().1,
