@@ -27,6 +27,8 @@ const TOKEN_PREFIX: &str = "coyote-received-blob:";
 pub(crate) const MAX_PENDING: usize = 64;
 /// Decoded bytes waiting to be rendered, at most (two blobs at the ceiling).
 pub(crate) const MAX_PENDING_BYTES: usize = 2 * MAX_BLOB_DECODED_BYTES;
+/// Reserved beyond the ceiling: one read-buffer chunk decodes before the ceiling is checked.
+const RESERVE_SLACK: usize = 256 * 1024;
 
 /// Decodes one blob string as it arrives.
 #[derive(Debug, Default)]
@@ -60,6 +62,14 @@ impl BlobReceiver {
         self.chars += chars.len() as u64;
         if self.failure.is_some() {
             return;
+        }
+        if self.bytes.capacity() == 0 {
+            // Address space for a blob at the ceiling, reserved once: growing by doubling
+            // would copy the bytes received so far each time (below the allocator's mmap
+            // threshold) and fault in their pages again. Pages are touched only as bytes
+            // arrive, so a small blob costs no memory; `finish` gives the rest back.
+            self.bytes
+                .reserve_exact(MAX_BLOB_DECODED_BYTES + RESERVE_SLACK);
         }
         let start = self.bytes.len();
         let result = self.stream.push(chars, &mut self.bytes);
@@ -107,7 +117,11 @@ impl BlobReceiver {
             None => Ok(Decoded {
                 is_text: self.utf8_valid == Some(self.bytes.len()),
                 sha256: hex::encode(self.hasher.finalize()),
-                bytes: self.bytes,
+                bytes: {
+                    // Stashed blobs keep only what they hold (a large allocation shrinks in place).
+                    self.bytes.shrink_to_fit();
+                    self.bytes
+                },
             }),
         };
         ReceivedBlob {
