@@ -222,12 +222,17 @@ fn wire_message(message: &Message) -> Value {
                     .tool_calls
                     .iter()
                     .map(|call| {
-                        // Echo the model's own text; only a blank one becomes `{}`, which servers
-                        // that re-parse arguments need.
-                        let arguments = if call.arguments.trim().is_empty() {
-                            "{}"
-                        } else {
+                        // Echo the model's own text when it is a JSON object; anything else
+                        // (blank, cut off, not an object) becomes `{}`: servers that re-parse
+                        // the history's arguments (llama.cpp) refuse the whole request
+                        // otherwise, and the call's result already told the model what was
+                        // wrong with it.
+                        let arguments = if !call.arguments.trim().is_empty()
+                            && call.parse_arguments().is_ok()
+                        {
                             &call.arguments
+                        } else {
+                            "{}"
                         };
                         json!({
                             "id": call.id,
@@ -274,6 +279,48 @@ mod tests {
             .with_max_tokens(64)
             .with_stream(StreamMode::Whole);
         provider.body(&edit(request))
+    }
+
+    #[test]
+    fn history_arguments_that_are_not_a_json_object_are_sent_as_an_empty_object() {
+        let calls = ["{\"tool\": \"cut off", "[1]", " ", "{\"a\": 1}"];
+        let messages = vec![
+            Message::user("hi"),
+            Message::assistant(crate::AssistantMessage {
+                text: String::new(),
+                tool_calls: calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| crate::ToolCall::new(format!("c{i}"), "f", *a))
+                    .collect(),
+            }),
+        ];
+        let mut messages = messages;
+        for i in 0..calls.len() {
+            messages.push(Message::tool_result(crate::ToolResult::error(
+                format!("c{i}"),
+                "bad arguments",
+            )));
+        }
+        let body = body_with("http://127.0.0.1:8080/v1", |r| ChatRequest {
+            messages,
+            ..r
+        });
+        let sent: Vec<&Value> = body["messages"][1]["tool_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| &c["function"]["arguments"])
+            .collect();
+        assert_eq!(
+            sent,
+            vec![
+                &json!("{}"),
+                &json!("{}"),
+                &json!("{}"),
+                &json!("{\"a\": 1}")
+            ]
+        );
     }
 
     #[test]
