@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 use super::spill::{SpillStore, SpilledFile, TempSpill, extension_for_mime};
 use super::{MAX_BLOB_DECODED_BYTES, RenderError};
 
+mod hash;
 pub(crate) mod received;
 
 /// Base64 characters decoded per step (a multiple of 4).

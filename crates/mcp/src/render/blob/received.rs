@@ -18,6 +18,7 @@ use std::sync::{Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 
+use super::hash::BlobHash;
 use super::{Base64Stream, DecodedBlob};
 use crate::render::spill::{SpillStore, extension_for_mime};
 use crate::render::{MAX_BLOB_DECODED_BYTES, RenderError};
@@ -35,7 +36,8 @@ const RESERVE_SLACK: usize = 256 * 1024;
 pub(crate) struct BlobReceiver {
     stream: Base64Stream,
     bytes: Vec<u8>,
-    hasher: Sha256,
+    /// sha256 of `bytes`, on a helper thread once the blob is big ([`BlobHash`]).
+    hash: BlobHash,
     /// Bytes known to be UTF-8 (`None`: not text).
     utf8_valid: Option<usize>,
     /// Characters received (for the size in a ceiling error).
@@ -89,7 +91,7 @@ impl BlobReceiver {
             return;
         }
         let new = &self.bytes[start..];
-        self.hasher.update(new);
+        self.hash.update(new);
         if let Some(valid) = self.utf8_valid {
             self.utf8_valid = match std::str::from_utf8(&self.bytes[valid..]) {
                 Ok(_) => Some(self.bytes.len()),
@@ -116,7 +118,10 @@ impl BlobReceiver {
             Some(f @ Failure::InvalidBase64(_)) => Err(f),
             None => Ok(Decoded {
                 is_text: self.utf8_valid == Some(self.bytes.len()),
-                sha256: hex::encode(self.hasher.finalize()),
+                sha256: self
+                    .hash
+                    .finish()
+                    .unwrap_or_else(|| hex::encode(Sha256::digest(&self.bytes))),
                 bytes: {
                     // Stashed blobs keep only what they hold (a large allocation shrinks in place).
                     self.bytes.shrink_to_fit();
