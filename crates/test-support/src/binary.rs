@@ -29,7 +29,7 @@ use crate::server::{CrashMode, FakeServer, Shared};
 use crate::transport::FakeTransport;
 
 const DEFAULT_MAX_LIFETIME: Duration = Duration::from_secs(600);
-/// After end of input, time given to in-flight writes before exiting.
+/// After end of input, the longest wait for in-flight writes before exiting.
 const EXIT_GRACE: Duration = Duration::from_millis(200);
 
 #[derive(Debug, Default)]
@@ -175,9 +175,17 @@ async fn serve_stdio(scenario: Scenario, events: Arc<EventSink>) -> i32 {
     let Ok(running) = server.serve(transport).await else {
         return 0;
     };
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
     tokio::select! {
-        _ = running.waiting() => {}
-        () = disconnected.cancelled() => tokio::time::sleep(EXIT_GRACE).await,
+        _ = &mut waiting => {}
+        // The service loop ends right after end of input, once its transport is closed (the
+        // writer lock taken: no write is in flight any more). Wait for that, not for the
+        // whole grace: a client that waits for its server to exit (coyote does) would
+        // otherwise measure a fixed sleep of this fake.
+        () = disconnected.cancelled() => {
+            let _ = tokio::time::timeout(EXIT_GRACE, &mut waiting).await;
+        }
     }
     0
 }
