@@ -45,6 +45,11 @@ def scenario_for(spec, task, event_log):
                              "completions": False, "logging": False}}
 
 
+# Every expected answer is one sentence and every call well under 100 tokens: 256 only cuts off
+# the rambling (explanations of how one would call a function) that costs minutes per task.
+MAX_TOKENS = 256
+
+
 def write_config(cdir, args, spec, mode, scenario_path):
     os.makedirs(cdir, exist_ok=True)
     with open(os.path.join(cdir, "config.yaml"), "w") as f:
@@ -57,7 +62,7 @@ clients:
     api_base: {args.api_base}
     models:
       - name: {args.model}
-        max_tokens: 512
+        max_tokens: {MAX_TOKENS}
         context_window: {args.context}
 """)
     mcp = {"mcpServers": {spec["server"]: {
