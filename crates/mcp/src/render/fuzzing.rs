@@ -20,3 +20,19 @@ pub fn resource_contents_from_json(raw: Value) -> Vec<ResourceContent> {
 pub fn prompt_result_from_json(raw: Value) -> PromptResult {
     crate::convert::prompt_result_raw(raw)
 }
+
+/// The streaming base64 decoder fed `text` cut at `cuts` (positions, clamped and sorted), then
+/// finished: the decoded bytes, or `None` when it rejects the text.
+pub fn decode_base64_in_slices(text: &[u8], cuts: &[usize]) -> Option<Vec<u8>> {
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (text.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut stream = super::blob::Base64Stream::default();
+    let mut out = Vec::new();
+    let mut from = 0;
+    for cut in cuts.into_iter().chain([text.len()]) {
+        stream.push(&text[from..cut], &mut out).ok()?;
+        from = cut;
+    }
+    stream.finish(&mut out).ok()?;
+    Some(out)
+}
