@@ -5,28 +5,18 @@
 use coyote_protocol::ApprovalPolicy;
 use coyote_session::{
     ApprovalDecision, ApprovalPolicies, ApprovalReason, ApprovalRequest, Conversation,
-    ServerPolicy, SessionEvent, SessionOptions, StopReason, ToolCallStatus,
+    ServerPolicy, SessionOptions, StopReason, ToolCallStatus,
 };
 use coyote_test_support::fake_llm::{LlmWire, Reply, tool_results};
 use serde_json::json;
 
-use super::support::{Asked, Harness, SERVER, scenario, wires};
+use super::support::{Asked, Harness, SERVER, scenario, statuses, wires};
 
 fn wipe() -> Reply {
     Reply::call(
         "mcp_invoke_fake",
         json!({"tool": "wipe", "arguments": {"target": "/data"}}),
     )
-}
-
-fn statuses(events: &[SessionEvent]) -> Vec<ToolCallStatus> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            SessionEvent::ToolCallFinished { status, .. } => Some(*status),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use coyote_session::{Conversation, SessionEvent, SessionOptions, StopReason, Too
 use coyote_test_support::fake_llm::{LlmWire, Reply, tool_results};
 use serde_json::{Value, json};
 
-use super::support::{Harness, scenario, wires};
+use super::support::{Harness, scenario, statuses, warnings, wires};
 
 #[tokio::test]
 async fn an_answer_that_only_repeats_answered_calls_is_set_aside_and_text_is_asked_for() {
@@ -224,26 +224,6 @@ async fn unparsed_model_output_is_asked_again_once_with_a_call_required() {
     assert_eq!(requests[0]["messages"], requests[1]["messages"]);
     h.assert_requests_valid();
     h.shutdown().await;
-}
-
-fn statuses(events: &[SessionEvent]) -> Vec<ToolCallStatus> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            SessionEvent::ToolCallFinished { status, .. } => Some(*status),
-            _ => None,
-        })
-        .collect()
-}
-
-fn warnings(events: &[SessionEvent]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            SessionEvent::Warning { message } => Some(message.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]

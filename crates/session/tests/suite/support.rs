@@ -9,7 +9,8 @@ use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
 use coyote_protocol::{Exposure, Timeouts};
 use coyote_session::{
     ApprovalDecision, ApprovalRequest, Approver, CancellationToken, Conversation, EventLog,
-    EventSink, ModelSettings, Session, SessionEvent, SessionOptions, TurnContext, TurnOutcome,
+    EventSink, ModelSettings, Session, SessionEvent, SessionOptions, ToolCallStatus, TurnContext,
+    TurnOutcome,
 };
 use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply};
 use coyote_test_support::{Capabilities, FakeHandle, Scenario, ToolBehavior, in_process};
@@ -184,6 +185,28 @@ pub fn normalise(events: Vec<SessionEvent>) -> Vec<SessionEvent> {
                 output,
             },
             other => other,
+        })
+        .collect()
+}
+
+/// The statuses of the finished tool calls, in event order.
+pub fn statuses(events: &[SessionEvent]) -> Vec<ToolCallStatus> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolCallFinished { status, .. } => Some(*status),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The warnings, in event order.
+pub fn warnings(events: &[SessionEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::Warning { message } => Some(message.clone()),
+            _ => None,
         })
         .collect()
 }
