@@ -52,7 +52,7 @@ if { [ "$PART" = all ] || [ "$PART" = runtime ]; } && [ ! -x "$SRV" ]; then
     mv "$W/dl/$LLAMA_SDIST/llama.cpp" "$SRC"
   fi
   command -v c++ >/dev/null || die "a C++ compiler is needed to build llama-server (apt-get install g++)"
-  log "building llama-server (-j$JOBS; ~9 min on 2 cores) — log: $W/build.log"
+  log "building llama-server (-j$JOBS; 5–9 min on 2 idle cores) — log: $W/build.log"
   t0=$(date +%s)
   # Prebuilt UI / web UI off: they would try a web download; OpenSSL off: only 127.0.0.1 is used.
   # -O1 everywhere but ggml (ggml-o3.cmake keeps its kernels at -O3): the server's big C++
