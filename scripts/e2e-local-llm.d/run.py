@@ -3,6 +3,7 @@
 
 Usage: run.py --coyote BIN --fake-mcp BIN --api-base URL --model NAME --out DIR
               [--modes direct,meta,auto] [--tasks ID,...] [--task-timeout S] [--max-rounds N]
+              [--parallel N]
 
 Owns: one config dir per (mode, task) under OUT (config.yaml -> the llama-server client,
 mcp.json -> one `coyote-fake-mcp` server with `"expose": MODE`), the fake server's scenario and
@@ -12,7 +13,8 @@ Invariants: a task's outcome never changes the exit code (the model is being mea
 gated); exit 2 only for infrastructure errors — coyote missing, a configuration coyote rejects
 (exit 2), a fake server that never started, or a model server that stopped answering
 --health-url. Every coyote run is bounded by --task-timeout
-and by `max_tool_rounds`.
+and by `max_tool_rounds`. With --parallel N, N runs are in flight at once (the model server has
+N slots); a signal kills every running coyote's process group before exiting.
 """
 
 import argparse
@@ -22,14 +24,34 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class InfraError(Exception):
     pass
+
+
+# coyote processes in flight (one per worker), so that a signal or an infrastructure error can
+# kill all of them, not only the one the main thread would know about.
+LIVE = set()
+LIVE_LOCK = threading.Lock()
+STOPPING = threading.Event()
+
+
+def kill_live():
+    STOPPING.set()
+    with LIVE_LOCK:
+        for proc in list(LIVE):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
 
 
 def scenario_for(spec, task, event_log):
@@ -163,8 +185,13 @@ def run_task(args, spec, mode, task):
     cmd = [args.coyote, "--config-dir", cdir, "--json", task["prompt"]]
     t0 = time.monotonic()
     # Own process group, so a timeout kills coyote and the fake server it started.
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    with LIVE_LOCK:
+        if STOPPING.is_set():
+            raise InfraError("stopped")
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env,
+                                start_new_session=True)
+        LIVE.add(proc)
     timed_out = False
     try:
         out, err = proc.communicate(timeout=args.task_timeout)
@@ -176,7 +203,11 @@ def run_task(args, spec, mode, task):
         # Interrupted (SIGTERM from the script's trap): never leave coyote or its server behind.
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+        with LIVE_LOCK:
+            LIVE.discard(proc)
     secs = time.monotonic() - t0
+    if STOPPING.is_set():
+        raise InfraError("stopped")
     with open(os.path.join(tdir, "coyote.jsonl"), "w") as f:
         f.write(out)
     with open(os.path.join(tdir, "coyote.stderr"), "w") as f:
@@ -230,6 +261,7 @@ def summary(results, modes):
 
 
 def on_term(signum, _frame):
+    kill_live()
     raise SystemExit(128 + signum)
 
 
@@ -247,6 +279,8 @@ def main():
     ap.add_argument("--max-rounds", type=int, default=6)
     ap.add_argument("--context", type=int, default=8192)
     ap.add_argument("--health-url", default="")
+    ap.add_argument("--parallel", type=int, default=1,
+                    help="runs in flight at once; the model server needs as many slots")
     args = ap.parse_args()
     with open(os.path.join(HERE, "tasks.json")) as f:
         spec = json.load(f)
@@ -263,29 +297,49 @@ def main():
         print(f"e2e-local-llm: unknown mode(s) {bad}; use direct, meta, auto", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
+    if args.parallel < 1:
+        print("e2e-local-llm: --parallel must be at least 1", file=sys.stderr)
+        return 2
+    # Single-step tasks of every mode first, then the multi-step ones, so that a run cut short
+    # still compares the modes on the same tasks. Within a kind, mode by mode: consecutive
+    # requests share the tool declarations, and llama-server gives a request the slot whose
+    # cached prompt shares the longest prefix with it, so the prompt cache is reused.
+    order = [(m, t) for kind in ("single", "multi") for m in modes
+             for t in tasks if t["kind"] == kind]
     results = []
+    out_lock = threading.Lock()
     with open(os.path.join(args.out, "results.jsonl"), "w") as rf:
-        try:
-            # Single-step tasks of every mode first, then the multi-step ones, so that a run cut
-            # short still compares the modes on the same tasks. Within a kind, mode by mode:
-            # consecutive requests share the tool declarations, so llama-server reuses its
-            # prompt cache (direct and auto, when auto picks direct, share one).
-            order = [(m, t) for kind in ("single", "multi") for m in modes
-                     for t in tasks if t["kind"] == kind]
-            for mode, task in order:
-                r = run_task(args, spec, mode, task)
+
+        def one(mode, task):
+            r = run_task(args, spec, mode, task)
+            calls = " ".join(f"{c['name']}{json.dumps(c['arguments'], separators=(',', ':'))}"
+                             for c in r["server_calls"]) or "-"
+            with out_lock:
                 results.append(r)
                 rf.write(json.dumps(r) + "\n")
                 rf.flush()
-                calls = " ".join(f"{c['name']}{json.dumps(c['arguments'], separators=(',', ':'))}"
-                                 for c in r["server_calls"]) or "-"
                 print(f"{mode:6} {task['kind']:6} {task['id']:20} "
                       f"{'PASS' if r['ok'] else 'FAIL'} {r['seconds']:6.1f}s "
                       f"{r['stop'] or '-':14} {r['verdict'][:60]} | calls: {calls[:120]}",
                       flush=True)
+
+        pool = ThreadPoolExecutor(max_workers=args.parallel)
+        try:
+            futures = [pool.submit(one, m, t) for m, t in order]
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            failed = next((f.exception() for f in futures
+                           if f.done() and not f.cancelled() and f.exception()), None)
+            if failed is not None:
+                kill_live()
+                raise failed
         except InfraError as e:
             print(f"e2e-local-llm: {e}", file=sys.stderr)
             return 2
+        finally:
+            kill_live()
+            pool.shutdown(wait=True, cancel_futures=True)
+    rank = {(m, t["id"]): i for i, (m, t) in enumerate(order)}
+    results.sort(key=lambda r: rank[(r["mode"], r["task"])])
     table = summary(results, modes)
     print(table)
     with open(os.path.join(args.out, "summary.txt"), "w") as f:
