@@ -4,7 +4,10 @@
 //!
 //! Invariants: every await on the network has a timeout; a retry only ever happens before the
 //! caller has seen a byte of a successful response; error details are excerpts scrubbed of the
-//! configured API key.
+//! configured API key. A server that cannot be reached is not retried; a connection the server
+//! closed with no response at all (typically a kept-alive connection it had just dropped, as
+//! llama.cpp's server does after an error response) is retried at once on a new connection,
+//! within the same bounded count.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -139,7 +142,9 @@ impl HttpCore {
                 return Err(error);
             }
             tracing::warn!(provider = %self.provider, attempt = attempts, wait_ms = wait.as_millis() as u64, %error, "retrying model request");
-            self.clock.sleep(wait).await;
+            if !wait.is_zero() {
+                self.clock.sleep(wait).await;
+            }
         }
     }
 
@@ -164,11 +169,19 @@ impl HttpCore {
                 return Err(self.timeout(TimeoutPhase::Connect, self.connect_timeout));
             }
             Ok(Err(e)) => {
-                return Err(LlmError::Network {
+                let closed = closed_without_response(&e);
+                let error = LlmError::Network {
                     provider: self.provider.clone(),
                     endpoint: display_endpoint(url),
                     detail: error_chain(e.without_url()),
-                });
+                };
+                if closed {
+                    return Ok(Err(Attempt::Retry {
+                        error,
+                        wait: Some(Duration::ZERO),
+                    }));
+                }
+                return Err(error);
             }
             Ok(Ok(response)) => response,
         };
@@ -313,6 +326,22 @@ impl HttpCore {
 }
 
 /// An error and its causes on one line (reqwest's top-level text alone says little).
+/// Whether the request went out on a connection that the server closed before sending any
+/// response (hyper's "connection closed before message completed"): the server never answered,
+/// so sending the request again on a fresh connection is safe.
+fn closed_without_response(error: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>()
+            && hyper.is_incomplete_message()
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
 pub(crate) fn error_chain(error: impl std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();

@@ -1,6 +1,6 @@
 //! Fixtures both providers share, and tests that are not about one wire format: the invariant
-//! matchers themselves, local refusal of invalid conversations, unreachable servers, and key
-//! redaction.
+//! matchers themselves, local refusal of invalid conversations, unreachable servers, connections
+//! closed without an answer, and key redaction.
 
 use std::time::Duration;
 
@@ -14,8 +14,8 @@ use wiremock::matchers::method;
 use wiremock::{Mock, MockServer};
 
 use super::support::{
-    ANTHROPIC_KEY, ConversationInvariants, OPENAI_KEY, Wire, anthropic_violations, json_response,
-    make_provider, openai_violations,
+    ANTHROPIC_KEY, ClosingServer, ConversationInvariants, OPENAI_KEY, Wire, anthropic_violations,
+    events_ok, json_response, make_provider, openai_sse, openai_violations,
 };
 
 /// A conversation with two parallel calls (one answered with an error), a follow-up answer and
@@ -182,6 +182,53 @@ async fn unreachable_server_is_a_network_error() {
         vec![],
         "connection failures are not retried"
     );
+}
+
+fn hello_sse() -> String {
+    openai_sse(&[
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "hello"}, "finish_reason": null}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ])
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_the_server_dropped_is_retried_on_a_new_one() {
+    // Seen with llama.cpp's server under concurrent requests: after an error response it
+    // closes the connection the client had put back in its pool; the next request on it got
+    // "connection closed before message completed" and failed the turn.
+    let server = ClosingServer::start(hello_sse(), false).await;
+    let (provider, clock) = make_provider(ProviderKind::OpenAiCompatible, &server.base);
+    let request = ChatRequest::new("m", vec![Message::user("hi")]);
+    for round in 0..3 {
+        let (_, response) = events_ok(provider.as_ref(), &request).await;
+        assert_eq!(response.message.text, "hello", "round {round}");
+    }
+    // Requests 2 and 3 each went out on the pooled connection first, were closed unanswered,
+    // and were answered on a new connection.
+    assert_eq!(server.counts(), (3, 2));
+    assert_eq!(clock.sleeps(), vec![], "sent again at once, no backoff");
+}
+
+#[tokio::test]
+async fn a_server_that_closes_every_request_unanswered_fails_after_the_bounded_retries() {
+    let server = ClosingServer::start(hello_sse(), true).await;
+    let (provider, clock) = make_provider(ProviderKind::OpenAiCompatible, &server.base);
+    let error = provider
+        .stream(&ChatRequest::new("m", vec![Message::user("hi")]))
+        .await
+        .err()
+        .expect("fails");
+    match &error {
+        LlmError::Network { detail, .. } => {
+            assert!(
+                detail.contains("connection closed before message completed"),
+                "{detail}"
+            );
+        }
+        other => panic!("expected a network error, got {other:?}"),
+    }
+    assert_eq!(server.counts(), (0, 1 + coyote_llm::MAX_RETRIES as usize));
+    assert_eq!(clock.sleeps(), vec![]);
 }
 
 #[tokio::test]

@@ -328,6 +328,79 @@ impl ChunkedServer {
     }
 }
 
+/// An HTTP/1.1 server on 127.0.0.1 that answers the first request of each connection with a
+/// kept-alive `200` and `body` (SSE), then closes that connection unanswered when another
+/// request arrives on it — what a client with a connection pool meets when the server dropped
+/// a kept-alive connection (llama.cpp's server does after an error response). With
+/// `answer_none`, every request is closed unanswered.
+pub struct ClosingServer {
+    pub base: String,
+    answered: Arc<std::sync::atomic::AtomicUsize>,
+    dropped: Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ClosingServer {
+    pub async fn start(body: String, answer_none: bool) -> Self {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let answered = Arc::new(AtomicUsize::new(0));
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let (a, d) = (answered.clone(), dropped.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((mut socket, _)) = listener.accept().await else {
+                    return;
+                };
+                let (a, d, body) = (a.clone(), d.clone(), body.clone());
+                tokio::spawn(async move {
+                    if read_request(&mut socket).await.is_empty() {
+                        return;
+                    }
+                    if answer_none {
+                        d.fetch_add(1, Ordering::SeqCst);
+                        return;
+                    }
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+                        body.len()
+                    );
+                    socket.write_all(head.as_bytes()).await.unwrap();
+                    socket.write_all(body.as_bytes()).await.unwrap();
+                    socket.flush().await.unwrap();
+                    a.fetch_add(1, Ordering::SeqCst);
+                    if !read_request(&mut socket).await.is_empty() {
+                        d.fetch_add(1, Ordering::SeqCst);
+                    }
+                    // Dropped here: closed without an answer.
+                });
+            }
+        });
+        ClosingServer {
+            base,
+            answered,
+            dropped,
+            task,
+        }
+    }
+
+    /// (requests answered, requests closed unanswered).
+    pub fn counts(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering;
+        (
+            self.answered.load(Ordering::SeqCst),
+            self.dropped.load(Ordering::SeqCst),
+        )
+    }
+}
+
+impl Drop for ClosingServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 async fn read_request(socket: &mut tokio::net::TcpStream) -> Vec<u8> {
     let mut data = Vec::new();
     let mut buf = [0u8; 4096];
