@@ -21,8 +21,10 @@
 //!   Only the model's own words are ever kept, never a synthesized message;
 //! - when the server could not parse the model's output as text or a declared call
 //!   ([`LlmError::UnparsedOutput`], e.g. a tool named without its server prefix), the request is
-//!   sent once more per turn with a call required ([`ToolChoice::Required`]), whose grammar
-//!   only allows the declared names; what the failed attempt streamed is not kept.
+//!   sent once more with a call required ([`ToolChoice::Required`]), whose grammar only allows
+//!   the declared names; what the failed attempt streamed is not kept. Once per request, not
+//!   per turn (multi-step tasks stumble at each step); a required request that fails again is
+//!   the turn's error, and every required answer is a call, so `max_tool_rounds` bounds them.
 
 use coyote_llm::{
     AssistantMessage, ChatRequest, FinishReason, LlmError, Message, ResponseAssembler, StreamEvent,
@@ -174,6 +176,7 @@ impl Session {
                 continue;
             }
             tool_choice = ToolChoice::Auto;
+            reasked = false;
             conversation.messages.push(Message::assistant(message));
             if calls.is_empty() {
                 return Ok(finish(ctx, StopReason::Answered, round, usage));

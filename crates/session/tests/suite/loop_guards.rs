@@ -1,7 +1,7 @@
 //! The loop guards: an answer that only repeats calls already answered in the turn is set
 //! aside and text is asked for; a repeated call next to new ones gets the earlier result back
 //! without running; a third identical call in a row is not run; output the server cannot parse
-//! is asked again once with a call required; and `max_tool_rounds` stops the turn without
+//! is asked again with a call required, once per request; and `max_tool_rounds` stops the turn without
 //! another request or a synthesized answer.
 
 use coyote_llm::Message;
@@ -181,7 +181,7 @@ async fn a_repeated_failing_call_is_set_aside_and_the_third_in_a_row_is_not_run(
 }
 
 #[tokio::test]
-async fn unparsed_model_output_is_asked_again_once_with_a_call_required() {
+async fn unparsed_model_output_is_asked_again_with_a_call_required_once_per_request() {
     let unparsed = || {
         Reply::status(
             500,
@@ -191,7 +191,10 @@ async fn unparsed_model_output_is_asked_again_once_with_a_call_required() {
     let script = vec![
         unparsed(),
         Reply::call("mcp_invoke_fake", json!({"tool": "fixed"})),
-        // Once per turn: the second failure is the turn's error.
+        // A later request of the same turn gets its own second chance (multi-step tasks fail
+        // this way at each step)...
+        unparsed(),
+        // ...but a request that fails again with the call required is the turn's error.
         unparsed(),
     ];
     let h = Harness::new(LlmWire::OpenAi, script).await;
@@ -208,20 +211,18 @@ async fn unparsed_model_output_is_asked_again_once_with_a_call_required() {
         "{error:?}"
     );
     assert_eq!(h.server.events().tool_calls("fixed"), 1);
-    assert_eq!(
-        warnings(&events),
-        vec![
-            "the model server could not parse the model's answer as text or a call of a \
-             declared function (a small model misnaming a function?); asking again with a \
-             function call required"
-                .to_owned()
-        ]
-    );
+    let warning = "the model server could not parse the model's answer as text or a call of a \
+                   declared function (a small model misnaming a function?); asking again with a \
+                   function call required"
+        .to_owned();
+    assert_eq!(warnings(&events), vec![warning.clone(), warning]);
     let requests = h.llm.requests();
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 4);
     let choices: Vec<Option<&Value>> = requests.iter().map(|r| r.get("tool_choice")).collect();
-    assert_eq!(choices, vec![None, Some(&json!("required")), None]);
+    let required = json!("required");
+    assert_eq!(choices, vec![None, Some(&required), None, Some(&required)]);
     assert_eq!(requests[0]["messages"], requests[1]["messages"]);
+    assert_eq!(requests[2]["messages"], requests[3]["messages"]);
     h.assert_requests_valid();
     h.shutdown().await;
 }
