@@ -14,8 +14,8 @@ use wiremock::matchers::method;
 use wiremock::{Mock, MockServer};
 
 use super::support::{
-    ANTHROPIC_KEY, ClosingServer, ConversationInvariants, OPENAI_KEY, Wire, anthropic_violations,
-    events_ok, json_response, make_provider, openai_sse, openai_violations,
+    ANTHROPIC_KEY, ClosingServer, ConversationInvariants, OPENAI_KEY, RecordingClock, Wire,
+    anthropic_violations, events_ok, json_response, make_provider, openai_sse, openai_violations,
 };
 
 /// A conversation with two parallel calls (one answered with an error), a follow-up answer and
@@ -148,18 +148,25 @@ async fn invalid_conversations_are_refused_before_sending() {
     }
 }
 
+/// The error of one "hi" request to an OpenAI-compatible provider at `base` that must fail,
+/// with the clock that recorded its waits.
+async fn openai_request_error(base: &str) -> (LlmError, std::sync::Arc<RecordingClock>) {
+    let (provider, clock) = make_provider(ProviderKind::OpenAiCompatible, base);
+    let error = provider
+        .stream(&ChatRequest::new("m", vec![Message::user("hi")]))
+        .await
+        .err()
+        .expect("fails");
+    (error, clock)
+}
+
 #[tokio::test]
 async fn unreachable_server_is_a_network_error() {
     // Bind then drop a listener: the port is (very likely) closed when we connect.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     drop(listener);
-    let (provider, clock) = make_provider(ProviderKind::OpenAiCompatible, &base);
-    let error = provider
-        .stream(&ChatRequest::new("m", vec![Message::user("hi")]))
-        .await
-        .err()
-        .expect("fails");
+    let (error, clock) = openai_request_error(&base).await;
     match &error {
         LlmError::Network {
             provider, endpoint, ..
@@ -212,12 +219,7 @@ async fn a_kept_alive_connection_the_server_dropped_is_retried_on_a_new_one() {
 #[tokio::test]
 async fn a_server_that_closes_every_request_unanswered_fails_after_the_bounded_retries() {
     let server = ClosingServer::start(hello_sse(), true).await;
-    let (provider, clock) = make_provider(ProviderKind::OpenAiCompatible, &server.base);
-    let error = provider
-        .stream(&ChatRequest::new("m", vec![Message::user("hi")]))
-        .await
-        .err()
-        .expect("fails");
+    let (error, clock) = openai_request_error(&server.base).await;
     match &error {
         LlmError::Network { detail, .. } => {
             assert!(
