@@ -1,9 +1,11 @@
 //! Typed fast path for responses whose request kind is known: a `tools/call` answer is read
-//! straight into `CallToolResult` instead of through rmcp's generic `ServerJsonRpcMessage`
-//! parse, which buffers the whole message into serde's `Content`, checks its shape and then
-//! tries the untagged `ServerResult` variants one by one (`CallToolResult` is the 16th), each
-//! failed try formatting an error. That parse was about a third of the client's CPU time per
-//! `tools/call` (perf, bench_toolcall against coyote-fake-mcp).
+//! straight into `CallToolResult`, a `resources/read` answer into `ReadResourceResult`, instead
+//! of through rmcp's generic `ServerJsonRpcMessage` parse, which buffers the whole message into
+//! serde's `Content`, checks its shape and then tries the untagged `ServerResult` variants one
+//! by one (`CallToolResult` is the 16th), each failed try formatting an error. That parse was
+//! about a third of the client's CPU time per `tools/call` (perf, bench_toolcall against
+//! coyote-fake-mcp); for a 50 MiB text resource it held two extra copies of the text (the
+//! buffered message, then the variant's `String`).
 //!
 //! Invariants:
 //! - The fast path only ever *adds* a shortcut: whenever it cannot tell (unknown id, a line
@@ -19,7 +21,7 @@ use std::sync::Mutex;
 
 use rmcp::model::{
     CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage,
-    JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
+    JsonRpcVersion2_0, ReadResourceResult, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -31,12 +33,14 @@ const MAX_EXPECTED: usize = 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ResultKind {
     CallTool,
+    ReadResource,
 }
 
 impl ResultKind {
     fn of(request: &ClientRequest) -> Option<Self> {
         match request {
             ClientRequest::CallToolRequest(_) => Some(ResultKind::CallTool),
+            ClientRequest::ReadResourceRequest(_) => Some(ResultKind::ReadResource),
             _ => None,
         }
     }
@@ -87,6 +91,9 @@ impl ExpectedResults {
         let result = match kind {
             ResultKind::CallTool => ServerResult::CallToolResult(
                 serde_json::from_str::<CallToolResult>(envelope.result.get()).ok()?,
+            ),
+            ResultKind::ReadResource => ServerResult::ReadResourceResult(
+                serde_json::from_str::<ReadResourceResult>(envelope.result.get()).ok()?,
             ),
         };
         Some(JsonRpcMessage::response(result, envelope.id))

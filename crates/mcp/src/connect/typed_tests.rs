@@ -1,6 +1,6 @@
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    NumberOrString, PingRequest,
+    NumberOrString, PingRequest, ReadResourceRequest, ReadResourceRequestParams,
 };
 
 use super::*;
@@ -10,6 +10,14 @@ fn call(id: i64) -> ClientJsonRpcMessage {
     let params = CallToolRequestParams::new("echo".to_owned());
     JsonRpcMessage::request(
         ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+        NumberOrString::Number(id),
+    )
+}
+
+fn read(id: i64) -> ClientJsonRpcMessage {
+    let params = ReadResourceRequestParams::new("mem://a");
+    JsonRpcMessage::request(
+        ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params)),
         NumberOrString::Number(id),
     )
 }
@@ -85,6 +93,58 @@ fn known_call_results_match_the_generic_parse() {
         assert_eq!(
             tool_outcome_from(fast_result),
             tool_outcome_from(slow_result),
+            "{result}"
+        );
+    }
+}
+
+/// Valid `resources/read` results: read by the fast path into exactly what rmcp's generic parse
+/// gives (a `ReadResourceResult`, compared as JSON), diverted-blob tokens included.
+const VALID_READ_RESULTS: &[&str] = &[
+    r#"{"contents":[{"uri":"mem://a","mimeType":"text/plain","text":"a\nb \u00e9 \"q\""}]}"#,
+    r#"{"contents":[{"uri":"mem://b","blob":"aGk="}]}"#,
+    r#"{"contents":[{"uri":"mem://c","text":"t"},{"uri":"mem://d","mimeType":"image/png","blob":"\u0000coyote-blob:7"}]}"#,
+    r#"{"contents":[]}"#,
+    r#"{"contents":[{"uri":"mem://e","text":"x","_meta":{"k":"v"}}],"_meta":{"m":1}}"#,
+];
+
+#[test]
+fn known_read_results_match_the_generic_parse() {
+    for (i, result) in VALID_READ_RESULTS.iter().enumerate() {
+        let id = i as i64 + 1;
+        let expected = ExpectedResults::default();
+        expected.note_sent(&read(id));
+        let line = response_line(id, result);
+        let fast = expected
+            .parse(&line)
+            .unwrap_or_else(|| panic!("fast path read {result}"));
+        let slow = slow(&line);
+        assert!(
+            matches!(&fast, JsonRpcMessage::Response(r) if matches!(r.result, ServerResult::ReadResourceResult(_))),
+            "{result}"
+        );
+        assert!(
+            matches!(&slow, JsonRpcMessage::Response(r) if matches!(r.result, ServerResult::ReadResourceResult(_))),
+            "the generic parse reads {result} as a ReadResourceResult too"
+        );
+        assert_eq!(json(Some(fast)), json(Some(slow)), "{result}");
+    }
+}
+
+/// A `resources/read` answer with an item that is neither text nor blob (or both) is left to
+/// the generic parse and the per-item raw path (R1).
+#[test]
+fn off_spec_read_results_fall_back() {
+    for result in [
+        r#"{"contents":[{"uri":"mem://a"}]}"#,
+        r#"{"contents":[{"uri":"mem://a","text":"t"},{"uri":"mem://b","text":7}]}"#,
+        r#"{"contents":{"uri":"mem://a","text":"t"}}"#,
+        r#"{}"#,
+    ] {
+        let expected = ExpectedResults::default();
+        expected.note_sent(&read(9));
+        assert!(
+            expected.parse(&response_line(9, result)).is_none(),
             "{result}"
         );
     }
