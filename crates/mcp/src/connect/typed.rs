@@ -21,7 +21,8 @@ use std::sync::Mutex;
 
 use rmcp::model::{
     CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage,
-    JsonRpcVersion2_0, ReadResourceResult, RequestId, ServerJsonRpcMessage, ServerResult,
+    JsonRpcVersion2_0, MetaObject, ReadResourceResult, RequestId, ResourceContents,
+    ServerJsonRpcMessage, ServerResult,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -92,11 +93,79 @@ impl ExpectedResults {
             ResultKind::CallTool => ServerResult::CallToolResult(
                 serde_json::from_str::<CallToolResult>(envelope.result.get()).ok()?,
             ),
-            ResultKind::ReadResource => ServerResult::ReadResourceResult(
-                serde_json::from_str::<ReadResourceResult>(envelope.result.get()).ok()?,
-            ),
+            ResultKind::ReadResource => {
+                ServerResult::ReadResourceResult(read_result(envelope.result)?)
+            }
         };
         Some(JsonRpcMessage::response(result, envelope.id))
+    }
+}
+
+/// A `resources/read` result without serde's buffering: rmcp's `ResourceContents` is an
+/// untagged enum, which buffers each item (its whole text) into serde's `Content` and copies
+/// it again into the variant. The items are read into [`Item`] and mapped the way the untagged
+/// enum would (text first, then blob); every other field goes through rmcp's own
+/// `ReadResourceResult` with an empty `contents`, so they mean exactly what rmcp makes of them.
+fn read_result(raw: &RawValue) -> Option<ReadResourceResult> {
+    let shadow: ReadShadow<'_> = serde_json::from_str(raw.get()).ok()?;
+    let items: Vec<Item> = serde_json::from_str(shadow.contents.get()).ok()?;
+    let mut rest = shadow.rest;
+    rest.insert("contents".to_owned(), serde_json::Value::Array(Vec::new()));
+    let mut result: ReadResourceResult =
+        serde_json::from_value(serde_json::Value::Object(rest)).ok()?;
+    result.contents = items
+        .into_iter()
+        .map(Item::into_contents)
+        .collect::<Option<_>>()?;
+    Some(result)
+}
+
+#[derive(Deserialize)]
+struct ReadShadow<'a> {
+    #[serde(borrow)]
+    contents: &'a RawValue,
+    #[serde(flatten)]
+    rest: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One `resources/read` item, either kind.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Item {
+    uri: String,
+    mime_type: Option<String>,
+    text: Option<String>,
+    blob: Option<String>,
+    #[serde(rename = "_meta")]
+    meta: Option<MetaObject>,
+}
+
+impl Item {
+    /// As rmcp's untagged `ResourceContents` reads it: text wins, then blob; neither is off-spec
+    /// (`None`: the generic path and its per-item raw parse take over, R1).
+    fn into_contents(self) -> Option<ResourceContents> {
+        let Item {
+            uri,
+            mime_type,
+            text,
+            blob,
+            meta,
+        } = self;
+        match (text, blob) {
+            (Some(text), _) => Some(ResourceContents::TextResourceContents {
+                uri,
+                mime_type,
+                text,
+                meta,
+            }),
+            (None, Some(blob)) => Some(ResourceContents::BlobResourceContents {
+                uri,
+                mime_type,
+                blob,
+                meta,
+            }),
+            (None, None) => None,
+        }
     }
 }
 

@@ -106,6 +106,12 @@ const VALID_READ_RESULTS: &[&str] = &[
     r#"{"contents":[{"uri":"mem://c","text":"t"},{"uri":"mem://d","mimeType":"image/png","blob":"\u0000coyote-blob:7"}]}"#,
     r#"{"contents":[]}"#,
     r#"{"contents":[{"uri":"mem://e","text":"x","_meta":{"k":"v"}}],"_meta":{"m":1}}"#,
+    // Both kinds in one item: the untagged enum takes the text.
+    r#"{"contents":[{"uri":"mem://f","text":"t","blob":"aGk="}]}"#,
+    r#"{"contents":[{"uri":"mem://g","text":null,"blob":"aGk=","mimeType":null}]}"#,
+    r#"{"contents":[{"uri":"mem://h","text":"t","extra":{"x":[1,2]}}],"extra":true}"#,
+    r#"{"resultType":"complete","ttlMs":5000,"cacheScope":"public","contents":[{"uri":"mem://i","text":"t"}]}"#,
+    r#"{"contents":[{"\u0075ri":"mem://j","te\u0078t":"escaped keys"}]}"#,
 ];
 
 #[test]
@@ -140,6 +146,9 @@ fn off_spec_read_results_fall_back() {
         r#"{"contents":[{"uri":"mem://a","text":"t"},{"uri":"mem://b","text":7}]}"#,
         r#"{"contents":{"uri":"mem://a","text":"t"}}"#,
         r#"{}"#,
+        r#"{"contents":[],"contents":[{"uri":"mem://a","text":"t"}]}"#,
+        r#"{"contents":[{"uri":"mem://a","text":"t","text":"u"}]}"#,
+        r#"{"contents":[{"text":"no uri"}]}"#,
     ] {
         let expected = ExpectedResults::default();
         expected.note_sent(&read(9));
