@@ -77,18 +77,28 @@ const VALID_RESULTS: &[&str] = &[
     r#"{"content":[{"type":"text","text":"x","annotations":{"audience":["user"],"priority":0.5}}]}"#,
 ];
 
+/// The answer `result` to the request `sent(id)`, read by the fast path (which must take it)
+/// and by rmcp's generic parse.
+fn both_paths(
+    sent: fn(i64) -> ClientJsonRpcMessage,
+    id: i64,
+    result: &str,
+) -> (ServerJsonRpcMessage, ServerJsonRpcMessage) {
+    let expected = ExpectedResults::default();
+    expected.note_sent(&sent(id));
+    let line = response_line(id, result);
+    let fast = expected
+        .parse(&line)
+        .unwrap_or_else(|| panic!("fast path read {result}"));
+    (fast, slow(&line))
+}
+
 #[test]
 fn known_call_results_match_the_generic_parse() {
     for (i, result) in VALID_RESULTS.iter().enumerate() {
-        let id = i as i64 + 1;
-        let expected = ExpectedResults::default();
-        expected.note_sent(&call(id));
-        let line = response_line(id, result);
-        let fast = expected
-            .parse(&line)
-            .unwrap_or_else(|| panic!("fast path read {result}"));
+        let (fast, slow) = both_paths(call, i as i64 + 1, result);
         let (fast_id, fast_result) = result_of(fast);
-        let (slow_id, slow_result) = result_of(slow(&line));
+        let (slow_id, slow_result) = result_of(slow);
         assert_eq!(fast_id, slow_id, "{result}");
         assert_eq!(
             tool_outcome_from(fast_result),
@@ -117,14 +127,7 @@ const VALID_READ_RESULTS: &[&str] = &[
 #[test]
 fn known_read_results_match_the_generic_parse() {
     for (i, result) in VALID_READ_RESULTS.iter().enumerate() {
-        let id = i as i64 + 1;
-        let expected = ExpectedResults::default();
-        expected.note_sent(&read(id));
-        let line = response_line(id, result);
-        let fast = expected
-            .parse(&line)
-            .unwrap_or_else(|| panic!("fast path read {result}"));
-        let slow = slow(&line);
+        let (fast, slow) = both_paths(read, i as i64 + 1, result);
         assert!(
             matches!(&fast, JsonRpcMessage::Response(r) if matches!(r.result, ServerResult::ReadResourceResult(_))),
             "{result}"
