@@ -327,10 +327,9 @@ def main():
         try:
             futures = [pool.submit(one, m, t) for m, t in order]
             done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            failed = next((f.exception() for f in futures
-                           if f.done() and not f.cancelled() and f.exception()), None)
+            # The first failure stops the run; `finally` kills the runs still in flight.
+            failed = next((f.exception() for f in done if f.exception()), None)
             if failed is not None:
-                kill_live()
                 raise failed
         except InfraError as e:
             print(f"e2e-local-llm: {e}", file=sys.stderr)

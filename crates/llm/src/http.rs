@@ -325,7 +325,6 @@ impl HttpCore {
     }
 }
 
-/// An error and its causes on one line (reqwest's top-level text alone says little).
 /// Whether the request went out on a connection that the server closed before sending any
 /// response (hyper's "connection closed before message completed"): the server never answered,
 /// so sending the request again on a fresh connection is safe.
@@ -342,6 +341,7 @@ fn closed_without_response(error: &reqwest::Error) -> bool {
     false
 }
 
+/// An error and its causes on one line (reqwest's top-level text alone says little).
 pub(crate) fn error_chain(error: impl std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();

@@ -4,6 +4,7 @@
 //! HTTP/1.1 server that writes a chunked SSE body one piece per TCP write.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -335,14 +336,13 @@ impl ChunkedServer {
 /// `answer_none`, every request is closed unanswered.
 pub struct ClosingServer {
     pub base: String,
-    answered: Arc<std::sync::atomic::AtomicUsize>,
-    dropped: Arc<std::sync::atomic::AtomicUsize>,
+    answered: Arc<AtomicUsize>,
+    dropped: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl ClosingServer {
     pub async fn start(body: String, answer_none: bool) -> Self {
-        use std::sync::atomic::{AtomicUsize, Ordering};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let answered = Arc::new(AtomicUsize::new(0));
@@ -387,7 +387,6 @@ impl ClosingServer {
 
     /// (requests answered, requests closed unanswered).
     pub fn counts(&self) -> (usize, usize) {
-        use std::sync::atomic::Ordering;
         (
             self.answered.load(Ordering::SeqCst),
             self.dropped.load(Ordering::SeqCst),
