@@ -18,13 +18,12 @@ use std::future::Future;
 
 use rmcp::model::ClientResult;
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
-    ProgressNotificationParam, ServerRequest,
+    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, ServerRequest,
 };
 use rmcp::service::PeerRequestOptions;
 
+use crate::call_ctx::CallCtx;
 use crate::config::{ElicitationSetting, HumanPolicy};
-use crate::server::CallCtx;
 
 /// Why an operation did not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +48,7 @@ pub fn require_human_text() -> String {
 
 /// Whether this client can be asked at all.
 pub fn can_ask(ctx: &CallCtx<'_>) -> bool {
-    if ctx.shared.elicitation == ElicitationSetting::Off {
+    if ctx.confirmation.elicitation == ElicitationSetting::Off {
         return false;
     }
     ctx.peer
@@ -64,12 +63,12 @@ where
     F: Future<Output = Result<Option<String>, String>>,
 {
     if !can_ask(ctx) {
-        return match ctx.shared.human {
+        return match ctx.confirmation.human {
             HumanPolicy::RequireHuman => Err(require_human_text()),
             HumanPolicy::AskWhenPossible => Ok(()),
         };
     }
-    let fleet = ctx.shared.instances.is_fleet();
+    let fleet = ctx.mode.fleet;
     let scoped_label = if fleet {
         format!("{label} on instance \"{}\"", ctx.instance.name())
     } else {
@@ -108,10 +107,10 @@ async fn ask(ctx: &CallCtx<'_>, message: String) -> Result<ElicitationAction, St
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
         .map_err(|e| e.to_string())?;
-    let timeout = ctx.shared.timing.elicitation_timeout;
+    let timeout = ctx.timing.elicitation_timeout;
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
-    let mut tick = tokio::time::interval(ctx.shared.timing.progress_interval);
+    let mut tick = tokio::time::interval(ctx.timing.progress_interval);
     tick.tick().await;
     let mut progress = 0.0;
     enum Ended {
@@ -130,11 +129,7 @@ async fn ask(ctx: &CallCtx<'_>, message: String) -> Result<ElicitationAction, St
             _ = ctx.cancel.cancelled() => break Ended::Withdrawn,
             _ = tick.tick() => {
                 progress += 1.0;
-                if let Some(token) = &ctx.progress {
-                    let p = ProgressNotificationParam::new(token.clone(), progress)
-                        .with_message("waiting for the user to confirm");
-                    let _ = ctx.peer.notify_progress(p).await;
-                }
+                ctx.notify_progress(progress, "waiting for the user to confirm".into()).await;
             }
         }
     };

@@ -6,6 +6,7 @@
 
 pub mod backend;
 pub mod backend_impl;
+pub mod call_ctx;
 pub mod config;
 pub mod confirm;
 pub mod http;
@@ -21,8 +22,9 @@ pub mod tools;
 pub mod untrusted;
 
 pub use backend::{ApiError, ApiRequest, Backend, BackendFactory, HttpMethod};
+pub use call_ctx::{Mode, Timing};
 pub use config::{Command, Config, StartupError, Transport};
-pub use server::{CoolifyServer, ServerOptions, Timing};
+pub use server::{CoolifyServer, ServerOptions};
 
 /// The version reported by `get_mcp_version` and `serverInfo`.
 pub const MCP_SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");

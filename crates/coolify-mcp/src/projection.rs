@@ -32,6 +32,11 @@ pub const APP_ENV: &[&str] = &[
 
 /// Pick `keys` from an object in the given order; non-objects project to `{}`.
 pub fn pick(value: &Value, keys: &[&str]) -> Value {
+    Value::Object(pick_map(value, keys))
+}
+
+/// [`pick`] as a map, for callers that add keys to the projection.
+pub fn pick_map(value: &Value, keys: &[&str]) -> Map<String, Value> {
     let mut out = Map::new();
     if let Value::Object(o) = value {
         for k in keys {
@@ -40,7 +45,7 @@ pub fn pick(value: &Value, keys: &[&str]) -> Value {
             }
         }
     }
-    Value::Object(out)
+    out
 }
 
 /// Project every element of an array (a non-array projects to `[]`).
@@ -81,7 +86,7 @@ pub fn database(value: &Value) -> Value {
 
 /// The essential deployment projection (get, list_for_app, polling).
 pub fn deployment_essential(d: &Value) -> Value {
-    let mut out = pick(
+    let mut map = pick_map(
         d,
         &[
             "uuid",
@@ -99,7 +104,6 @@ pub fn deployment_essential(d: &Value) -> Value {
         ],
     );
     let logs = d.get("logs").filter(|l| truthy(l));
-    let map = out.as_object_mut().expect("pick returns an object");
     map.insert("logs_available".into(), Value::Bool(logs.is_some()));
     if let Some(l) = logs {
         let n = match l {
@@ -113,7 +117,7 @@ pub fn deployment_essential(d: &Value) -> Value {
             )),
         );
     }
-    out
+    Value::Object(map)
 }
 
 /// JS truthiness for JSON values.

@@ -14,6 +14,7 @@
 
 use serde_json::{Value, json};
 
+use crate::call_ctx::Mode;
 use crate::tools::ToolSet;
 
 /// Argument words prompts may backtick without being tools.
@@ -93,13 +94,13 @@ impl PromptName {
     }
 
     /// The `prompts/list` entry (fleet mode appends the optional `instance` argument).
-    pub fn listing(self, fleet: bool) -> Value {
+    pub fn listing(self, mode: Mode) -> Value {
         let mut args: Vec<Value> = self
             .argument()
             .map(|(n, d)| json!({"name": n, "description": d, "required": true}))
             .into_iter()
             .collect();
-        if fleet {
+        if mode.fleet {
             args.push(
                 json!({"name": "instance", "description": "Instance name", "required": false}),
             );
@@ -240,15 +241,16 @@ pub fn backticked_tokens(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Boot-time roster and token checks (fail closed). `Err` lists every problem.
+/// Boot-time roster and token checks (fail closed) for a server in `mode` over these
+/// instances (the first is the default). `Err` lists every problem.
 pub fn check_roster(
     tools: &ToolSet,
-    read_only: bool,
+    mode: Mode,
     instance_names: &[String],
 ) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
     let prompts = registered(tools);
-    if !read_only {
+    if !mode.read_only {
         for p in PromptName::ALL {
             if !prompts.contains(p) {
                 problems.push(format!(
@@ -258,10 +260,12 @@ pub fn check_roster(
             }
         }
     }
-    let fleet = instance_names.len() > 1;
     let ctx = PromptCtx {
         tools,
-        instance: fleet.then(|| instance_names[0].as_str()),
+        instance: instance_names
+            .first()
+            .filter(|_| mode.fleet)
+            .map(String::as_str),
         other_instances: instance_names.iter().skip(1).map(String::as_str).collect(),
     };
     for p in &prompts {

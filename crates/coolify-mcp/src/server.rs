@@ -1,6 +1,9 @@
 //! The MCP server: the rmcp `ServerHandler` that wires tools, prompts, resources and
 //! completion to the policies.
 //!
+//! Top floor of the crate: it builds a [`CallCtx`] per tool call and imports the tool,
+//! prompt and resource modules; none of them imports it (only `http` and `main` do).
+//!
 //! Invariants:
 //! - construction does no I/O (backends are lazy); the roster checks run here and fail
 //!   closed;
@@ -12,56 +15,29 @@
 
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     CompletionInfo, ContentBlock, ErrorCode, GetPromptRequestParams, GetPromptResponse,
     GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProgressToken, Prompt, PromptMessage, ProtocolVersion,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference, Resource,
     ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
 
 use crate::backend::BackendFactory;
+pub use crate::call_ctx::Timing;
+use crate::call_ctx::{CallCtx, Confirmation, Mode};
 use crate::config::{
     AccessMode, Config, ElicitationSetting, HumanPolicy, InstanceSpec, StartupError,
 };
-use crate::instances::{Client, Instance, Instances};
+use crate::instances::{Instance, Instances};
 use crate::prompts::{self, PromptCtx, PromptName};
 use crate::resources::{self, ReadError};
 use crate::tools::{self, Args, ToolName, ToolSet};
-
-/// Clocks that tests inject instead of waiting.
-#[derive(Debug, Clone)]
-pub struct Timing {
-    /// How long a confirmation may wait for the human (reference: 300 s).
-    pub elicitation_timeout: Duration,
-    /// Progress keep-alive interval while a confirmation is pending.
-    pub progress_interval: Duration,
-    /// `deploy` with `wait`: poll interval (reference: 5 s).
-    pub deploy_poll_interval: Duration,
-    /// `deploy` with `wait`: overrides `timeout_seconds` when set.
-    pub deploy_deadline: Option<Duration>,
-    /// Per-instance deadline of `resources/list` and uuid completion (default 5 s).
-    pub listing_deadline: Duration,
-}
-
-impl Default for Timing {
-    fn default() -> Self {
-        Self {
-            elicitation_timeout: Duration::from_secs(300),
-            progress_interval: Duration::from_secs(10),
-            deploy_poll_interval: Duration::from_secs(5),
-            deploy_deadline: None,
-            listing_deadline: Duration::from_secs(5),
-        }
-    }
-}
 
 /// What the server is built from.
 #[derive(Clone)]
@@ -90,6 +66,7 @@ impl ServerOptions {
 /// State shared by every session of one process.
 pub struct Shared {
     pub instances: Instances,
+    pub mode: Mode,
     pub tools: ToolSet,
     pub prompts: Vec<PromptName>,
     pub access: AccessMode,
@@ -104,18 +81,8 @@ impl Shared {
     /// `tools/list` entries, built on first use.
     pub fn tool_definitions(&self) -> &[Tool] {
         self.tool_defs
-            .get_or_init(|| tools::definitions(&self.tools, self.instances.is_fleet()))
+            .get_or_init(|| tools::definitions(&self.tools))
     }
-}
-
-/// Everything a tool handler may use.
-pub struct CallCtx<'a> {
-    pub shared: &'a Shared,
-    pub instance: &'a Instance,
-    pub client: Client,
-    pub peer: Peer<RoleServer>,
-    pub progress: Option<ProgressToken>,
-    pub cancel: CancellationToken,
 }
 
 /// The Coolify MCP server (cheap to clone; one per HTTP session shares the state).
@@ -133,18 +100,20 @@ impl CoolifyServer {
             });
         }
         let instances = Instances::new(options.instances, options.factory);
-        let fleet = instances.is_fleet();
-        let read_only = options.access == AccessMode::ReadOnly;
-        let tools = ToolSet::for_mode(fleet, read_only);
-        prompts::check_roster(&tools, read_only, &instances.names())
+        let mode = Mode::new(&instances, options.access);
+        let tools = ToolSet::for_mode(mode);
+        prompts::check_roster(&tools, mode, &instances.names())
             .map_err(|problems| StartupError { problems })?;
         let prompts = prompts::registered(&tools);
-        let default = fleet.then(|| instances.default_instance().name().to_string());
+        let default = mode
+            .fleet
+            .then(|| instances.default_instance().name().to_string());
         let instructions =
             crate::instructions::build(&tools, options.access, options.human, default.as_deref());
         Ok(Self {
             shared: Arc::new(Shared {
                 instances,
+                mode,
                 tools,
                 prompts,
                 access: options.access,
@@ -183,7 +152,7 @@ impl ServerHandler for CoolifyServer {
             .enable_tools()
             .enable_prompts()
             .enable_resources();
-        let mut caps = if self.shared.instances.is_fleet() {
+        let mut caps = if self.shared.mode.fleet {
             base.enable_completions().build()
         } else {
             base.build()
@@ -246,7 +215,7 @@ impl ServerHandler for CoolifyServer {
         if let Some(props) = schema.get("properties").and_then(Value::as_object) {
             args.retain(|k, _| props.contains_key(k));
         }
-        let instance_name = if shared.instances.is_fleet() {
+        let instance_name = if shared.mode.fleet {
             args.shift_remove("instance")
                 .and_then(|v| v.as_str().map(str::to_string))
         } else {
@@ -256,9 +225,15 @@ impl ServerHandler for CoolifyServer {
             Err(e) => format!("Error: {e}"),
             Ok(instance) => {
                 let ctx = CallCtx {
-                    shared,
-                    instance,
                     client: instance.client(),
+                    instance,
+                    instances: &shared.instances,
+                    mode: shared.mode,
+                    timing: &shared.timing,
+                    confirmation: Confirmation {
+                        elicitation: shared.elicitation,
+                        human: shared.human,
+                    },
                     peer: context.peer.clone(),
                     progress: context.meta.get_progress_token(),
                     cancel: context.ct.clone(),
@@ -277,12 +252,12 @@ impl ServerHandler for CoolifyServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let fleet = self.shared.instances.is_fleet();
+        let mode = self.shared.mode;
         let prompts: Vec<Prompt> = self
             .shared
             .prompts
             .iter()
-            .map(|p| from_json(p.listing(fleet)))
+            .map(|p| from_json(p.listing(mode)))
             .collect::<Result<_, _>>()?;
         Ok(ListPromptsResult::with_all_items(prompts))
     }
@@ -314,7 +289,7 @@ impl ServerHandler for CoolifyServer {
             },
             None => String::new(),
         };
-        let fleet = shared.instances.is_fleet();
+        let fleet = shared.mode.fleet;
         let ctx = if fleet {
             let requested = args.get("instance").and_then(Value::as_str);
             let instance = shared
@@ -362,11 +337,10 @@ impl ServerHandler for CoolifyServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let templates: Vec<ResourceTemplate> =
-            resources::templates(self.shared.instances.is_fleet())
-                .into_iter()
-                .map(from_json)
-                .collect::<Result<_, _>>()?;
+        let templates: Vec<ResourceTemplate> = resources::templates(self.shared.mode.fleet)
+            .into_iter()
+            .map(from_json)
+            .collect::<Result<_, _>>()?;
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
@@ -397,7 +371,7 @@ impl ServerHandler for CoolifyServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let shared = &*self.shared;
-        if !shared.instances.is_fleet() {
+        if !shared.mode.fleet {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 "Method not found",

@@ -227,10 +227,18 @@ async fn item_39_backticked_tokens_are_registered_tools_in_both_modes() {
         }
     }
     // Fail closed: the check itself rejects a roster that lacks a named tool.
-    let set = coolify_mcp::tools::ToolSet::for_mode(false, true);
-    assert!(coolify_mcp::prompts::check_roster(&set, true, &["default".into()]).is_ok());
+    let read_only = coolify_mcp::Mode {
+        fleet: false,
+        read_only: true,
+    };
+    let read_write = coolify_mcp::Mode {
+        fleet: false,
+        read_only: false,
+    };
+    let set = coolify_mcp::tools::ToolSet::for_mode(read_only);
+    assert!(coolify_mcp::prompts::check_roster(&set, read_only, &["default".into()]).is_ok());
     let problems =
-        coolify_mcp::prompts::check_roster(&set, false, &["default".into()]).unwrap_err();
+        coolify_mcp::prompts::check_roster(&set, read_write, &["default".into()]).unwrap_err();
     assert_eq!(
         problems,
         ["prompt explain_failed_deploy is declared but its required tools are not registered"]

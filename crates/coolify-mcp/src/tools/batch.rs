@@ -3,18 +3,16 @@
 //! Invariant: after approval the operation acts on exactly the set that was summarised to
 //! the human; an empty set asks nothing and returns a zero summary.
 
-use std::sync::Mutex;
-
 use futures::future::join_all;
 use serde_json::{Value, json};
 
 use super::reads::list_applications_raw;
 use super::{Args, ToolError, ToolOutput, ToolResult};
 use crate::backend::{ApiError, HttpMethod, Path};
+use crate::call_ctx::CallCtx;
 use crate::confirm::{blast_radius, confirm};
 use crate::instances::Client;
 use crate::projection::{as_array, str_of};
-use crate::server::CallCtx;
 
 fn display_name(app: &Value) -> String {
     Some(str_of(app, "name"))
@@ -86,25 +84,24 @@ async fn confirm_project_apps(
     label: &str,
     question: impl FnOnce(&str) -> String,
 ) -> Result<ProjectApps, ToolError> {
-    let approved: Mutex<Option<Vec<Value>>> = Mutex::new(None);
+    // Filled by the summary (if it runs) and read once `confirm` has consumed it.
+    let mut approved: Option<Vec<Value>> = None;
     let summary = async {
         let apps = apps_in_project(&ctx.client, project)
             .await
             .map_err(|e| e.to_string())?;
         let names: Vec<String> = apps.iter().map(display_name).collect();
         let empty = apps.is_empty();
-        *approved.lock().expect("not poisoned") = Some(apps);
+        approved = Some(apps);
         Ok((!empty).then(|| question(&blast_radius("application", &names))))
     };
     if let Err(refusal) = confirm(ctx, label, summary).await {
         return Ok(ProjectApps::Refused(refusal));
     }
-    Ok(ProjectApps::Approved(
-        match approved.into_inner().expect("not poisoned") {
-            Some(apps) => apps,
-            None => apps_in_project(&ctx.client, project).await?,
-        },
-    ))
+    Ok(ProjectApps::Approved(match approved {
+        Some(apps) => apps,
+        None => apps_in_project(&ctx.client, project).await?,
+    }))
 }
 
 pub async fn restart_project_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
@@ -152,7 +149,7 @@ pub async fn redeploy_project(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let client = &ctx.client;
     Ok(ToolOutput::Json(
         aggregate(&apps, |u| async move {
-            let param = if super::diagnose::looks_like_uuid(&u) {
+            let param = if super::resolve::looks_like_uuid(&u) {
                 "uuid"
             } else {
                 "tag"
@@ -176,7 +173,7 @@ pub async fn stop_all_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
             .cloned()
             .collect()
     };
-    let approved: Mutex<Option<Vec<Value>>> = Mutex::new(None);
+    let mut approved: Option<Vec<Value>> = None;
     let summary = async {
         let apps = list_applications_raw(&ctx.client, None, None)
             .await
@@ -196,7 +193,7 @@ pub async fn stop_all_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
         servers.dedup();
         let names: Vec<String> = run.iter().map(display_name).collect();
         let empty = run.is_empty();
-        *approved.lock().expect("not poisoned") = Some(run);
+        approved = Some(run);
         let across = if servers.len() > 1 {
             format!(" across {} servers", servers.len())
         } else {
@@ -213,7 +210,7 @@ pub async fn stop_all_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     {
         return Ok(ToolOutput::Text(refusal));
     }
-    let apps = match approved.into_inner().expect("not poisoned") {
+    let apps = match approved {
         Some(a) => a,
         None => running(&list_applications_raw(&ctx.client, None, None).await?),
     };

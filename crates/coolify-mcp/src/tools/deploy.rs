@@ -1,20 +1,19 @@
 //! Deployments: `list_deployments`, `deploy` (incl. waiting for a terminal status with
 //! progress notifications) and `deployment` (SPEC §2.3, §5.5).
 //!
-//! Invariant: the poll interval and the deadline come from [`crate::server::Timing`], so
-//! tests inject them instead of waiting on the clock.
+//! Invariant: the poll interval and the deadline come from [`crate::call_ctx::Timing`],
+//! so tests inject them instead of waiting on the clock.
 
 use std::time::Duration;
 
-use rmcp::model::ProgressNotificationParam;
 use serde_json::{Map, Value, json};
 
-use super::diagnose::looks_like_uuid;
+use super::resolve::looks_like_uuid;
 use super::{Args, ToolError, ToolOutput, ToolResult, envelope};
 use crate::backend::{HttpMethod, Path};
+use crate::call_ctx::CallCtx;
 use crate::instances::{Client, paging};
 use crate::projection::{self as proj, action, str_of, truthy};
-use crate::server::CallCtx;
 use crate::untrusted::{self, BOUNDARY_CHARS, utf16_len};
 
 const TRUNCATION_PREFIX: &str = "...[truncated]...\n";
@@ -108,7 +107,6 @@ pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
         .cloned()
         .collect();
     let deadline = ctx
-        .shared
         .timing
         .deploy_deadline
         .unwrap_or(Duration::from_secs_f64(timeout_s));
@@ -199,17 +197,13 @@ async fn poll(
     let mut step = 0.0;
     while !terminal(str_of(&current, "status")) && started.elapsed() < deadline {
         step += 1.0;
-        if let Some(token) = &ctx.progress {
-            let msg = format!("deployment {uuid}: {}", str_of(&current, "status"));
-            let _ = ctx
-                .peer
-                .notify_progress(
-                    ProgressNotificationParam::new(token.clone(), step).with_message(msg),
-                )
-                .await;
-        }
+        ctx.notify_progress(
+            step,
+            format!("deployment {uuid}: {}", str_of(&current, "status")),
+        )
+        .await;
         tokio::select! {
-            _ = tokio::time::sleep(ctx.shared.timing.deploy_poll_interval) => {}
+            _ = tokio::time::sleep(ctx.timing.deploy_poll_interval) => {}
             _ = ctx.cancel.cancelled() => return Err(ToolError::Message("the tool call was cancelled".into())),
         }
         current = fetch(&ctx.client, uuid).await?;

@@ -1,124 +1,17 @@
-//! Composite diagnostics (SPEC §2.4): name resolution, `diagnose_app`, `diagnose_server`
-//! and `find_issues`. Upstream calls run concurrently and settle independently: a failing
+//! Composite diagnostics (SPEC §2.4): `diagnose_app`, `diagnose_server` and `find_issues`
+//! (names resolve through [`super::resolve`]). Upstream calls run concurrently and settle independently: a failing
 //! part becomes an `errors` entry instead of blanking the answer.
 
 use futures::future::join_all;
 use serde_json::{Map, Value, json};
 
 use super::reads::{list_applications_raw, list_databases_raw, list_servers_raw, unwrap_logs};
-use super::{Args, ToolError, ToolOutput, ToolResult};
+use super::resolve::{resolve_application, resolve_server};
+use super::{Args, ToolOutput, ToolResult};
 use crate::backend::{ApiError, Path};
-use crate::instances::Client;
-use crate::projection::{as_array, pick, str_of, truthy};
-use crate::server::CallCtx;
+use crate::call_ctx::CallCtx;
+use crate::projection::{as_array, pick, pick_map, str_of, truthy};
 use crate::untrusted;
-
-/// `^[a-z0-9]{20,}$` (case-insensitive) or the 8-4-4-4-12 hex form.
-pub fn looks_like_uuid(q: &str) -> bool {
-    if q.len() >= 20 && q.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return true;
-    }
-    let parts: Vec<&str> = q.split('-').collect();
-    parts.len() == 5
-        && parts
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(p, n)| p.len() == n && p.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-fn normalize_host(v: &str) -> String {
-    let l = v.trim().to_lowercase();
-    let l = l
-        .strip_prefix("https://")
-        .or_else(|| l.strip_prefix("http://"))
-        .unwrap_or(&l)
-        .to_string();
-    l.trim_end_matches('/').to_string()
-}
-
-/// Resolve an application by uuid, exact name/fqdn, then substring (SPEC §2.4).
-pub async fn resolve_application(client: &Client, query: &str) -> Result<String, ToolError> {
-    if looks_like_uuid(query) {
-        return Ok(query.to_string());
-    }
-    let apps = list_applications_raw(client, None, None).await?;
-    let q = query.to_lowercase();
-    let qh = normalize_host(query);
-    pick_one(
-        as_array(&apps),
-        query,
-        ("application", "applications"),
-        |a| {
-            str_of(a, "name").to_lowercase() == q
-                || str_of(a, "fqdn")
-                    .split(',')
-                    .any(|e| !e.trim().is_empty() && normalize_host(e) == qh)
-        },
-        |a| {
-            str_of(a, "name").to_lowercase().contains(&q)
-                || str_of(a, "fqdn").to_lowercase().contains(&q)
-        },
-        |a| {
-            let fqdn = Some(str_of(a, "fqdn"))
-                .filter(|f| !f.is_empty())
-                .unwrap_or("no domain");
-            format!("{} ({fqdn})", str_of(a, "name"))
-        },
-    )
-}
-
-/// Resolve a server by uuid, exact name/ip, then substring.
-pub async fn resolve_server(client: &Client, query: &str) -> Result<String, ToolError> {
-    if looks_like_uuid(query) {
-        return Ok(query.to_string());
-    }
-    let servers = list_servers_raw(client, None, None).await?;
-    let q = query.to_lowercase();
-    pick_one(
-        as_array(&servers),
-        query,
-        ("server", "servers"),
-        |s| str_of(s, "name").to_lowercase() == q || str_of(s, "ip").to_lowercase() == q,
-        |s| {
-            str_of(s, "name").to_lowercase().contains(&q)
-                || str_of(s, "ip").to_lowercase().contains(&q)
-        },
-        |s| format!("{} ({})", str_of(s, "name"), str_of(s, "ip")),
-    )
-}
-
-/// The uuid of the one item matching `query`: a single exact match wins; several exact
-/// matches are ambiguous; otherwise the partial matches must be exactly one. `kind` is the
-/// (singular, plural) noun of the error texts, `label` names an item in the ambiguity list.
-fn pick_one(
-    items: &[Value],
-    query: &str,
-    kind: (&str, &str),
-    exact: impl Fn(&Value) -> bool,
-    partial: impl Fn(&Value) -> bool,
-    label: impl Fn(&Value) -> String,
-) -> Result<String, ToolError> {
-    let exact: Vec<&Value> = items.iter().filter(|v| exact(v)).collect();
-    let matches: Vec<&Value> = match exact.len() {
-        0 => items.iter().filter(|v| partial(v)).collect(),
-        _ => exact,
-    };
-    match matches.as_slice() {
-        [] => Err(ToolError::Message(format!(
-            "No {} found matching \"{query}\"",
-            kind.0
-        ))),
-        [one] => Ok(str_of(one, "uuid").to_string()),
-        _ => {
-            let list: Vec<String> = matches.iter().map(|v| label(v)).collect();
-            Err(ToolError::Message(format!(
-                "Multiple {} match \"{query}\": {}. Please be more specific or use a UUID.",
-                kind.1,
-                list.join(", ")
-            )))
-        }
-    }
-}
 
 fn settle(errors: &mut Vec<Value>, name: &str, r: Result<Value, ApiError>) -> Option<Value> {
     r.map_err(|e| errors.push(json!(format!("{name}: {}", e.message))))
@@ -156,9 +49,27 @@ pub async fn diagnose_app(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
         .and_then(|d| d.get("deployments"))
         .map(|d| as_array(d).to_vec())
         .unwrap_or_default();
+    let (health, issues) = app_health(app.as_ref(), &deployments);
+    let envs: Vec<Value> = envs.map(|e| as_array(&e).to_vec()).unwrap_or_default();
+    let mut out = json!({
+        "application": app.as_ref().map(app_summary),
+        "health": {"status": health, "issues": issues},
+        "logs": logs.map(|l| untrusted::wrap(&l)),
+        "environment_variables": env_summary(&envs),
+        "recent_deployments": deployments.iter().take(5).map(|d| pick(d, &["uuid", "status", "created_at"])).collect::<Vec<_>>(),
+    });
+    if !errors.is_empty() {
+        out["errors"] = Value::Array(errors);
+    }
+    Ok(ToolOutput::Json(out))
+}
+
+/// `diagnose_app`'s health verdict and issues: the container status, failed deployments
+/// among the last five, and a running container that predates a failed latest deployment.
+fn app_health(app: Option<&Value>, deployments: &[Value]) -> (&'static str, Vec<String>) {
     let mut issues: Vec<String> = Vec::new();
     let mut health = "unknown";
-    if let Some(app) = &app {
+    if let Some(app) = app {
         let s = str_of(app, "status");
         if s.contains("running") && s.contains("healthy") {
             health = "healthy";
@@ -182,7 +93,7 @@ pub async fn diagnose_app(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
             health = "unhealthy";
         }
     }
-    if let (Some(app), Some(latest)) = (&app, deployments.first()) {
+    if let (Some(app), Some(latest)) = (app, deployments.first()) {
         let st = str_of(latest, "status");
         if str_of(app, "status").contains("running") && (st == "failed" || st == "cancelled") {
             let du = str_of(latest, "uuid");
@@ -190,7 +101,35 @@ pub async fn diagnose_app(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
             health = "unhealthy";
         }
     }
-    let envs: Vec<Value> = envs.map(|e| as_array(&e).to_vec()).unwrap_or_default();
+    (health, issues)
+}
+
+/// `diagnose_app`'s `application`: uuid, name, status (default `unknown`) and the source
+/// fields (`null` when empty).
+fn app_summary(a: &Value) -> Value {
+    let or_null = |k: &str| {
+        a.get(k)
+            .filter(|v| truthy(v))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let mut m = pick_map(a, &["uuid", "name"]);
+    m.insert(
+        "status".into(),
+        a.get("status")
+            .filter(|v| truthy(v))
+            .cloned()
+            .unwrap_or(json!("unknown")),
+    );
+    for k in ["fqdn", "git_repository", "git_branch"] {
+        m.insert(k.into(), or_null(k));
+    }
+    Value::Object(m)
+}
+
+/// `diagnose_app`'s `environment_variables`: counts and the keys with their flags (never
+/// a value).
+fn env_summary(envs: &[Value]) -> Value {
     let mut keys: Vec<&str> = envs.iter().map(|v| str_of(v, "key")).collect();
     keys.sort_unstable();
     keys.dedup();
@@ -204,48 +143,16 @@ pub async fn diagnose_app(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
             .cloned()
             .unwrap_or(Value::Bool(d))
     };
-    let application = app.as_ref().map(|a| {
-        let or_null = |k: &str| {
-            a.get(k)
-                .filter(|v| truthy(v))
-                .cloned()
-                .unwrap_or(Value::Null)
-        };
-        let mut o = pick(a, &["uuid", "name"]);
-        let m = o.as_object_mut().expect("object");
-        m.insert(
-            "status".into(),
-            a.get("status")
-                .filter(|v| truthy(v))
-                .cloned()
-                .unwrap_or(json!("unknown")),
-        );
-        for k in ["fqdn", "git_repository", "git_branch"] {
-            m.insert(k.into(), or_null(k));
-        }
-        o
-    });
-    let mut out = json!({
-        "application": application,
-        "health": {"status": health, "issues": issues},
-        "logs": logs.map(|l| untrusted::wrap(&l)),
-        "environment_variables": {
-            "count": envs.len(), "distinct_keys": keys.len(), "production_count": envs.len() - preview, "preview_count": preview,
-            "variables": envs.iter().map(|v| {
-                let mut o = pick(v, &["key"]);
-                let m = o.as_object_mut().expect("object");
-                m.insert("is_buildtime".into(), or(v, "is_buildtime", false));
-                m.insert("is_runtime".into(), or(v, "is_runtime", true));
-                m.insert("is_preview".into(), or(v, "is_preview", false));
-                o
-            }).collect::<Vec<_>>(),
-        },
-        "recent_deployments": deployments.iter().take(5).map(|d| pick(d, &["uuid", "status", "created_at"])).collect::<Vec<_>>(),
-    });
-    if !errors.is_empty() {
-        out["errors"] = Value::Array(errors);
-    }
-    Ok(ToolOutput::Json(out))
+    json!({
+        "count": envs.len(), "distinct_keys": keys.len(), "production_count": envs.len() - preview, "preview_count": preview,
+        "variables": envs.iter().map(|v| {
+            let mut m = pick_map(v, &["key"]);
+            m.insert("is_buildtime".into(), or(v, "is_buildtime", false));
+            m.insert("is_runtime".into(), or(v, "is_runtime", true));
+            m.insert("is_preview".into(), or(v, "is_preview", false));
+            Value::Object(m)
+        }).collect::<Vec<_>>(),
+    })
 }
 
 pub async fn diagnose_server(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
@@ -272,9 +179,27 @@ pub async fn diagnose_server(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let resources = settle(&mut errors, "resources", resources);
     let domains = settle(&mut errors, "domains", domains);
     let validation = settle(&mut errors, "validation", validation);
+    let resources: Vec<Value> = resources.map(|r| as_array(&r).to_vec()).unwrap_or_default();
+    let (health, issues) = server_health(server.as_ref(), &resources);
+    let mut out = json!({
+        "server": server.as_ref().map(server_summary),
+        "health": {"status": health, "issues": issues},
+        "resources": resources.iter().map(|r| pick(r, &["uuid", "name", "type", "status"])).collect::<Vec<_>>(),
+        "domains": domains.map(|d| as_array(&d).iter().map(|x| pick(x, &["ip", "domains"])).collect::<Vec<_>>()).unwrap_or_default(),
+        "validation": validation.map(|v| validation_summary(&v)),
+    });
+    if !errors.is_empty() {
+        out["errors"] = Value::Array(errors);
+    }
+    Ok(ToolOutput::Json(out))
+}
+
+/// `diagnose_server`'s health verdict and issues: reachability, usability and the count of
+/// unhealthy resources.
+fn server_health(server: Option<&Value>, resources: &[Value]) -> (&'static str, Vec<String>) {
     let mut issues: Vec<String> = Vec::new();
     let mut health = "unknown";
-    if let Some(s) = &server {
+    if let Some(s) = server {
         match s.get("is_reachable") {
             Some(Value::Bool(true)) => health = "healthy",
             Some(Value::Bool(false)) => {
@@ -288,7 +213,6 @@ pub async fn diagnose_server(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
             health = "unhealthy";
         }
     }
-    let resources: Vec<Value> = resources.map(|r| as_array(&r).to_vec()).unwrap_or_default();
     let bad = resources
         .iter()
         .filter(|r| {
@@ -299,49 +223,43 @@ pub async fn diagnose_server(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     if bad > 0 {
         issues.push(format!("{bad} unhealthy resource(s)"));
     }
-    let server_out = server.as_ref().map(|s| {
-        let mut o = pick(s, &["uuid", "name", "ip"]);
-        let m = o.as_object_mut().expect("object");
-        m.insert(
-            "status".into(),
-            s.get("status")
-                .filter(|v| truthy(v))
-                .cloned()
-                .unwrap_or(Value::Null),
-        );
-        m.insert(
-            "is_reachable".into(),
-            s.get("is_reachable").cloned().unwrap_or(Value::Null),
-        );
-        o
-    });
-    let validation_out = validation.map(|v| {
-        let mut m = Map::new();
-        if let Some(msg) = v.get("message") {
-            m.insert("message".into(), msg.clone());
-        }
-        match v.get("validation_logs") {
-            Some(Value::String(l)) if !l.is_empty() => {
-                m.insert("validation_logs".into(), json!(untrusted::wrap(l)));
-            }
-            Some(other) if truthy(other) => {
-                m.insert("validation_logs".into(), other.clone());
-            }
-            _ => {}
-        }
-        Value::Object(m)
-    });
-    let mut out = json!({
-        "server": server_out,
-        "health": {"status": health, "issues": issues},
-        "resources": resources.iter().map(|r| pick(r, &["uuid", "name", "type", "status"])).collect::<Vec<_>>(),
-        "domains": domains.map(|d| as_array(&d).iter().map(|x| pick(x, &["ip", "domains"])).collect::<Vec<_>>()).unwrap_or_default(),
-        "validation": validation_out,
-    });
-    if !errors.is_empty() {
-        out["errors"] = Value::Array(errors);
+    (health, issues)
+}
+
+/// `diagnose_server`'s `server`: uuid, name, ip, status and reachability (`null` when absent).
+fn server_summary(s: &Value) -> Value {
+    let mut m = pick_map(s, &["uuid", "name", "ip"]);
+    m.insert(
+        "status".into(),
+        s.get("status")
+            .filter(|v| truthy(v))
+            .cloned()
+            .unwrap_or(Value::Null),
+    );
+    m.insert(
+        "is_reachable".into(),
+        s.get("is_reachable").cloned().unwrap_or(Value::Null),
+    );
+    Value::Object(m)
+}
+
+/// `diagnose_server`'s `validation`: the message and the validation log, framed as untrusted
+/// when it is text.
+fn validation_summary(v: &Value) -> Value {
+    let mut m = Map::new();
+    if let Some(msg) = v.get("message") {
+        m.insert("message".into(), msg.clone());
     }
-    Ok(ToolOutput::Json(out))
+    match v.get("validation_logs") {
+        Some(Value::String(l)) if !l.is_empty() => {
+            m.insert("validation_logs".into(), json!(untrusted::wrap(l)));
+        }
+        Some(other) if truthy(other) => {
+            m.insert("validation_logs".into(), other.clone());
+        }
+        _ => {}
+    }
+    Value::Object(m)
 }
 
 fn unhealthy(status: &str) -> bool {
@@ -370,8 +288,8 @@ pub async fn find_issues(ctx: &CallCtx<'_>) -> ToolResult {
     let dbs = settle(&mut errors, "databases", dbs);
     let services = settle(&mut errors, "services", services);
     let issue = |t: &str, r: &Value, text: String, status: &str, severity: &str| {
-        let mut o = json!({"type": t});
-        let m = o.as_object_mut().expect("object");
+        let mut m = Map::new();
+        m.insert("type".into(), json!(t));
         for k in ["uuid", "name"] {
             if let Some(v) = r.get(k) {
                 m.insert(k.into(), v.clone());
@@ -380,7 +298,7 @@ pub async fn find_issues(ctx: &CallCtx<'_>) -> ToolResult {
         m.insert("issue".into(), json!(text));
         m.insert("status".into(), json!(status));
         m.insert("severity".into(), json!(severity));
-        o
+        Value::Object(m)
     };
     if let Some(servers) = &servers {
         let servers = as_array(servers);

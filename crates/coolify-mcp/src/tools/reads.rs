@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 
 use super::{Args, ToolOutput, ToolResult, envelope};
 use crate::backend::{ApiError, Path};
+use crate::call_ctx::CallCtx;
 use crate::instances::{Client, paging};
 use crate::projection::{self as proj, action, pick, str_of, truthy};
 use crate::sanitize::Reveal;
-use crate::server::CallCtx;
 use crate::untrusted;
 
 pub async fn get_version(ctx: &CallCtx<'_>) -> ToolResult {
@@ -18,8 +18,8 @@ pub async fn get_version(ctx: &CallCtx<'_>) -> ToolResult {
 }
 
 pub async fn list_instances(ctx: &CallCtx<'_>) -> ToolResult {
-    let instances = ctx.shared.instances.all();
-    let default = ctx.shared.instances.default_instance().name().to_string();
+    let instances = ctx.instances.all();
+    let default = ctx.instances.default_instance().name().to_string();
     let rows = join_all(instances.iter().map(|i| {
         let default = default.clone();
         async move {

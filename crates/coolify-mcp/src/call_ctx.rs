@@ -1,0 +1,107 @@
+//! What one tool call may use: [`CallCtx`] (the target instance and its client, the server's
+//! [`Mode`], the clocks, the confirmation policy and the caller's channel for progress and
+//! elicitation), built by `server` for each `tools/call`.
+//!
+//! Ground floor of the crate: tool handlers, `confirm` and `server` import this module; it
+//! imports none of them (the module-cycle test keeps it that way).
+//!
+//! Invariants:
+//! - a handler reaches Coolify only through [`CallCtx::client`], which masks every body it
+//!   returns (a plaintext read is an explicit per-request `Reveal`), so there is no unmasked
+//!   path to take by accident;
+//! - [`Mode`] is computed once at startup; the tool roster, `_actions` filtering and the
+//!   prompts all derive from it, so they can never disagree about what is registered.
+
+use std::time::Duration;
+
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RoleServer};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{AccessMode, ElicitationSetting, HumanPolicy};
+use crate::instances::{Client, Instance, Instances};
+
+/// How the server runs: single instance or fleet, read-write or read-only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    /// More than one instance is configured: tools take `instance`, `list_instances` and
+    /// completion exist, resource URIs are instance-scoped.
+    pub fleet: bool,
+    /// Only tools annotated `readOnlyHint: true` are registered (SPEC §2.2).
+    pub read_only: bool,
+}
+
+impl Mode {
+    /// The mode of a server over these instances with this access setting.
+    pub fn new(instances: &Instances, access: AccessMode) -> Self {
+        Self {
+            fleet: instances.is_fleet(),
+            read_only: access == AccessMode::ReadOnly,
+        }
+    }
+}
+
+/// Clocks that tests inject instead of waiting.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// How long a confirmation may wait for the human (reference: 300 s).
+    pub elicitation_timeout: Duration,
+    /// Progress keep-alive interval while a confirmation is pending.
+    pub progress_interval: Duration,
+    /// `deploy` with `wait`: poll interval (reference: 5 s).
+    pub deploy_poll_interval: Duration,
+    /// `deploy` with `wait`: overrides `timeout_seconds` when set.
+    pub deploy_deadline: Option<Duration>,
+    /// Per-instance deadline of `resources/list` and uuid completion (default 5 s).
+    pub listing_deadline: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            elicitation_timeout: Duration::from_secs(300),
+            progress_interval: Duration::from_secs(10),
+            deploy_poll_interval: Duration::from_secs(5),
+            deploy_deadline: None,
+            listing_deadline: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The confirmation hook's policy: whether the client may be asked, and what happens to a
+/// guarded operation when it cannot be (SPEC §6.2). `crate::confirm` acts on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Confirmation {
+    pub elicitation: ElicitationSetting,
+    pub human: HumanPolicy,
+}
+
+/// Everything a tool handler may use.
+pub struct CallCtx<'a> {
+    /// The target instance's client; every body it returns is already masked.
+    pub client: Client,
+    /// The instance the call targets (named in fleet-mode confirmations).
+    pub instance: &'a Instance,
+    /// Every configured instance (`list_instances`).
+    pub instances: &'a Instances,
+    pub mode: Mode,
+    pub timing: &'a Timing,
+    pub confirmation: Confirmation,
+    /// The calling client: progress notifications and elicitation requests go here.
+    pub peer: Peer<RoleServer>,
+    /// The progress token the client sent with the call, if any.
+    pub progress: Option<ProgressToken>,
+    /// Cancelled when the client cancels the tool call.
+    pub cancel: CancellationToken,
+}
+
+impl CallCtx<'_> {
+    /// Send `notifications/progress` when the client asked for progress; best effort (a
+    /// closed peer does not fail the call).
+    pub async fn notify_progress(&self, progress: f64, message: String) {
+        if let Some(token) = &self.progress {
+            let p = ProgressNotificationParam::new(token.clone(), progress).with_message(message);
+            let _ = self.peer.notify_progress(p).await;
+        }
+    }
+}
