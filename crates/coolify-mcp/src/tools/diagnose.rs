@@ -10,6 +10,7 @@ use super::resolve::{resolve_application, resolve_server};
 use super::{Args, ToolOutput, ToolResult};
 use crate::backend::{ApiError, Path};
 use crate::call_ctx::CallCtx;
+use crate::instances::Client;
 use crate::projection::{as_array, pick, pick_map, str_of, truthy};
 use crate::untrusted;
 
@@ -287,69 +288,8 @@ pub async fn find_issues(ctx: &CallCtx<'_>) -> ToolResult {
     let apps = settle(&mut errors, "applications", apps);
     let dbs = settle(&mut errors, "databases", dbs);
     let services = settle(&mut errors, "services", services);
-    let issue = |t: &str, r: &Value, text: String, status: &str, severity: &str| {
-        let mut m = Map::new();
-        m.insert("type".into(), json!(t));
-        for k in ["uuid", "name"] {
-            if let Some(v) = r.get(k) {
-                m.insert(k.into(), v.clone());
-            }
-        }
-        m.insert("issue".into(), json!(text));
-        m.insert("status".into(), json!(status));
-        m.insert("severity".into(), json!(severity));
-        Value::Object(m)
-    };
     if let Some(servers) = &servers {
-        let servers = as_array(servers);
-        for s in servers {
-            if s.get("is_reachable") == Some(&Value::Bool(false)) {
-                let st = Some(str_of(s, "status"))
-                    .filter(|x| !x.is_empty())
-                    .unwrap_or("unreachable");
-                issues.push(issue(
-                    "server",
-                    s,
-                    "Server is not reachable".into(),
-                    st,
-                    "critical",
-                ));
-            }
-        }
-        let details = join_all(
-            servers
-                .iter()
-                .map(|s| client.get(Path::new("servers").id(str_of(s, "uuid")))),
-        )
-        .await;
-        for (s, d) in servers.iter().zip(details) {
-            match d {
-                Err(e) => errors.push(json!(format!(
-                    "server {}: {}",
-                    str_of(s, "name"),
-                    e.message
-                ))),
-                Ok(d) => {
-                    let info = &d["traefik_outdated_info"];
-                    if truthy(&info["latest"]) && truthy(&info["current"]) {
-                        let kind = if info["type"] == "patch_update" {
-                            "patch update"
-                        } else {
-                            "update"
-                        };
-                        let text = format!(
-                            "Proxy (Traefik) {kind} available: {} → {}",
-                            js_str(&info["current"]),
-                            js_str(&info["latest"])
-                        );
-                        let st = Some(str_of(s, "status"))
-                            .filter(|x| !x.is_empty())
-                            .unwrap_or("running");
-                        issues.push(issue("server", s, text, st, "warning"));
-                    }
-                }
-            }
-        }
+        server_issues(client, as_array(servers), &mut issues, &mut errors).await;
     }
     for (list, kind, label) in [
         (&apps, "application", "Application"),
@@ -395,6 +335,79 @@ pub async fn find_issues(ctx: &CallCtx<'_>) -> ToolResult {
         out["errors"] = Value::Array(errors);
     }
     Ok(ToolOutput::Json(out))
+}
+
+/// One `find_issues` entry: `{type, uuid?, name?, issue, status, severity}`.
+fn issue(kind: &str, r: &Value, text: String, status: &str, severity: &str) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!(kind));
+    for k in ["uuid", "name"] {
+        if let Some(v) = r.get(k) {
+            m.insert(k.into(), v.clone());
+        }
+    }
+    m.insert("issue".into(), json!(text));
+    m.insert("status".into(), json!(status));
+    m.insert("severity".into(), json!(severity));
+    Value::Object(m)
+}
+
+/// Server issues: every unreachable server (critical), then an outdated proxy per server
+/// from its detail record (warning); a detail that cannot be read is an `errors` entry.
+async fn server_issues(
+    client: &Client,
+    servers: &[Value],
+    issues: &mut Vec<Value>,
+    errors: &mut Vec<Value>,
+) {
+    for s in servers {
+        if s.get("is_reachable") == Some(&Value::Bool(false)) {
+            let st = Some(str_of(s, "status"))
+                .filter(|x| !x.is_empty())
+                .unwrap_or("unreachable");
+            issues.push(issue(
+                "server",
+                s,
+                "Server is not reachable".into(),
+                st,
+                "critical",
+            ));
+        }
+    }
+    let details = join_all(
+        servers
+            .iter()
+            .map(|s| client.get(Path::new("servers").id(str_of(s, "uuid")))),
+    )
+    .await;
+    for (s, d) in servers.iter().zip(details) {
+        match d {
+            Err(e) => errors.push(json!(format!(
+                "server {}: {}",
+                str_of(s, "name"),
+                e.message
+            ))),
+            Ok(d) => {
+                let info = &d["traefik_outdated_info"];
+                if truthy(&info["latest"]) && truthy(&info["current"]) {
+                    let kind = if info["type"] == "patch_update" {
+                        "patch update"
+                    } else {
+                        "update"
+                    };
+                    let text = format!(
+                        "Proxy (Traefik) {kind} available: {} → {}",
+                        js_str(&info["current"]),
+                        js_str(&info["latest"])
+                    );
+                    let st = Some(str_of(s, "status"))
+                        .filter(|x| !x.is_empty())
+                        .unwrap_or("running");
+                    issues.push(issue("server", s, text, st, "warning"));
+                }
+            }
+        }
+    }
 }
 
 fn js_str(v: &Value) -> String {
