@@ -10,19 +10,24 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-static SCHEDULED_TASKS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"/scheduled-tasks(/|$)").expect("static regex"));
-static SERVICE_SUB: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"/services/[\w-]+/(applications|databases)").expect("static regex")
-});
-static DESTINATIONS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"/destinations(/|$)").expect("static regex"));
-static TAGS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"/tags(/|$)").expect("static regex"));
-static MOVE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"/move$").expect("static regex"));
+static SCHEDULED_TASKS: LazyLock<Regex> = LazyLock::new(|| pattern(r"/scheduled-tasks(/|$)"));
+static SERVICE_SUB: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"/services/[\w-]+/(applications|databases)"));
+static DESTINATIONS: LazyLock<Regex> = LazyLock::new(|| pattern(r"/destinations(/|$)"));
+static TAGS: LazyLock<Regex> = LazyLock::new(|| pattern(r"/tags(/|$)"));
+static MOVE: LazyLock<Regex> = LazyLock::new(|| pattern(r"/move$"));
 static STORAGE_BACKUPS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"/storages/[\w-]+/backups(/run)?$").expect("static regex"));
-static LONG_ID: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"/[\w-]{8,}(/|$)").expect("static regex"));
+    LazyLock::new(|| pattern(r"/storages/[\w-]+/backups(/run)?$"));
+static LONG_ID: LazyLock<Regex> = LazyLock::new(|| pattern(r"/[\w-]{8,}(/|$)"));
+
+/// Compile one of the literal patterns above.
+#[allow(
+    clippy::expect_used,
+    reason = "the patterns are string literals, each compiled by a unit test; an invalid one is a build defect, not a runtime condition"
+)]
+fn pattern(re: &'static str) -> Regex {
+    Regex::new(re).expect("static regex")
+}
 
 const UPGRADE: &str =
     "Upgrade: `curl -fsSL https://cdn.coollabs.io/coolify/install.sh | bash -s 4.2.0`";
@@ -102,6 +107,23 @@ fn js_string(value: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn every_hint_pattern_compiles() {
+        for re in [
+            &SCHEDULED_TASKS,
+            &SERVICE_SUB,
+            &DESTINATIONS,
+            &TAGS,
+            &MOVE,
+            &STORAGE_BACKUPS,
+            &LONG_ID,
+        ] {
+            assert!(!LazyLock::force(re).as_str().is_empty());
+        }
+        assert!(error_hint(500, "/applications/x/scheduled-tasks").is_some());
+        assert!(error_hint(500, "/applications/x").is_none());
+    }
 
     #[test]
     fn message_errors_and_hint_compose_like_the_reference() {

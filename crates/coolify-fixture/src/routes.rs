@@ -89,152 +89,10 @@ pub(crate) fn route(
     query: Option<&str>,
     state: &mut RouteState<'_>,
 ) -> Reply {
-    let segs: Vec<&str> = p.trim_start_matches('/').split('/').collect();
-    let mode = state.not_found;
     if method == "GET" {
-        match segs.as_slice() {
-            ["version"] => return Reply::Text(200, data::FIXTURE_VERSION.to_owned()),
-            ["health"] => return Reply::Text(200, "OK".to_owned()),
-            ["servers"] => return json(data::servers()),
-            ["servers", u] => return find(data::servers(), "uuid", u, "Server", mode),
-            ["servers", _, "resources"] => {
-                let rows: Vec<Value> = rows(data::applications())
-                    .iter()
-                    .map(|a| json!({ "uuid": a["uuid"], "name": a["name"], "type": "application", "status": a["status"] }))
-                    .collect();
-                return json(Value::Array(rows));
-            }
-            ["servers", u, "destinations"] => {
-                return json(
-                    json!([{ "uuid": "dest-coolify", "name": "coolify", "network": "coolify", "server_uuid": u }]),
-                );
-            }
-            ["destinations"] => {
-                return json(
-                    json!([{ "uuid": "dest-coolify", "name": "coolify", "network": "coolify", "server_uuid": "srv0-localhost" }]),
-                );
-            }
-            ["servers", _, "domains"] => {
-                let rows: Vec<Value> = rows(data::applications())
-                    .iter()
-                    .map(|a| json!({ "ip": "198.51.100.10", "domains": [a["fqdn"]] }))
-                    .collect();
-                return json(Value::Array(rows));
-            }
-            ["projects"] => return json(data::projects()),
-            ["projects", u] => return find(data::projects(), "uuid", u, "Project", mode),
-            ["projects", u, "environments"] => {
-                return match find(data::projects(), "uuid", u, "Project", mode) {
-                    Reply::Json(200, project) if project.get("environments").is_some() => {
-                        json(project["environments"].clone())
-                    }
-                    other => other,
-                };
-            }
-            ["projects", u, env] => {
-                return match find(data::projects(), "uuid", u, "Project", mode) {
-                    Reply::Json(200, project) if project.get("environments").is_some() => {
-                        let by_name = find(
-                            project["environments"].clone(),
-                            "name",
-                            env,
-                            "Environment",
-                            mode,
-                        );
-                        match by_name {
-                            Reply::Json(200, ref row) if row.get("uuid").is_some() => by_name,
-                            _ => find(
-                                project["environments"].clone(),
-                                "uuid",
-                                env,
-                                "Environment",
-                                mode,
-                            ),
-                        }
-                    }
-                    other => other,
-                };
-            }
-            ["applications"] => return json(data::applications()),
-            ["applications", u, "logs"] => {
-                return json(json!({ "logs": logs_for(u, state.poison) }));
-            }
-            ["applications", u, "envs"] => return json(data::app_envs(u)),
-            ["applications", u] => {
-                return find(data::applications(), "uuid", u, "Application", mode);
-            }
-            ["databases"] => return json(data::databases()),
-            ["databases", _, "logs"] => return json(json!({ "logs": data::HEALTHY_LOGS })),
-            ["databases", _, "envs"] | ["services", _, "envs"] => return json(json!([])),
-            ["databases", u] => return find(data::databases(), "uuid", u, "Database", mode),
-            ["services"] => return json(data::services()),
-            ["services", _, "logs"] => return json(json!({ "logs": data::HEALTHY_LOGS })),
-            ["services", u] => return find(data::services(), "uuid", u, "Service", mode),
-            ["deployments"] => {
-                let running: Vec<Value> = rows(data::deployments())
-                    .into_iter()
-                    .filter(|d| d["status"] != "finished")
-                    .collect();
-                return json(Value::Array(running));
-            }
-            ["deployments", "applications", u] => {
-                let id = app_id(u);
-                let all: Vec<Value> = rows(data::deployments())
-                    .into_iter()
-                    .filter(|d| id.is_some() && d["application_id"].as_i64() == id)
-                    .collect();
-                let count = all.len();
-                let skip = query_u64(query, "skip").unwrap_or(0) as usize;
-                let take = query_u64(query, "take").map_or(usize::MAX, |t| t as usize);
-                let page: Vec<Value> = all.into_iter().skip(skip).take(take).collect();
-                return json(json!({ "count": count, "deployments": page }));
-            }
-            ["deployments", u] if *u == data::NEW_DEPLOYMENT_UUID => {
-                if let Some((statuses, reads)) = state.new_deployment.as_mut() {
-                    let status = statuses
-                        .get(*reads)
-                        .or(statuses.last())
-                        .cloned()
-                        .unwrap_or_default();
-                    *reads += 1;
-                    return json(data::new_deployment(&status));
-                }
-                return find(
-                    data::deployments(),
-                    "deployment_uuid",
-                    u,
-                    "Deployment",
-                    mode,
-                );
-            }
-            ["deployments", u] => {
-                return find(
-                    data::deployments(),
-                    "deployment_uuid",
-                    u,
-                    "Deployment",
-                    mode,
-                );
-            }
-            ["security", "keys"] => return json(data::private_keys()),
-            ["security", "keys", u] => {
-                return find(data::private_keys(), "uuid", u, "Private Key", mode);
-            }
-            ["cloud-tokens"] => return json(data::cloud_tokens()),
-            ["cloud-tokens", u] => {
-                return find(data::cloud_tokens(), "uuid", u, "Cloud token", mode);
-            }
-            ["teams"] => return json(json!([{ "id": 0, "name": "Root Team" }])),
-            ["teams", "current"] => return json(json!({ "id": 0, "name": "Root Team" })),
-            ["resources"] => {
-                let all: Vec<Value> = [data::applications(), data::databases(), data::services()]
-                    .into_iter()
-                    .flat_map(rows)
-                    .map(|r| json!({ "uuid": r["uuid"], "name": r["name"], "status": r["status"] }))
-                    .collect();
-                return json(Value::Array(all));
-            }
-            _ => {}
+        let segs: Vec<&str> = p.trim_start_matches('/').split('/').collect();
+        if let Some(reply) = get(&segs, query, state) {
+            return reply;
         }
     }
     // Mutations: acknowledge plausibly, change nothing.
@@ -260,6 +118,176 @@ pub(crate) fn route(
         404,
         json!({ "message": "Not found.", "docs": "https://coolify.io/docs" }),
     )
+}
+
+/// A GET route, by first segment; `None` falls through to the catch-all.
+fn get(segs: &[&str], query: Option<&str>, state: &mut RouteState<'_>) -> Option<Reply> {
+    match segs.first().copied() {
+        Some("servers" | "destinations" | "projects") => get_placement(segs, state.not_found),
+        Some("applications" | "databases" | "services") => get_resource(segs, state),
+        Some("deployments") => get_deployment(segs, query, state),
+        _ => get_misc(segs, state.not_found),
+    }
+}
+
+/// Servers, destinations, projects and their environments.
+fn get_placement(segs: &[&str], mode: NotFoundMode) -> Option<Reply> {
+    let reply = match segs {
+        ["servers"] => json(data::servers()),
+        ["servers", u] => find(data::servers(), "uuid", u, "Server", mode),
+        ["servers", _, "resources"] => {
+            let rows: Vec<Value> = rows(data::applications())
+                .iter()
+                .map(|a| json!({ "uuid": a["uuid"], "name": a["name"], "type": "application", "status": a["status"] }))
+                .collect();
+            json(Value::Array(rows))
+        }
+        ["servers", u, "destinations"] => json(
+            json!([{ "uuid": "dest-coolify", "name": "coolify", "network": "coolify", "server_uuid": u }]),
+        ),
+        ["destinations"] => json(
+            json!([{ "uuid": "dest-coolify", "name": "coolify", "network": "coolify", "server_uuid": "srv0-localhost" }]),
+        ),
+        ["servers", _, "domains"] => {
+            let rows: Vec<Value> = rows(data::applications())
+                .iter()
+                .map(|a| json!({ "ip": "198.51.100.10", "domains": [a["fqdn"]] }))
+                .collect();
+            json(Value::Array(rows))
+        }
+        ["projects"] => json(data::projects()),
+        ["projects", u] => find(data::projects(), "uuid", u, "Project", mode),
+        ["projects", u, "environments"] => {
+            match find(data::projects(), "uuid", u, "Project", mode) {
+                Reply::Json(200, project) if project.get("environments").is_some() => {
+                    json(project["environments"].clone())
+                }
+                other => other,
+            }
+        }
+        ["projects", u, env] => match find(data::projects(), "uuid", u, "Project", mode) {
+            Reply::Json(200, project) if project.get("environments").is_some() => {
+                let by_name = find(
+                    project["environments"].clone(),
+                    "name",
+                    env,
+                    "Environment",
+                    mode,
+                );
+                match by_name {
+                    Reply::Json(200, ref row) if row.get("uuid").is_some() => by_name,
+                    _ => find(
+                        project["environments"].clone(),
+                        "uuid",
+                        env,
+                        "Environment",
+                        mode,
+                    ),
+                }
+            }
+            other => other,
+        },
+        _ => return None,
+    };
+    Some(reply)
+}
+
+/// Applications, databases and services, with their logs and env vars.
+fn get_resource(segs: &[&str], state: &RouteState<'_>) -> Option<Reply> {
+    let mode = state.not_found;
+    let reply = match segs {
+        ["applications"] => json(data::applications()),
+        ["applications", u, "logs"] => json(json!({ "logs": logs_for(u, state.poison) })),
+        ["applications", u, "envs"] => json(data::app_envs(u)),
+        ["applications", u] => find(data::applications(), "uuid", u, "Application", mode),
+        ["databases"] => json(data::databases()),
+        ["databases", _, "logs"] => json(json!({ "logs": data::HEALTHY_LOGS })),
+        ["databases", _, "envs"] | ["services", _, "envs"] => json(json!([])),
+        ["databases", u] => find(data::databases(), "uuid", u, "Database", mode),
+        ["services"] => json(data::services()),
+        ["services", _, "logs"] => json(json!({ "logs": data::HEALTHY_LOGS })),
+        ["services", u] => find(data::services(), "uuid", u, "Service", mode),
+        _ => return None,
+    };
+    Some(reply)
+}
+
+/// Deployments: the running list, per application (with skip/take), and one deployment
+/// (`dep-new-1` walks through its configured status sequence).
+fn get_deployment(segs: &[&str], query: Option<&str>, state: &mut RouteState<'_>) -> Option<Reply> {
+    let mode = state.not_found;
+    let reply = match segs {
+        ["deployments"] => {
+            let running: Vec<Value> = rows(data::deployments())
+                .into_iter()
+                .filter(|d| d["status"] != "finished")
+                .collect();
+            json(Value::Array(running))
+        }
+        ["deployments", "applications", u] => {
+            let id = app_id(u);
+            let all: Vec<Value> = rows(data::deployments())
+                .into_iter()
+                .filter(|d| id.is_some() && d["application_id"].as_i64() == id)
+                .collect();
+            let count = all.len();
+            let skip = query_u64(query, "skip").unwrap_or(0) as usize;
+            let take = query_u64(query, "take").map_or(usize::MAX, |t| t as usize);
+            let page: Vec<Value> = all.into_iter().skip(skip).take(take).collect();
+            json(json!({ "count": count, "deployments": page }))
+        }
+        ["deployments", u] if *u == data::NEW_DEPLOYMENT_UUID => {
+            if let Some((statuses, reads)) = state.new_deployment.as_mut() {
+                let status = statuses
+                    .get(*reads)
+                    .or(statuses.last())
+                    .cloned()
+                    .unwrap_or_default();
+                *reads += 1;
+                return Some(json(data::new_deployment(&status)));
+            }
+            find(
+                data::deployments(),
+                "deployment_uuid",
+                u,
+                "Deployment",
+                mode,
+            )
+        }
+        ["deployments", u] => find(
+            data::deployments(),
+            "deployment_uuid",
+            u,
+            "Deployment",
+            mode,
+        ),
+        _ => return None,
+    };
+    Some(reply)
+}
+
+/// Version, health, keys, cloud tokens, teams and the cross-type resource list.
+fn get_misc(segs: &[&str], mode: NotFoundMode) -> Option<Reply> {
+    let reply = match segs {
+        ["version"] => Reply::Text(200, data::FIXTURE_VERSION.to_owned()),
+        ["health"] => Reply::Text(200, "OK".to_owned()),
+        ["security", "keys"] => json(data::private_keys()),
+        ["security", "keys", u] => find(data::private_keys(), "uuid", u, "Private Key", mode),
+        ["cloud-tokens"] => json(data::cloud_tokens()),
+        ["cloud-tokens", u] => find(data::cloud_tokens(), "uuid", u, "Cloud token", mode),
+        ["teams"] => json(json!([{ "id": 0, "name": "Root Team" }])),
+        ["teams", "current"] => json(json!({ "id": 0, "name": "Root Team" })),
+        ["resources"] => {
+            let all: Vec<Value> = [data::applications(), data::databases(), data::services()]
+                .into_iter()
+                .flat_map(rows)
+                .map(|r| json!({ "uuid": r["uuid"], "name": r["name"], "status": r["status"] }))
+                .collect();
+            json(Value::Array(all))
+        }
+        _ => return None,
+    };
+    Some(reply)
 }
 
 fn rows(list: Value) -> Vec<Value> {
