@@ -3,9 +3,10 @@
 //! Tools, resources and the confirmation pre-flights speak to Coolify only through
 //! [`Backend`]: one JSON request at a time, raw (unsanitized) JSON back. Masking is applied
 //! by the caller through `sanitize`, so every surface shares one policy. Invariants:
-//! - paths are built by [`api_path`], which percent-encodes every segment, so an id such
-//!   as `../servers` or `x?reveal=true` can never change the request path (a deliberate
-//!   deviation from the reference server, SPEC §9.1);
+//! - paths are [`Path`] values that `backend_impl` turns into `coolify_api::ApiPath`, which
+//!   percent-encodes every segment, so an id such as `../servers` or `x?reveal=true` can
+//!   never change the request path (a deliberate deviation from the reference server,
+//!   SPEC §9.1);
 //! - a backend is created lazily per instance on first use, so boot does no network or
 //!   TLS work.
 

@@ -1,4 +1,6 @@
-//! Human confirmation of destructive operations through elicitation (SPEC §6.2, §6.4).
+//! Human confirmation of destructive operations through elicitation (SPEC §6.2, §6.4):
+//! the confirmation hook tool handlers call, acting on the call's
+//! [`Confirmation`](crate::call_ctx::Confirmation) policy and its caller channel.
 //!
 //! Invariants:
 //! - no mutating request is sent before the decision: the pre-flight summary may only
