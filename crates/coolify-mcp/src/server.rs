@@ -29,7 +29,6 @@ use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::backend::BackendFactory;
-pub use crate::call_ctx::Timing;
 use crate::call_ctx::{CallCtx, Confirmation, Mode};
 use crate::config::{
     AccessMode, Config, ElicitationSetting, HumanPolicy, InstanceSpec, StartupError,
@@ -38,6 +37,9 @@ use crate::instances::{Instance, Instances};
 use crate::prompts::{self, PromptCtx, PromptName};
 use crate::resources::{self, ReadError};
 use crate::tools::{self, Args, ToolName, ToolSet};
+
+/// Re-exported at its old path (`coolify_mcp::server::Timing`).
+pub use crate::call_ctx::Timing;
 
 /// What the server is built from.
 #[derive(Clone)]
