@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use coyote_mcp::render::fuzzing::{prompt_result_from_json, resource_contents_from_json, tool_outcome_from_json};
 use coyote_mcp::render::{ReadOptions, RenderContext, SpillStore, bound_tool_result, render_resource_contents};
 use coyote_mcp::prompt::flatten;
+use coyote_mcp::MetaKind;
 use libfuzzer_sys::fuzz_target;
 
 fn store() -> &'static SpillStore {
@@ -32,7 +33,8 @@ mod tempdir {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
-    let ctx = RenderContext { server: "fuzz", spill: store() };
+    let read_function = MetaKind::Read.function_name("fuzz");
+    let ctx = RenderContext { server: "fuzz", spill: store(), read_function: &read_function };
     let outcome = tool_outcome_from_json(value.clone());
     let _ = bound_tool_result(outcome, &ctx);
     let contents = resource_contents_from_json(value.clone());

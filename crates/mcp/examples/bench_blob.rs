@@ -16,7 +16,7 @@ use std::error::Error;
 use std::time::{Duration, Instant};
 
 use coyote_mcp::render::{ReadOptions, render_resource_contents};
-use coyote_mcp::{McpRuntime, RenderContext, RuntimeOptions, SpillStore};
+use coyote_mcp::{McpRuntime, MetaKind, RenderContext, RuntimeOptions, SpillStore};
 use coyote_protocol::{McpServerSpec, McpTransport, StdioSpec, Timeouts};
 use serde_json::json;
 
@@ -98,6 +98,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         let ctx = RenderContext {
             server: "bench",
             spill: &store,
+            read_function: &MetaKind::Read.function_name("bench"),
         };
         last = render_resource_contents(contents, &ReadOptions::default(), &ctx);
         samples.push(started.elapsed());

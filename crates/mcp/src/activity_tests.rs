@@ -100,16 +100,16 @@ struct SlowAccept {
     hold: Duration,
 }
 
-impl crate::handler::ElicitationHook for SlowAccept {
+impl crate::client_handler::ElicitationHook for SlowAccept {
     fn elicit(
         &self,
-        _request: crate::handler::ElicitationRequest,
-    ) -> futures::future::BoxFuture<'_, crate::handler::ElicitationResponse> {
+        _request: crate::client_handler::ElicitationRequest,
+    ) -> futures::future::BoxFuture<'_, crate::client_handler::ElicitationResponse> {
         Box::pin(async move {
             tokio::time::sleep(self.hold).await;
             let mut content = serde_json::Map::new();
             content.insert("name".into(), serde_json::json!("Grace"));
-            crate::handler::ElicitationResponse::Accept(content)
+            crate::client_handler::ElicitationResponse::Accept(content)
         })
     }
 }

@@ -1,4 +1,5 @@
-//! rmcp types → our types (style rule 4: protocol types stop at the host boundary).
+//! rmcp types → our types (style rule 4: protocol types stop at the host boundary): catalog
+//! entries, results, and the handshake result ([`peer`]).
 //!
 //! Two paths per result kind:
 //! - **typed**: rmcp parsed the result; fields are *moved* into ours (a blob's base64 `String`
@@ -12,17 +13,21 @@
 //! Known limit of the typed path: rmcp reads a resource entry carrying both `text` and `blob`
 //! as text and drops the blob, so only the raw path can report that entry as invalid.
 
+mod peer;
+
+pub(crate) use peer::server_info;
+
 use rmcp::model::{
     CallToolResult, ContentBlock, GetPromptResult, Prompt, PromptMessage as RmcpPromptMessage,
     Resource, ResourceContents, ResourceTemplate, Role, ServerResult, Tool,
 };
 use serde_json::{Map, Value};
 
+use crate::catalog::{
+    PromptArgumentInfo, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo,
+};
 use crate::content::{
     ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,
-};
-use crate::listing::{
-    PromptArgumentInfo, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo,
 };
 
 fn to_value<T: serde::Serialize>(v: &T) -> Option<Value> {

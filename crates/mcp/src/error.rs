@@ -6,8 +6,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::catalog_item::CatalogKind;
-use crate::runtime::ServerState;
+use crate::catalog::CatalogKind;
+use crate::server::ServerState;
 
 /// Which deadline fired.
 #[derive(Debug, Clone, PartialEq, Eq)]

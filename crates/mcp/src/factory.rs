@@ -23,7 +23,8 @@ use coyote_protocol::McpServerSpec;
 
 use crate::error::McpError;
 use crate::handle::ServerHandle;
-use crate::runtime::{McpRuntime, RuntimeOptions, ServerState};
+use crate::runtime::{McpRuntime, RuntimeOptions};
+use crate::server::ServerState;
 
 /// Shares agent-owned servers by spec. Clones share the map.
 #[derive(Clone, Debug)]

@@ -8,6 +8,9 @@
 //! - a request whose future is dropped (Ctrl-C) sends `notifications/cancelled` too;
 //! - a request is never resent; results are read per item when rmcp cannot type them (R1);
 //! - rmcp errors are mapped to [`McpError`] here and nowhere else.
+//!
+//! The listing methods (`list_*`, `catalog`) are an `impl ServerHandle` block in
+//! [`crate::listing`], built on [`ServerHandle::request`]; the handle never imports them.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,7 +20,7 @@ use rmcp::model::{
     ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelledNotificationParam,
     ClientRequest, CompleteRequest, CompleteRequestParams, GetPromptRequest,
     GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams, Reference, RequestId,
-    ServerPeerInfo, ServerResult,
+    ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient};
 use rmcp::{Peer, ServiceError};
@@ -25,14 +28,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
-use crate::catalog_item::McpServerFeatures;
+use crate::client_handler::{Generations, ListGenerations};
 use crate::connect::line::too_large_details;
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
 use crate::error::{McpError, TimeoutPhase, fmt_bytes};
-use crate::handler::{Generations, ListGenerations};
-use crate::listing::{self, Catalog, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo};
-use crate::runtime::{ServerState, StateCell};
+use crate::server::{McpServerFeatures, ServerInfo, ServerState, StateCell};
 
 /// How long a failed request waits for the runtime to record why the server went away, so
 /// the error can carry the reason (exit status, stderr tail) instead of "connection closed".
@@ -48,89 +49,6 @@ pub enum CompletionRef {
     Prompt(String),
     /// A resource-template variable: the template's `uriTemplate`.
     ResourceTemplate(String),
-}
-
-/// Capability flags a server advertised in `initialize`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServerCapabilityFlags {
-    pub tools: bool,
-    pub tools_list_changed: bool,
-    pub resources: bool,
-    pub resources_subscribe: bool,
-    pub resources_list_changed: bool,
-    pub prompts: bool,
-    pub prompts_list_changed: bool,
-    pub completions: bool,
-    pub logging: bool,
-}
-
-/// What the server said about itself in the handshake.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServerInfo {
-    /// The negotiated protocol version (what the server answered).
-    pub protocol_version: Option<String>,
-    pub server_name: Option<String>,
-    pub server_version: Option<String>,
-    pub server_title: Option<String>,
-    pub instructions: Option<String>,
-    pub capabilities: ServerCapabilityFlags,
-    /// `stdio`, `http`.
-    pub transport: String,
-    /// Process id of a stdio server.
-    pub pid: Option<u32>,
-}
-
-impl ServerInfo {
-    pub(crate) fn from_peer(
-        peer: Option<&ServerPeerInfo>,
-        transport: &str,
-        pid: Option<u32>,
-    ) -> Self {
-        let Some(peer) = peer else {
-            return ServerInfo {
-                transport: transport.to_owned(),
-                pid,
-                ..ServerInfo::default()
-            };
-        };
-        let caps = &peer.capabilities;
-        ServerInfo {
-            protocol_version: Some(peer.protocol_version.as_str().to_owned()),
-            server_name: peer.server_info.as_ref().map(|i| i.name.clone()),
-            server_version: peer.server_info.as_ref().map(|i| i.version.clone()),
-            server_title: peer.server_info.as_ref().and_then(|i| i.title.clone()),
-            instructions: peer.instructions.clone(),
-            capabilities: ServerCapabilityFlags {
-                tools: caps.tools.is_some(),
-                tools_list_changed: caps
-                    .tools
-                    .as_ref()
-                    .and_then(|t| t.list_changed)
-                    .unwrap_or(false),
-                resources: caps.resources.is_some(),
-                resources_subscribe: caps
-                    .resources
-                    .as_ref()
-                    .and_then(|r| r.subscribe)
-                    .unwrap_or(false),
-                resources_list_changed: caps
-                    .resources
-                    .as_ref()
-                    .and_then(|r| r.list_changed)
-                    .unwrap_or(false),
-                prompts: caps.prompts.is_some(),
-                prompts_list_changed: caps
-                    .prompts
-                    .as_ref()
-                    .and_then(|p| p.list_changed)
-                    .unwrap_or(false),
-                completions: caps.completions.is_some(),
-                logging: caps.logging.is_some(),
-            },
-            transport: transport.to_owned(),
-            pid,
-        }
-    }
 }
 
 /// A connected server. Clones share one connection.
@@ -176,7 +94,7 @@ pub(crate) struct HandleParts {
 impl ServerHandle {
     pub(crate) fn new(parts: HandleParts) -> Self {
         let peer_info = parts.peer.peer_info();
-        let info = ServerInfo::from_peer(peer_info.as_deref(), parts.transport, parts.pid);
+        let info = convert::server_info(peer_info.as_deref(), parts.transport, parts.pid);
         let features = McpServerFeatures {
             name: parts.name.clone(),
             tools: info.capabilities.tools,
@@ -227,27 +145,6 @@ impl ServerHandle {
     /// How often each list changed since connecting (`list_changed` notifications).
     pub fn list_generations(&self) -> ListGenerations {
         self.inner.generations.snapshot()
-    }
-
-    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
-        listing::list_tools(self).await
-    }
-
-    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
-        listing::list_resources(self).await
-    }
-
-    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplateInfo>, McpError> {
-        listing::list_resource_templates(self).await
-    }
-
-    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
-        listing::list_prompts(self).await
-    }
-
-    /// Every advertised kind, listed concurrently; failing kinds become warnings.
-    pub async fn catalog(&self) -> Catalog {
-        listing::catalog(self).await
     }
 
     /// `tools/call`. A result with `isError: true` is `Ok` with `is_error` set; JSON-RPC

@@ -1,45 +1,65 @@
 //! coyote-mcp — the MCP host: connections, runtime, catalog, content policy (render),
 //! meta-functions, prompt flattening, URI templates and the client handler. The only
 //! client-side user of rmcp; rmcp types never leave this crate (ARCHITECTURE.md).
+//!
+//! Modules by floor (a module imports only its own floor or lower ones; no import cycles —
+//! `crates/test-support/tests/structure.rs` checks it; `docs/architecture.md` has the table):
+//! ground `server`, `catalog`, `error`, `content`; transport `connect`, `convert`,
+//! `client_handler`, `activity`; one server's conversation `handle`, `listing`; the runtime
+//! `runtime`, `factory`; policy `render`, `uri_template`, `prompt`, `search`; top `meta`.
 
-pub mod catalog_item;
+// Ground floor: what one server is.
+pub mod catalog;
 pub mod content;
-pub mod meta;
+pub mod error;
+pub mod server;
+
+// Transport floor.
+mod activity;
+pub mod client_handler;
+pub mod connect;
+mod convert;
+
+// One server's conversation.
+pub mod handle;
+pub mod listing;
+
+// The runtime.
+pub mod factory;
+pub mod runtime;
+
+// Policy.
 pub mod prompt;
 pub mod render;
 pub mod search;
 pub mod uri_template;
 
-pub use catalog_item::{CatalogItem, CatalogKind, McpServerFeatures};
+// Top floor: what the model sees.
+pub mod meta;
+
+pub use catalog::{
+    Catalog, CatalogItem, CatalogKind, PromptArgumentInfo, PromptInfo, ResourceInfo,
+    ResourceTemplateInfo, ToolInfo,
+};
+pub use client_handler::{
+    ClientIdentity, DeclineElicitation, ElicitationHook, ElicitationRequest, ElicitationResponse,
+    ListGenerations, PROTOCOL_VERSION,
+};
+pub use connect::http::install_crypto_provider;
+pub use connect::line::MAX_MESSAGE_BYTES;
 pub use content::{
     ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,
 };
+pub use error::{McpError, TimeoutPhase};
+pub use factory::{AgentRuntime, AgentServerProblem, AgentServers, McpFactory, ServerLease};
+pub use handle::{CompletionRef, ServerHandle};
+pub use listing::MAX_LIST_PAGES;
 pub use meta::{
     FunctionTarget, MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names,
 };
 pub use render::{RenderContext, RenderError, SpillStore};
-
-mod activity;
-pub mod connect;
-mod convert;
-pub mod error;
-pub mod factory;
-pub mod handle;
-pub mod handler;
-pub mod listing;
-pub mod runtime;
-
-pub use connect::http::install_crypto_provider;
-pub use connect::line::MAX_MESSAGE_BYTES;
-pub use error::{McpError, TimeoutPhase};
-pub use factory::{AgentRuntime, AgentServerProblem, AgentServers, McpFactory, ServerLease};
-pub use handle::{CompletionRef, ServerCapabilityFlags, ServerHandle, ServerInfo};
-pub use handler::{
-    ClientIdentity, DeclineElicitation, ElicitationHook, ElicitationRequest, ElicitationResponse,
-    ListGenerations, PROTOCOL_VERSION,
+pub use runtime::{McpRuntime, RuntimeOptions};
+pub use server::{
+    McpServerFeatures, ServerCapabilityFlags, ServerInfo, ServerState, ServerStatus,
+    ShutdownTimeouts,
 };
-pub use listing::{
-    Catalog, MAX_LIST_PAGES, PromptArgumentInfo, PromptInfo, ResourceInfo, ResourceTemplateInfo,
-    ToolInfo,
-};
-pub use runtime::{McpRuntime, RuntimeOptions, ServerState, ServerStatus, ShutdownTimeouts};

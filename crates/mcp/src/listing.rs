@@ -1,5 +1,7 @@
 //! Paged listing of tools, resources, resource templates and prompts, and the unified catalog
-//! built from them (seed D1, §4.2).
+//! built from them (seed D1, §4.2): the listing methods of [`ServerHandle`], as an `impl`
+//! block here so the handle never needs to know how a list is paged. The item types live in
+//! [`crate::catalog`].
 //!
 //! Invariants:
 //! - Our own cursor loop, never rmcp's `list_all_*` (no guard there): a cursor seen twice is
@@ -19,10 +21,11 @@ use rmcp::model::{
     Tool,
 };
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::catalog_item::{CatalogItem, CatalogKind};
+use crate::catalog::{
+    Catalog, CatalogItem, CatalogKind, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo,
+};
 use crate::convert;
 use crate::error::McpError;
 use crate::handle::ServerHandle;
@@ -33,81 +36,6 @@ pub const MAX_LIST_PAGES: usize = 1000;
 /// JSON-RPC "method not found".
 const METHOD_NOT_FOUND: i32 = -32601;
 
-/// A tool as listed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolInfo {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub input_schema: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Value>,
-}
-
-/// A resource as listed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResourceInfo {
-    pub uri: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Value>,
-}
-
-/// A resource template as listed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResourceTemplateInfo {
-    pub uri_template: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Value>,
-}
-
-/// A prompt as listed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromptInfo {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub arguments: Vec<PromptArgumentInfo>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromptArgumentInfo {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub required: bool,
-}
-
-/// A server's unified catalog; `warnings` name the kinds (or items) that could not be listed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Catalog {
-    pub items: Vec<CatalogItem>,
-    pub warnings: Vec<String>,
-}
-
 /// One page of a listing.
 struct Page<T> {
     items: Vec<T>,
@@ -117,7 +45,7 @@ struct Page<T> {
 
 /// A listable kind: how to ask for a page and read the answer.
 trait ListKind {
-    type Item;
+    type Item: Into<CatalogItem>;
     const KIND: CatalogKind;
     const METHOD: &'static str;
     /// Key of the items array in the raw result.
@@ -323,84 +251,41 @@ async fn list_all<K: ListKind>(
     })
 }
 
-pub(crate) async fn list_tools(handle: &ServerHandle) -> Result<Vec<ToolInfo>, McpError> {
-    list_all::<Tools>(handle).await.map(|(items, _)| items)
-}
-
-pub(crate) async fn list_resources(handle: &ServerHandle) -> Result<Vec<ResourceInfo>, McpError> {
-    list_all::<Resources>(handle).await.map(|(items, _)| items)
-}
-
-pub(crate) async fn list_resource_templates(
-    handle: &ServerHandle,
-) -> Result<Vec<ResourceTemplateInfo>, McpError> {
-    list_all::<Templates>(handle).await.map(|(items, _)| items)
-}
-
-pub(crate) async fn list_prompts(handle: &ServerHandle) -> Result<Vec<PromptInfo>, McpError> {
-    list_all::<Prompts>(handle).await.map(|(items, _)| items)
-}
-
-fn tool_item(t: ToolInfo) -> CatalogItem {
-    let title = t.title.or_else(|| {
-        t.annotations
-            .as_ref()?
-            .get("title")?
-            .as_str()
-            .map(str::to_owned)
-    });
-    CatalogItem {
-        kind: CatalogKind::Tool,
-        id: t.name.clone(),
-        name: t.name,
-        title,
-        description: t.description,
-        uri: None,
-        mime_type: None,
-        size: None,
-        annotations: t.annotations,
+impl ServerHandle {
+    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
+        list_all::<Tools>(self).await.map(|(items, _)| items)
     }
-}
 
-fn resource_item(r: ResourceInfo) -> CatalogItem {
-    CatalogItem {
-        kind: CatalogKind::Resource,
-        id: r.uri.clone(),
-        name: r.name,
-        title: r.title,
-        description: r.description,
-        uri: Some(r.uri),
-        mime_type: r.mime_type,
-        size: r.size,
-        annotations: r.annotations,
+    pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
+        list_all::<Resources>(self).await.map(|(items, _)| items)
     }
-}
 
-fn template_item(t: ResourceTemplateInfo) -> CatalogItem {
-    CatalogItem {
-        kind: CatalogKind::ResourceTemplate,
-        id: t.uri_template.clone(),
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        uri: Some(t.uri_template),
-        mime_type: t.mime_type,
-        size: None,
-        annotations: t.annotations,
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplateInfo>, McpError> {
+        list_all::<Templates>(self).await.map(|(items, _)| items)
     }
-}
 
-fn prompt_item(p: PromptInfo) -> CatalogItem {
-    CatalogItem {
-        kind: CatalogKind::Prompt,
-        id: p.name.clone(),
-        name: p.name,
-        title: p.title,
-        description: p.description,
-        uri: None,
-        mime_type: None,
-        size: None,
-        annotations: None,
+    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
+        list_all::<Prompts>(self).await.map(|(items, _)| items)
+    }
+
+    /// Every advertised kind, listed concurrently; failing kinds become warnings. The unified
+    /// catalog of one server (tools, resources, templates, prompts, in that order).
+    pub async fn catalog(&self) -> Catalog {
+        let features = self.features();
+        // Fail-open for tools when the handshake result is unavailable (D7).
+        let tools = features.tools || features.peer_info_missing;
+        let (t, r, rt, p) = tokio::join!(
+            collect::<Tools>(self, tools),
+            collect::<Resources>(self, features.resources),
+            collect::<Templates>(self, features.resources),
+            collect::<Prompts>(self, features.prompts),
+        );
+        let mut catalog = Catalog::default();
+        for (items, warnings) in [t, r, rt, p] {
+            catalog.items.extend(items);
+            catalog.warnings.extend(warnings);
+        }
+        catalog
     }
 }
 
@@ -408,13 +293,12 @@ fn prompt_item(p: PromptInfo) -> CatalogItem {
 async fn collect<K: ListKind>(
     handle: &ServerHandle,
     advertised: bool,
-    to_item: fn(K::Item) -> CatalogItem,
 ) -> (Vec<CatalogItem>, Vec<String>) {
     if !advertised {
         return (Vec::new(), Vec::new());
     }
     match list_all::<K>(handle).await {
-        Ok((items, skipped)) => (items.into_iter().map(to_item).collect(), skipped),
+        Ok((items, skipped)) => (items.into_iter().map(Into::into).collect(), skipped),
         // Many servers advertise resources without implementing templates.
         Err(McpError::Rpc {
             code: METHOD_NOT_FOUND,
@@ -428,25 +312,6 @@ async fn collect<K: ListKind>(
             )
         }
     }
-}
-
-/// The unified catalog of one server (tools, resources, templates, prompts, in that order).
-pub(crate) async fn catalog(handle: &ServerHandle) -> Catalog {
-    let features = handle.features();
-    // Fail-open for tools when the handshake result is unavailable (D7).
-    let tools = features.tools || features.peer_info_missing;
-    let (t, r, rt, p) = tokio::join!(
-        collect::<Tools>(handle, tools, tool_item),
-        collect::<Resources>(handle, features.resources, resource_item),
-        collect::<Templates>(handle, features.resources, template_item),
-        collect::<Prompts>(handle, features.prompts, prompt_item),
-    );
-    let mut catalog = Catalog::default();
-    for (items, warnings) in [t, r, rt, p] {
-        catalog.items.extend(items);
-        catalog.warnings.extend(warnings);
-    }
-    catalog
 }
 
 #[cfg(test)]

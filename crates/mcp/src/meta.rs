@@ -31,7 +31,7 @@ pub use exposure::{
     ExposureReport, estimate_tokens,
 };
 
-use crate::catalog_item::McpServerFeatures;
+use crate::server::McpServerFeatures;
 
 /// Which meta-function. Exhaustive: adding a sixth means touching every `match` below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -3,6 +3,7 @@ use base64::engine::general_purpose::STANDARD;
 
 use super::*;
 use crate::content::{PromptMessage, PromptMessageRole};
+use crate::meta::MetaKind;
 use crate::render::SpillStore;
 
 fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -126,6 +127,7 @@ fn flatten_labels_every_message_and_keeps_content_verbatim() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let single = PromptResult {
         description: None,
@@ -161,6 +163,7 @@ fn flatten_renders_embedded_resources_and_spills_images() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let png = [0x89u8, b'P', b'N', b'G', 0, 1, 2, 0xff];
     let result = PromptResult {
@@ -213,6 +216,7 @@ fn flatten_bounds_large_embedded_text_and_says_so() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let result = PromptResult {
         description: None,

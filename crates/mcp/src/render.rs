@@ -53,6 +53,9 @@ pub const RESULT_HANDLE_SCHEME: &str = "coyote-result://";
 pub struct RenderContext<'a> {
     pub server: &'a str,
     pub spill: &'a SpillStore,
+    /// The model-visible function that pages a result handle of `server` (`mcp_read_<server>`,
+    /// named by `meta`), quoted in truncation hints; rendering never derives names itself.
+    pub read_function: &'a str,
 }
 
 /// A typed render failure. The wording tells the model (or user) what to do next.

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use super::spill::{SpillEntry, evict_oldest};
 use super::*;
 use crate::content::{ContentItem, ResourceContent, ToolCallOutcome};
+use crate::meta::MetaKind;
 
 // ---------------------------------------------------------------- text paging
 
@@ -324,6 +325,7 @@ fn utf8_blob_is_sniffed_as_text() {
     let ctx = RenderContext {
         server: "srv",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("srv"),
     };
     let contents = vec![ResourceContent::Blob {
         uri: "test://b".into(),
@@ -352,6 +354,7 @@ fn png_blob_is_spilled_0600_with_its_sha256() {
     let ctx = RenderContext {
         server: "my server/..",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("my server/.."),
     };
     let bytes = png_bytes();
     let sha = hex::encode(Sha256::digest(&bytes));
@@ -436,6 +439,7 @@ fn invalid_base64_is_an_error_item_not_a_panic() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let contents = vec![ResourceContent::Blob {
         uri: "u".into(),
@@ -597,6 +601,7 @@ fn invalid_entries_are_structured_errors_next_to_valid_ones() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let contents = vec![
         ResourceContent::Invalid {
@@ -630,6 +635,7 @@ fn the_whole_response_is_capped_with_an_omitted_marker() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let contents: Vec<ResourceContent> = (0..6)
         .map(|i| ResourceContent::Text {
@@ -670,6 +676,7 @@ fn small_tool_results_pass_unchanged() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let out = bound_tool_result(
         ToolCallOutcome {
@@ -698,6 +705,7 @@ fn oversized_tool_text_is_truncated_and_fully_recoverable_through_its_handle() {
     let ctx = RenderContext {
         server: "srv",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("srv"),
     };
     let text: String = (0..30_000).map(|i| format!("line {i:06} é\n")).collect();
     assert!(text.len() > 300 * 1024);
@@ -782,6 +790,7 @@ fn tool_images_are_spilled_links_keep_uris_and_invalid_blocks_do_not_hide_neighb
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let png = png_bytes();
     let sha = hex::encode(Sha256::digest(&png));
@@ -839,6 +848,7 @@ fn oversized_structured_content_is_kept_behind_a_handle() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let big = json!({"rows": vec!["0123456789"; 30_000]});
     let out = bound_tool_result(
@@ -864,6 +874,7 @@ fn tool_items_beyond_the_response_ceiling_are_kept_and_counted() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let items: Vec<ContentItem> = (0..4)
         .map(|i| ContentItem::Text {

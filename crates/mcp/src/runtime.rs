@@ -19,47 +19,12 @@ use coyote_protocol::{McpServerSpec, Timeouts};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::catalog_item::McpServerFeatures;
+use crate::client_handler::{ClientIdentity, DeclineElicitation, ElicitationHook};
 use crate::connect::line::MAX_MESSAGE_BYTES;
 use crate::connect::{self, ConnectOptions, Connection};
 use crate::error::McpError;
 use crate::handle::{HandleParts, ServerHandle};
-use crate::handler::{ClientIdentity, DeclineElicitation, ElicitationHook};
-
-mod state;
-pub(crate) use state::StateCell;
-pub use state::{ServerState, ServerStatus};
-
-/// Bound of each step of stopping a stdio server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShutdownTimeouts {
-    /// Wait for the server to exit after its stdin was closed.
-    pub after_stdin_close: Duration,
-    /// Wait after SIGTERM to the process group.
-    pub after_sigterm: Duration,
-    /// Wait after SIGKILL to the process group.
-    pub after_sigkill: Duration,
-}
-
-impl ShutdownTimeouts {
-    pub const DEFAULT: ShutdownTimeouts = ShutdownTimeouts {
-        after_stdin_close: Duration::from_secs(2),
-        after_sigterm: Duration::from_secs(2),
-        after_sigkill: Duration::from_secs(1),
-    };
-    /// Kill at once (failed starts, abandoned processes).
-    pub(crate) const IMMEDIATE: ShutdownTimeouts = ShutdownTimeouts {
-        after_stdin_close: Duration::ZERO,
-        after_sigterm: Duration::from_millis(200),
-        after_sigkill: Duration::from_secs(1),
-    };
-}
-
-impl Default for ShutdownTimeouts {
-    fn default() -> Self {
-        ShutdownTimeouts::DEFAULT
-    }
-}
+use crate::server::{McpServerFeatures, ServerState, ServerStatus, ShutdownTimeouts, StateCell};
 
 /// Runtime-wide settings; per-server deadlines come from each spec's `timeouts`.
 #[derive(Clone)]

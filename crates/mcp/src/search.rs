@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::catalog_item::{CatalogItem, CatalogKind};
+use crate::catalog::{CatalogItem, CatalogKind};
 
 pub const MIN_TOP_K: usize = 1;
 pub const MAX_TOP_K: usize = 20;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use coyote_mcp::prompt::{DeclaredArgument, KvParseError, missing_required, parse_kv_args};
-use coyote_mcp::{McpError, McpRuntime, PromptInfo, RenderContext, SpillStore};
+use coyote_mcp::{McpError, McpRuntime, MetaKind, PromptInfo, RenderContext, SpillStore};
 use futures::future::BoxFuture;
 
 use super::line::UserMessage;
@@ -101,6 +101,7 @@ pub async fn resolve(
         &RenderContext {
             server,
             spill: ctx.spill,
+            read_function: &MetaKind::Read.function_name(server),
         },
     );
     Ok(UserMessage::from_prompt(server, name, flattened))

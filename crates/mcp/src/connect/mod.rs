@@ -23,9 +23,9 @@ use rmcp::transport::Transport;
 use rmcp::{ClientCacheConfig, ServiceExt};
 use tokio::sync::watch;
 
+use crate::client_handler::{ClientIdentity, ElicitationHook, Generations, Handler};
 use crate::error::{McpError, TimeoutPhase};
-use crate::handler::{ClientIdentity, ElicitationHook, Generations, Handler};
-use crate::runtime::ShutdownTimeouts;
+use crate::server::ShutdownTimeouts;
 use stdio::StdioProcess;
 
 /// How long a failed start waits for the child's last stderr lines.

@@ -23,7 +23,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::line::{LineTransport, WriteHalf};
 use crate::error::McpError;
-use crate::runtime::ShutdownTimeouts;
+use crate::server::ShutdownTimeouts;
 
 /// Lines of stderr kept for `Failed` reasons.
 pub const STDERR_TAIL_LINES: usize = 20;

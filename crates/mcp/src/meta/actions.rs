@@ -7,9 +7,8 @@ use serde_json::{Map, Value, json};
 
 use super::MetaKind;
 use super::dispatch::DispatchError;
-use crate::catalog_item::CatalogKind;
+use crate::catalog::{CatalogKind, PromptInfo};
 use crate::handle::{CompletionRef, ServerHandle};
-use crate::listing::PromptInfo;
 use crate::prompt::{DeclaredArgument, check_required, flatten};
 use crate::render::{
     RESULT_HANDLE_SCHEME, ReadOptions, RenderContext, SpillStore, bound_tool_result,
@@ -276,11 +275,13 @@ where
     F: FnOnce(&RenderContext<'_>) -> T + Send + 'static,
 {
     let server = handle.name().to_string();
+    let read_function = MetaKind::Read.function_name(&server);
     let spill = spill.clone();
     let task = tokio::task::spawn_blocking(move || {
         render(&RenderContext {
             server: &server,
             spill: &spill,
+            read_function: &read_function,
         })
     });
     match task.await {

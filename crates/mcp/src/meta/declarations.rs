@@ -6,9 +6,9 @@ use coyote_protocol::FunctionDeclaration;
 use serde_json::{Value, json};
 
 use super::{MetaKind, enabled_kinds};
-use crate::catalog_item::McpServerFeatures;
 use crate::render::{DEFAULT_MAX_BYTES, MAX_BYTES_CLAMP};
 use crate::search::{DEFAULT_TOP_K, MAX_TOP_K, MIN_TOP_K};
+use crate::server::McpServerFeatures;
 
 /// The gated declarations (D7) for one server, in [`MetaKind::ALL`] order.
 pub fn declarations(features: &McpServerFeatures) -> Vec<FunctionDeclaration> {

@@ -20,12 +20,13 @@ use super::annotations::AnnotationMemo;
 use super::exposure::{ExposurePolicies, ExposureReport};
 use super::surface::Surface;
 use super::{DirectNames, FunctionTarget, MetaFunction, MetaKind};
-use crate::catalog_item::{CatalogKind, McpServerFeatures};
+use crate::catalog::CatalogKind;
 use crate::error::McpError;
 use crate::prompt::PromptArgsError;
 use crate::render::{ReadOptions, RenderError, SpillStore};
 use crate::runtime::McpRuntime;
 use crate::search::clamp_top_k;
+use crate::server::McpServerFeatures;
 use crate::uri_template::TemplateError;
 
 /// The result of one meta-function call, ready for the model.

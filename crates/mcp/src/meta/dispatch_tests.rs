@@ -595,7 +595,7 @@ async fn a_server_that_is_not_ready_answers_with_its_state() {
     f._fake.kill().await;
     // Bounded wait for the runtime to notice the closed connection (no timing asserted).
     for _ in 0..500 {
-        if f.runtime.state("srv") != Some(crate::runtime::ServerState::Ready) {
+        if f.runtime.state("srv") != Some(crate::server::ServerState::Ready) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -608,7 +608,7 @@ async fn a_server_that_is_not_ready_answers_with_its_state() {
         DispatchError::Server(crate::error::McpError::ServerNotReady { server, state }) => {
             assert_eq!(server, "srv");
             assert!(
-                matches!(state, crate::runtime::ServerState::Failed(_)),
+                matches!(state, crate::server::ServerState::Failed(_)),
                 "{state:?}"
             );
         }
@@ -669,7 +669,7 @@ fn arguments_are_parsed_leniently_where_models_slip_and_strictly_elsewhere() {
     .unwrap()
     {
         Call::Describe(req) => {
-            assert_eq!(req.kind, crate::catalog_item::CatalogKind::ResourceTemplate)
+            assert_eq!(req.kind, crate::catalog::CatalogKind::ResourceTemplate)
         }
         other => panic!("{other:?}"),
     }

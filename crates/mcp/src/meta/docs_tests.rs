@@ -169,6 +169,7 @@ fn prompt_example_runs() {
     let ctx = RenderContext {
         server: "s",
         spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
     };
     let text = |t: &str| ContentItem::Text {
         text: t.into(),

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::direct::{DirectTool, sanitize};
-use crate::listing::ToolInfo;
+use crate::catalog::ToolInfo;
 
 /// `auto` stays direct up to this many tools.
 pub const DIRECT_MAX_TOOLS: usize = 12;

@@ -11,10 +11,10 @@ use coyote_test_support::{
 use serde_json::{Value, json};
 
 use super::*;
-use crate::catalog_item::McpServerFeatures;
 use crate::meta::{DispatchError, FunctionTarget, MetaDispatcher};
 use crate::render::SpillStore;
 use crate::runtime::{McpRuntime, RuntimeOptions};
+use crate::server::McpServerFeatures;
 
 const SERVER: &str = "srv";
 

@@ -24,10 +24,10 @@ use super::exposure::{
     estimate_tokens, provisional_direct_declarations,
 };
 use super::{MetaKind, mcp_meta_function_names};
-use crate::catalog_item::McpServerFeatures;
+use crate::catalog::ToolInfo;
 use crate::handle::ServerHandle;
-use crate::listing::ToolInfo;
 use crate::runtime::McpRuntime;
+use crate::server::McpServerFeatures;
 
 /// A Ready server's tools as last listed, with their direct-declaration estimate.
 #[derive(Debug)]

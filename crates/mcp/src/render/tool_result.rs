@@ -15,7 +15,6 @@ use super::{
     omitted_marker, serialized_len,
 };
 use crate::content::{ContentItem, ResourceContent, ToolCallOutcome};
-use crate::meta::MetaKind;
 
 /// Renders `outcome` for the model: `{content: [...], structured_content?, is_error}`.
 pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> Value {
@@ -121,10 +120,7 @@ fn render_item(item: ContentItem, ctx: &RenderContext<'_>) -> Value {
                     v[key] = value;
                 }
             }
-            v["hint"] = Value::from(format!(
-                "read it with {}",
-                MetaKind::Read.function_name(ctx.server)
-            ));
+            v["hint"] = Value::from(format!("read it with {}", ctx.read_function));
             v
         }
         ContentItem::Resource { resource } => match resource {
@@ -176,7 +172,7 @@ fn bounded_text(mut base: Value, text: &str, ctx: &RenderContext<'_>) -> Value {
                  with uri \"{handle}\" and offset {next} for the rest, or with a pattern to \
                  search it.",
                 total = page.total_bytes,
-                read = MetaKind::Read.function_name(ctx.server),
+                read = ctx.read_function,
             ));
             base["handle"] = Value::from(handle);
         }
@@ -234,7 +230,7 @@ fn bound_structured(structured: Value, ctx: &RenderContext<'_>) -> (&'static str
             "Structured content of {size} bytes exceeds {TOOL_RESULT_TEXT_CEILING_BYTES} bytes \
              (TOOL_RESULT_TEXT_CEILING_BYTES). Its JSON is kept: call {} with uri \"{handle}\" \
              to page it, or with a pattern to search it.",
-            MetaKind::Read.function_name(ctx.server)
+            ctx.read_function
         ),
         Err(e) => format!(
             "Structured content of {size} bytes exceeds {TOOL_RESULT_TEXT_CEILING_BYTES} bytes \

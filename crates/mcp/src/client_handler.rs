@@ -1,4 +1,6 @@
-//! The rmcp client handler: what we answer when a server asks or tells us something.
+//! The client-side handler of server requests and notifications (rmcp's `ClientHandler`,
+//! installed on every connection by [`crate::connect`]): what we answer when a server asks or
+//! tells us something.
 //!
 //! - Elicitation (form mode) goes to the embedder's [`ElicitationHook`]; the default declines.
 //!   The product never accepts on the user's behalf (only the conformance shim does).

@@ -1,0 +1,168 @@
+//! What is known of one server, whatever talks to it (the ground floor of the host): its
+//! lifecycle state ([`ServerState`]) and the waitable cell a runtime slot and its handles share,
+//! its status row, what it said about itself in the handshake ([`ServerInfo`],
+//! [`ServerCapabilityFlags`]), what it offers ([`McpServerFeatures`], seed D7), and the bounds of
+//! stopping it ([`ShutdownTimeouts`]).
+//!
+//! Invariants: a state only moves forward from Starting; `Failed` is set only over `Ready` by
+//! the crash watcher, so a server being closed is never reported as crashed. Plain data: this
+//! module imports no other module of the crate.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+/// Lifecycle state of one server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", content = "reason", rename_all = "snake_case")]
+pub enum ServerState {
+    Starting,
+    Ready,
+    /// Why it failed, including the stderr tail of a stdio server.
+    Failed(String),
+    Closed,
+}
+
+impl std::fmt::Display for ServerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerState::Starting => f.write_str("starting"),
+            ServerState::Ready => f.write_str("ready"),
+            ServerState::Failed(reason) => write!(f, "failed: {reason}"),
+            ServerState::Closed => f.write_str("closed"),
+        }
+    }
+}
+
+/// One server's state, shared by the runtime and its handles; waitable.
+#[derive(Debug)]
+pub(crate) struct StateCell(watch::Sender<ServerState>);
+
+impl StateCell {
+    pub(crate) fn new() -> Self {
+        StateCell(watch::channel(ServerState::Starting).0)
+    }
+
+    pub(crate) fn subscribe(&self) -> watch::Receiver<ServerState> {
+        self.0.subscribe()
+    }
+
+    pub(crate) fn get(&self) -> ServerState {
+        self.0.borrow().clone()
+    }
+
+    pub(crate) fn set(&self, state: ServerState) {
+        self.0.send_replace(state);
+    }
+
+    /// Sets `Failed` unless the server is already closing or failed.
+    pub(crate) fn fail_if_ready(&self, reason: String) -> bool {
+        self.0.send_if_modified(|s| {
+            let ready = matches!(s, ServerState::Ready);
+            if ready {
+                *s = ServerState::Failed(reason);
+            }
+            ready
+        })
+    }
+
+    /// Waits (bounded) until the state is neither Starting nor Ready; returns it if so.
+    pub(crate) async fn wait_not_ready(&self, wait: Duration) -> Option<ServerState> {
+        let mut rx = self.0.subscribe();
+        let done = |s: &ServerState| matches!(s, ServerState::Failed(_) | ServerState::Closed);
+        match tokio::time::timeout(wait, rx.wait_for(done)).await {
+            Ok(Ok(state)) => Some(state.clone()),
+            _ => None,
+        }
+    }
+
+    pub(crate) async fn wait_settled(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|s| !matches!(s, ServerState::Starting)).await;
+    }
+}
+
+/// A row of `coyote mcp servers`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerStatus {
+    pub name: String,
+    /// `stdio`, `http`, `sse`.
+    pub transport: String,
+    pub state: ServerState,
+    /// Present once the server is (or was) Ready.
+    pub info: Option<ServerInfo>,
+}
+
+/// Capability flags a server advertised in `initialize`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCapabilityFlags {
+    pub tools: bool,
+    pub tools_list_changed: bool,
+    pub resources: bool,
+    pub resources_subscribe: bool,
+    pub resources_list_changed: bool,
+    pub prompts: bool,
+    pub prompts_list_changed: bool,
+    pub completions: bool,
+    pub logging: bool,
+}
+
+/// What the server said about itself in the handshake.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// The negotiated protocol version (what the server answered).
+    pub protocol_version: Option<String>,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    pub server_title: Option<String>,
+    pub instructions: Option<String>,
+    pub capabilities: ServerCapabilityFlags,
+    /// `stdio`, `http`.
+    pub transport: String,
+    /// Process id of a stdio server.
+    pub pid: Option<u32>,
+}
+
+/// What a connected server offers, computed from its live handle (D7). `peer_info_missing`
+/// means the handshake result was unavailable: invoke is then emitted anyway (fail-open).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct McpServerFeatures {
+    pub name: String,
+    pub tools: bool,
+    pub resources: bool,
+    pub prompts: bool,
+    pub completions: bool,
+    pub peer_info_missing: bool,
+}
+
+/// Bound of each step of stopping a stdio server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShutdownTimeouts {
+    /// Wait for the server to exit after its stdin was closed.
+    pub after_stdin_close: Duration,
+    /// Wait after SIGTERM to the process group.
+    pub after_sigterm: Duration,
+    /// Wait after SIGKILL to the process group.
+    pub after_sigkill: Duration,
+}
+
+impl ShutdownTimeouts {
+    pub const DEFAULT: ShutdownTimeouts = ShutdownTimeouts {
+        after_stdin_close: Duration::from_secs(2),
+        after_sigterm: Duration::from_secs(2),
+        after_sigkill: Duration::from_secs(1),
+    };
+    /// Kill at once (failed starts, abandoned processes).
+    pub(crate) const IMMEDIATE: ShutdownTimeouts = ShutdownTimeouts {
+        after_stdin_close: Duration::ZERO,
+        after_sigterm: Duration::from_millis(200),
+        after_sigkill: Duration::from_secs(1),
+    };
+}
+
+impl Default for ShutdownTimeouts {
+    fn default() -> Self {
+        ShutdownTimeouts::DEFAULT
+    }
+}
