@@ -2,6 +2,7 @@
 //! by a [`Scenario`] — in-process over duplex pipes ([`in_process`]), over streamable HTTP
 //! ([`FakeHttpServer`]), or as the `coyote-fake-mcp` binary ([`ScenarioFile`],
 //! [`fake_mcp_bin`]) — and the deterministic payloads it sends ([`content`]).
+//! [`structure`] checks a crate's module graph (import cycles, floors) for the structure tests.
 //!
 //! Generated item names: tools `gen_tool_0000`… (echo), resources `fake://gen/0000`… (text
 //! `generated resource N`), templates `fake://gen/N/{id}` (text `generated template N item
@@ -20,6 +21,7 @@ pub mod scenario;
 mod scenario_builder;
 mod scenario_file;
 mod server;
+pub mod structure;
 mod tools;
 mod transport;
 
