@@ -1,6 +1,6 @@
 //! Structure checks of a crate's sources, for the workspace's structure tests
-//! (ARCHITECTURE.md: "no import cycles between modules", "lower floors never import higher
-//! ones").
+//! (docs/architecture.md: no import cycle between top-level modules, and lower floors never
+//! import higher ones).
 //!
 //! - A **node** is a top-level module of the crate: a child of `lib.rs`/`main.rs` (`foo/` and
 //!   `foo.rs` count as `foo`).
