@@ -18,22 +18,23 @@
 //! Parsed Raw → validated [`AppConfig`] in one conversion ([`parse_app_config`]); unknown keys are
 //! errors (a typo must not silently use a default). Clients detected from the environment
 //! (`OPENAI_API_KEY`/`OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `OLLAMA_HOST`, see
-//! [`coyote_llm::detect_providers`]) are added after the configured ones unless a configured
+//! [`detect_providers`]) are added after the configured ones unless a configured
 //! client has the same name. API keys are resolved from `api_key_env` when the config is loaded,
 //! and a missing variable is reported only when that client is used, so one unset key never
 //! breaks the others. Invariant: no error message or `Debug` output contains a key's value.
 
+mod detect;
 mod parse;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use coyote_llm::{ModelConfig, ProviderConfig};
-use coyote_protocol::Exposure;
+use coyote_protocol::{Exposure, ModelConfig, ProviderConfig};
 
 use crate::mcp_json::ServerDefaults;
 
+pub use detect::detect_providers;
 pub use parse::{load_app_config, parse_app_config};
 
 /// Compact a conversation at this share of the model's context window (percent, issue 5).

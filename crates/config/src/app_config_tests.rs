@@ -1,7 +1,7 @@
 use std::path::PathBuf;
 
-use coyote_llm::{ApiKey, ModelConfig, ProviderConfig, ProviderKind};
 use coyote_protocol::Exposure;
+use coyote_protocol::{ApiKey, ModelConfig, ProviderConfig, ProviderKind};
 
 use super::*;
 use crate::env::MapEnv;
@@ -69,7 +69,7 @@ fn full_file_validates_into_one_value() {
                 provider: ProviderConfig::new(
                     ProviderKind::Anthropic,
                     "claude",
-                    coyote_llm::ANTHROPIC_API_BASE,
+                    coyote_protocol::ANTHROPIC_API_BASE,
                 )
                 .with_api_key(ApiKey::from_env("MY_ANTHROPIC_KEY", "sk-ant-secret"))
                 .with_models(vec![ModelConfig::named("claude-sonnet-4-5")]),

@@ -33,8 +33,8 @@ pub use agents::{
 };
 pub use app_config::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
-    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, load_app_config,
-    parse_app_config,
+    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, detect_providers,
+    load_app_config, parse_app_config,
 };
 pub use edit::{
     AddOutcome, HttpEntry, HttpTransport, IfExists, ServerEntry, StdioEntry, add_server,

@@ -11,12 +11,12 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use coyote_protocol::{ProviderConfig, ProviderKind};
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use crate::anthropic_stream::{AnthropicStreamParser, parse_message};
-use crate::config::{DEFAULT_ANTHROPIC_MAX_TOKENS, ProviderConfig, ProviderKind};
 use crate::error::LlmError;
 use crate::http::{HttpCore, MAX_RESPONSE_BYTES};
 use crate::openai::object_schema;
@@ -29,6 +29,10 @@ use crate::validate::validate_conversation;
 
 /// The API version we speak.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// Output limit sent to Anthropic when neither the request nor the model config sets one
+/// (the API requires the field; 4096 is accepted by every Claude model).
+pub const DEFAULT_ANTHROPIC_MAX_TOKENS: u32 = 4096;
 
 /// A client for the Anthropic Messages API.
 #[derive(Debug)]

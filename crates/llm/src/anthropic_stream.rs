@@ -14,8 +14,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::LlmError;
+use crate::error_body::{ErrorInfo, in_band_error};
 use crate::event::StreamEvent;
-use crate::http::{ErrorInfo, in_band_error};
 use crate::sse::SseEvent;
 use crate::stream::{Flow, WireParser};
 use crate::types::{FinishReason, ToolCall, Usage};

@@ -16,11 +16,10 @@
 
 mod anthropic;
 mod anthropic_stream;
-mod config;
 mod error;
+mod error_body;
 mod event;
 mod http;
-mod names;
 mod openai;
 mod openai_stream;
 mod provider;
@@ -30,16 +29,17 @@ mod stream;
 mod types;
 mod validate;
 
-pub use anthropic::{ANTHROPIC_VERSION, Anthropic};
-pub use config::{
-    ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MAX_TOKENS, DEFAULT_ANTHROPIC_MODEL,
-    DEFAULT_OPENAI_MODEL, HttpTimeouts, KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig,
-    ProviderKind, detect_providers,
+pub use anthropic::{ANTHROPIC_VERSION, Anthropic, DEFAULT_ANTHROPIC_MAX_TOKENS};
+// The client configuration and function-name rules live in `coyote-protocol` (so config
+// depends on no provider code); re-exported at their old paths.
+pub use coyote_protocol::names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
+pub use coyote_protocol::provider::{
+    ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, HttpTimeouts,
+    KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,
 };
 pub use error::{LlmError, TimeoutPhase};
 pub use event::{ResponseAssembler, StreamEvent};
 pub use http::install_crypto_provider;
-pub use names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
 pub use openai::OpenAiCompatible;
 pub use provider::{Provider, ProviderBuilder, build_provider};
 pub use retry::{BASE_BACKOFF, MAX_RETRIES, MAX_RETRY_WAIT, RetryClock, RetryPolicy, TokioClock};

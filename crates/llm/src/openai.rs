@@ -15,11 +15,11 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use coyote_protocol::{ProviderConfig, ProviderKind};
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::config::{ProviderConfig, ProviderKind};
 use crate::error::LlmError;
 use crate::http::HttpCore;
 use crate::openai_stream::{OpenAiStreamParser, parse_completion, parse_model_list};

@@ -9,14 +9,13 @@
 use std::fmt;
 use std::sync::Arc;
 
+use coyote_protocol::{FunctionNameRules, ProviderConfig, ProviderKind};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 
 use crate::anthropic::Anthropic;
-use crate::config::{ProviderConfig, ProviderKind};
 use crate::error::LlmError;
 use crate::event::ResponseAssembler;
-use crate::names::FunctionNameRules;
 use crate::openai::OpenAiCompatible;
 use crate::retry::{RetryClock, RetryPolicy, TokioClock};
 use crate::stream::EventStream;

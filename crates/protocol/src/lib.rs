@@ -1,10 +1,23 @@
-//! Domain types shared by every coyote crate: MCP server specs and the function declarations
-//! a model sees. Plain data with serde only — no I/O, no tokio, no rmcp (ARCHITECTURE.md).
+//! Domain types shared by every coyote crate: MCP server specs, the function declarations a
+//! model sees and the rules for their names, the conversation (messages, tool calls and
+//! results), and the model/provider client configuration. Plain data with serde only — no
+//! I/O, no tokio, no rmcp (ARCHITECTURE.md).
 
 pub mod function;
+pub mod message;
+pub mod names;
+pub mod provider;
 pub mod server;
 
 pub use function::FunctionDeclaration;
+pub use message::{
+    ArgumentsError, AssistantMessage, Message, ToolCall, ToolOutcome, ToolResult, Usage,
+};
+pub use names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
+pub use provider::{
+    ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, HttpTimeouts,
+    KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,
+};
 pub use server::{
     ApprovalPolicy, Exposure, HttpSpec, McpServerSpec, McpTransport, StdioSpec, Timeouts,
     redact_url,

@@ -4,13 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use coyote_llm::{
-    ANTHROPIC_API_BASE, ApiKey, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,
-    detect_providers,
+use coyote_protocol::{
+    ANTHROPIC_API_BASE, ApiKey, Exposure, KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig,
+    ProviderKind,
 };
-use coyote_protocol::Exposure;
 use serde::Deserialize;
 
+use super::detect::detect_providers;
 use super::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
     DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ServerList,
@@ -195,8 +195,8 @@ impl Validator<'_> {
         for detected in detect_providers(&lookup) {
             if names.insert(detected.name.clone()) {
                 let key = match detected.api_key.as_ref().map(|k| k.source().clone()) {
-                    Some(coyote_llm::KeySource::Env(variable)) => KeyStatus::Resolved { variable },
-                    Some(coyote_llm::KeySource::Provided) => KeyStatus::Resolved {
+                    Some(KeySource::Env(variable)) => KeyStatus::Resolved { variable },
+                    Some(KeySource::Provided) => KeyStatus::Resolved {
                         variable: String::new(),
                     },
                     None => KeyStatus::NotNeeded,
