@@ -291,28 +291,7 @@ impl fmt::Display for ProblemKind {
                 "\"type\": \"{type_value}\" and \"transportType\": \"{transport_type_value}\" \
                  disagree. Fix: remove \"transportType\""
             ),
-            ProblemKind::BadName { name, reason } => {
-                write!(f, "invalid server name \"{}\": ", name.escape_debug())?;
-                match reason {
-                    NameProblem::Empty => f.write_str("it is empty")?,
-                    NameProblem::TooLong { bytes } => write!(
-                        f,
-                        "it is {bytes} bytes long (at most {MAX_SERVER_NAME_BYTES})"
-                    )?,
-                    NameProblem::BadChar { ch } => {
-                        write!(f, "it contains {:?}", ch)?;
-                    }
-                }
-                write!(
-                    f,
-                    ". Fix: rename it using only letters, digits, '_' and '-' (at most \
-                     {MAX_SERVER_NAME_BYTES} bytes; the name becomes part of function names){}",
-                    match suggest_name(name) {
-                        Some(s) if s != *name => format!(", e.g. \"{s}\""),
-                        _ => String::new(),
-                    }
-                )
-            }
+            ProblemKind::BadName { name, reason } => write_bad_name(f, name, reason),
             ProblemKind::Empty => f.write_str("is empty. Fix: give it a value or remove the key"),
             ProblemKind::UnknownValue {
                 found,
@@ -377,6 +356,30 @@ impl fmt::Display for ProblemKind {
             ),
         }
     }
+}
+
+/// [`ProblemKind::BadName`]: what is wrong with the name and a valid one to use instead.
+fn write_bad_name(f: &mut fmt::Formatter<'_>, name: &str, reason: &NameProblem) -> fmt::Result {
+    write!(f, "invalid server name \"{}\": ", name.escape_debug())?;
+    match reason {
+        NameProblem::Empty => f.write_str("it is empty")?,
+        NameProblem::TooLong { bytes } => write!(
+            f,
+            "it is {bytes} bytes long (at most {MAX_SERVER_NAME_BYTES})"
+        )?,
+        NameProblem::BadChar { ch } => {
+            write!(f, "it contains {:?}", ch)?;
+        }
+    }
+    write!(
+        f,
+        ". Fix: rename it using only letters, digits, '_' and '-' (at most \
+         {MAX_SERVER_NAME_BYTES} bytes; the name becomes part of function names){}",
+        match suggest_name(name) {
+            Some(s) if s != name => format!(", e.g. \"{s}\""),
+            _ => String::new(),
+        }
+    )
 }
 
 /// A valid name close to `name`: bad characters become '_', then truncated to the limit.

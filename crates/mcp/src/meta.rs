@@ -16,6 +16,7 @@
 
 pub mod actions;
 mod annotations;
+mod call;
 mod declarations;
 pub mod direct;
 pub mod dispatch;

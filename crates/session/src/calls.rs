@@ -1,7 +1,9 @@
 //! Runs the tool calls of one round: first, in the order the model made them, each call is
-//! checked (arguments, the repeat guard, approval — one question at a time); then the calls
-//! that may run go to the MCP dispatcher concurrently, at most
-//! [`crate::MAX_CONCURRENT_TOOL_CALLS`] at once.
+//! checked (its name resolved once into a [`CallTarget`], arguments, the repeat guard,
+//! approval — one question at a time); then the calls that may run go to their target — a
+//! delegate or the MCP dispatcher — concurrently, at most [`crate::MAX_CONCURRENT_TOOL_CALLS`]
+//! at once (`run`). What was approved is what runs: dispatch takes the resolved target, it
+//! does not parse the name again.
 //!
 //! Invariants: every call gets exactly one [`ToolResult`] and exactly one
 //! `ToolCallStarted`/`ToolCallFinished` pair, whatever happens; results come back in call
@@ -17,20 +19,21 @@
 //! guard still stops the [`crate::MAX_IDENTICAL_CALLS`]-th identical call in a row, whatever
 //! came before.
 
+mod run;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
-use std::time::Instant;
 
 use coyote_llm::{ToolCall, ToolOutcome, ToolResult};
-use futures::StreamExt;
 use serde_json::Value;
+
+use self::run::execute;
 
 use crate::approval::{
     ApprovalDecision, ApprovalRequest, ToolAnnotations, approval_reason, refusal_text,
 };
-use crate::event::{SessionEvent, ToolCallStatus};
+use crate::event::ToolCallStatus;
 use crate::repeat::{RepeatGuard, call_key, repeated_text, reused_text};
-use crate::session::{MAX_CONCURRENT_TOOL_CALLS, Session, TurnContext};
+use crate::session::{Session, TurnContext};
 use crate::tools::CallTarget;
 
 /// The tool result of a call the user cancelled.
@@ -164,7 +167,7 @@ pub(crate) async fn run_round(
 fn cancelled_unchecked(session: &Session, call: &ToolCall) -> Checked {
     Checked {
         call: call.clone(),
-        target: CallTarget::of(&session.dispatcher, &call.name, None),
+        target: CallTarget::resolve(session, &call.name),
         shown_arguments: shown_arguments(call),
         plan: Plan::Answer {
             status: ToolCallStatus::Cancelled,
@@ -176,7 +179,11 @@ fn cancelled_unchecked(session: &Session, call: &ToolCall) -> Checked {
 /// A call identical to call `first` of the same round: not checked again (no second approval
 /// question), answered with `first`'s result — unless the repeat guard stops it.
 fn duplicate(session: &Session, state: &mut CallState, call: &ToolCall, first: usize) -> Checked {
-    let parsed = call.parse_arguments().ok().map(Value::Object);
+    let target = CallTarget::resolve(session, &call.name);
+    let target = match call.parse_arguments() {
+        Ok(map) => target.with_arguments(&Value::Object(map)),
+        Err(_) => target,
+    };
     let plan = if state.guard.record(&call.name, &call.arguments) {
         Plan::Answer {
             status: ToolCallStatus::Repeated,
@@ -187,7 +194,7 @@ fn duplicate(session: &Session, state: &mut CallState, call: &ToolCall, first: u
     };
     Checked {
         call: call.clone(),
-        target: CallTarget::of(&session.dispatcher, &call.name, parsed.as_ref()),
+        target,
         shown_arguments: shown_arguments(call),
         plan,
     }
@@ -207,13 +214,14 @@ async fn check(
     call: &ToolCall,
     ctx: &TurnContext<'_>,
 ) -> Option<Checked> {
+    let target = CallTarget::resolve(session, &call.name);
     let arguments = match call.parse_arguments() {
         Ok(map) => Value::Object(map),
         Err(e) => {
             state.guard.record(&call.name, &call.arguments);
             return Some(Checked {
                 call: call.clone(),
-                target: CallTarget::of(&session.dispatcher, &call.name, None),
+                target,
                 shown_arguments: Value::String(call.arguments.clone()),
                 plan: Plan::Answer {
                     status: ToolCallStatus::Error,
@@ -222,7 +230,7 @@ async fn check(
             });
         }
     };
-    let target = CallTarget::of(&session.dispatcher, &call.name, Some(&arguments));
+    let target = target.with_arguments(&arguments);
     let answer = |status, text| Plan::Answer { status, text };
     let earlier = state.answered.get(&call_key(&call.name, &call.arguments));
     let plan = if state.guard.record(&call.name, &call.arguments) {
@@ -231,7 +239,7 @@ async fn check(
         Plan::Reuse {
             text: reused_text(earlier),
         }
-    } else if let (Some(server), Some(tool)) = (&target.server, &target.tool) {
+    } else if let (Some(server), Some(tool)) = (target.server(), &target.tool) {
         let tool_arguments = target.tool_arguments(&arguments);
         let invoke = Invocation {
             call,
@@ -356,165 +364,4 @@ async fn annotations(
         },
         Some(None) | None => ToolAnnotations::Unknown,
     }
-}
-
-/// Emits the answered calls, runs the others concurrently, and collects every result.
-async fn execute(
-    session: &Session,
-    checked: Vec<Checked>,
-    ctx: &TurnContext<'_>,
-) -> (Vec<ToolResult>, RoundEnd) {
-    let mut results: Vec<Option<ToolResult>> = vec![None; checked.len()];
-    let started: Mutex<Vec<Option<Instant>>> = Mutex::new(vec![None; checked.len()]);
-    let mut runs = Vec::new();
-    let mut same = Vec::new();
-    for (index, item) in checked.iter().enumerate() {
-        match &item.plan {
-            Plan::Answer { status, text } => {
-                emit_started(ctx, item);
-                emit_finished(ctx, item, *status, 0, text);
-                results[index] = Some(to_result(&item.call, *status, text.clone()));
-            }
-            Plan::Reuse { text } => {
-                emit_started(ctx, item);
-                emit_finished(ctx, item, ToolCallStatus::Repeated, 0, text);
-                results[index] = Some(ToolResult::success(item.call.id.clone(), text.clone()));
-            }
-            Plan::Run { arguments } => runs.push((index, arguments.clone())),
-            Plan::Same { first } => same.push((index, *first)),
-        }
-    }
-    let mut pending = futures::stream::iter(runs)
-        .map(|(index, arguments)| {
-            let item = &checked[index];
-            let started = &started;
-            async move {
-                let begin = Instant::now();
-                if let Ok(mut s) = started.lock() {
-                    s[index] = Some(begin);
-                }
-                emit_started(ctx, item);
-                let delegate = crate::delegate::target(session, &item.call.name);
-                let (status, text) = if let Some(agent) = delegate {
-                    crate::delegate::run(session, agent, &arguments, ctx).await
-                } else {
-                    match session
-                        .dispatcher
-                        .dispatch(&item.call.name, arguments)
-                        .await
-                    {
-                        Ok(outcome) if outcome.is_error => {
-                            (ToolCallStatus::Error, outcome.to_model_text())
-                        }
-                        Ok(outcome) => (ToolCallStatus::Ok, outcome.to_model_text()),
-                        Err(e) => (ToolCallStatus::Error, e.to_string()),
-                    }
-                };
-                emit_finished(ctx, item, status, elapsed_ms(begin), &text);
-                (index, to_result(&item.call, status, text))
-            }
-        })
-        .buffer_unordered(MAX_CONCURRENT_TOOL_CALLS);
-    let mut end = RoundEnd::Completed;
-    loop {
-        tokio::select! {
-            biased;
-            _ = ctx.cancel.cancelled() => {
-                end = RoundEnd::Cancelled;
-                break;
-            }
-            next = pending.next() => match next {
-                Some((index, result)) => results[index] = Some(result),
-                None => break,
-            },
-        }
-    }
-    // Dropping the stream drops the in-flight requests: the host sends notifications/cancelled.
-    drop(pending);
-    // Identical calls of this round get their first's result (a cancelled first: see below).
-    for (index, first) in same {
-        if let Some(earlier) = results[first].clone() {
-            let item = &checked[index];
-            let text = reused_text(&earlier.content);
-            emit_started(ctx, item);
-            emit_finished(ctx, item, ToolCallStatus::Repeated, 0, &text);
-            results[index] = Some(ToolResult {
-                call_id: item.call.id.clone(),
-                content: text,
-                outcome: earlier.outcome,
-            });
-        }
-    }
-    let started = started.into_inner().unwrap_or_else(|p| p.into_inner());
-    let results = results
-        .into_iter()
-        .enumerate()
-        .map(|(index, result)| {
-            result.unwrap_or_else(|| {
-                let item = &checked[index];
-                let duration = match started[index] {
-                    Some(begin) => elapsed_ms(begin),
-                    None => {
-                        emit_started(ctx, item);
-                        0
-                    }
-                };
-                emit_finished(
-                    ctx,
-                    item,
-                    ToolCallStatus::Cancelled,
-                    duration,
-                    CANCELLED_TEXT,
-                );
-                to_result(
-                    &item.call,
-                    ToolCallStatus::Cancelled,
-                    CANCELLED_TEXT.to_owned(),
-                )
-            })
-        })
-        .collect();
-    (results, end)
-}
-
-fn to_result(call: &ToolCall, status: ToolCallStatus, text: String) -> ToolResult {
-    match status {
-        ToolCallStatus::Ok => ToolResult::success(call.id.clone(), text),
-        ToolCallStatus::Error
-        | ToolCallStatus::Refused
-        | ToolCallStatus::Cancelled
-        | ToolCallStatus::Repeated => ToolResult::error(call.id.clone(), text),
-    }
-}
-
-fn elapsed_ms(begin: Instant) -> u64 {
-    u64::try_from(begin.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-fn emit_started(ctx: &TurnContext<'_>, item: &Checked) {
-    ctx.events.emit(SessionEvent::ToolCallStarted {
-        call_id: item.call.id.clone(),
-        name: item.call.name.clone(),
-        server: item.target.server.clone(),
-        tool: item.target.tool.clone(),
-        arguments: item.shown_arguments.clone(),
-    });
-}
-
-fn emit_finished(
-    ctx: &TurnContext<'_>,
-    item: &Checked,
-    status: ToolCallStatus,
-    duration_ms: u64,
-    output: &str,
-) {
-    ctx.events.emit(SessionEvent::ToolCallFinished {
-        call_id: item.call.id.clone(),
-        name: item.call.name.clone(),
-        server: item.target.server.clone(),
-        tool: item.target.tool.clone(),
-        status,
-        duration_ms,
-        output: output.to_owned(),
-    });
 }

@@ -324,8 +324,9 @@ impl Session {
         match server.map(|s| (self.spill.put_result_text(&s, content), s)) {
             Some((Ok(handle), server)) => Some(format!(
                 "{COMPACTED_RESULT_PREFIX} of {name}: {} bytes moved out of the conversation; \
-                 read it with mcp_read_{server} {{\"uri\": \"{handle}\"}}]",
-                content.len()
+                 read it with {} {{\"uri\": \"{handle}\"}}]",
+                content.len(),
+                MetaKind::Read.function_name(&server)
             )),
             // Not an MCP call, no read function, or the store failed: keep a head so the gist
             // survives.

@@ -1,9 +1,10 @@
 //! What the model may call: the gated meta-function declarations of the selected servers, and
-//! the mapping of a called name back to its server (and, for invoke, its tool).
+//! [`CallTarget`], the one resolution of a called name into what it addresses (a delegate, a
+//! meta-function or direct tool of its server, or nothing) and, for an invoke, its tool.
 //!
 //! Ready servers are declared direct or through meta-functions per their exposure (issue 7;
-//! the dispatcher decides and keeps the name table, so [`CallTarget::of`] and dispatch resolve
-//! a direct `<server>__<tool>` name the same way).
+//! the dispatcher decides and keeps the name table, and [`CallTarget::resolve`] asks it, so a
+//! direct `<server>__<tool>` name resolves exactly as dispatch would).
 //!
 //! Servers still starting or failed keep their always-on functions (search, describe, and
 //! invoke by D7's fail-open rule) so the model can see them and a call answers with the
@@ -15,6 +16,8 @@ use coyote_mcp::meta::MetaDispatcher;
 use coyote_mcp::{FunctionTarget, McpRuntime, McpServerFeatures, MetaKind, ServerState};
 use coyote_protocol::FunctionDeclaration;
 use serde_json::Value;
+
+use crate::session::Session;
 
 /// Which of the runtime's servers the model may use.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -79,69 +82,87 @@ pub(crate) async fn declarations(
     (dispatcher.declarations(&features).await, not_ready)
 }
 
-/// How a call that runs a tool carries the tool's own arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Via {
-    /// `mcp_invoke_<server>` (or another meta-function): under `arguments`.
-    Meta,
-    /// `<server>__<tool>`: the call's arguments are the tool's.
-    Direct,
+/// What a called name addresses, resolved once when the call is checked: approval, the
+/// events, delegation and dispatch all read this value, and nothing parses the name again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Callee {
+    /// `agent_delegate_<agent>` in a session with delegates (the agent may still be unknown:
+    /// delegation answers that).
+    Delegate(String),
+    /// A meta-function or direct tool, by the dispatcher's one parser.
+    Mcp(FunctionTarget),
+    /// No function of this session has the name (dispatch answers that).
+    Undeclared,
 }
 
-/// What a called function addresses.
+/// A call's [`Callee`] and the MCP tool it runs, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CallTarget {
-    pub(crate) server: Option<String>,
-    /// The MCP tool an invoke (meta or direct) runs (the only calls that run server tools).
+    pub(crate) callee: Callee,
+    /// The MCP tool an invoke (meta or direct) runs (the only calls that run server tools);
+    /// for `mcp_invoke_<server>` it is named in the arguments ([`CallTarget::with_arguments`]).
     pub(crate) tool: Option<String>,
-    pub(crate) via: Via,
 }
 
 impl CallTarget {
-    /// Resolves `name` with the dispatcher's one parser (direct names, then meta prefixes).
-    pub(crate) fn of(
-        dispatcher: &MetaDispatcher,
-        name: &str,
-        arguments: Option<&Value>,
-    ) -> CallTarget {
-        let function = match dispatcher.resolve(name) {
-            None => {
-                return CallTarget {
-                    server: None,
-                    tool: None,
-                    via: Via::Meta,
+    /// Resolves `name`: this session's delegate functions first, then the dispatcher's names
+    /// (direct names of the latest declaration set, then meta-function prefixes).
+    pub(crate) fn resolve(session: &Session, name: &str) -> CallTarget {
+        if let Some(agent) = crate::delegate::target(session, name) {
+            return CallTarget {
+                callee: Callee::Delegate(agent.to_owned()),
+                tool: None,
+            };
+        }
+        match session.dispatcher.resolve(name) {
+            None => CallTarget {
+                callee: Callee::Undeclared,
+                tool: None,
+            },
+            Some(target) => {
+                let tool = match &target {
+                    FunctionTarget::Direct(direct) => Some(direct.tool.clone()),
+                    FunctionTarget::Meta(_) => None,
                 };
+                CallTarget {
+                    callee: Callee::Mcp(target),
+                    tool,
+                }
             }
-            Some(FunctionTarget::Direct(direct)) => {
-                return CallTarget {
-                    server: Some(direct.server),
-                    tool: Some(direct.tool),
-                    via: Via::Direct,
-                };
-            }
-            Some(FunctionTarget::Meta(function)) => function,
-        };
-        let tool = match function.kind {
-            MetaKind::Invoke => arguments
-                .and_then(|a| a.get("tool"))
-                .and_then(Value::as_str)
-                .filter(|t| !t.is_empty())
-                .map(str::to_owned),
-            MetaKind::Search | MetaKind::Describe | MetaKind::Read | MetaKind::Prompt => None,
-        };
-        CallTarget {
-            server: Some(function.server),
-            tool,
-            via: Via::Meta,
+        }
+    }
+
+    /// Takes the tool an `mcp_invoke_<server>` call runs from its (parsed) arguments.
+    pub(crate) fn with_arguments(mut self, arguments: &Value) -> CallTarget {
+        if let Callee::Mcp(FunctionTarget::Meta(function)) = &self.callee {
+            self.tool = match function.kind {
+                MetaKind::Invoke => arguments
+                    .get("tool")
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_owned),
+                MetaKind::Search | MetaKind::Describe | MetaKind::Read | MetaKind::Prompt => None,
+            };
+        }
+        self
+    }
+
+    /// The MCP server the call goes to.
+    pub(crate) fn server(&self) -> Option<&str> {
+        match &self.callee {
+            Callee::Mcp(target) => Some(target.server()),
+            Callee::Delegate(_) | Callee::Undeclared => None,
         }
     }
 
     /// The arguments the tool itself receives (what the approval question shows), so a direct
     /// call and an `mcp_invoke_` of the same tool ask the same question.
     pub(crate) fn tool_arguments(&self, arguments: &Value) -> Value {
-        match self.via {
-            Via::Meta => arguments.get("arguments").cloned().unwrap_or(Value::Null),
-            Via::Direct => arguments.clone(),
+        match &self.callee {
+            Callee::Mcp(FunctionTarget::Direct(_)) => arguments.clone(),
+            Callee::Mcp(FunctionTarget::Meta(_)) | Callee::Delegate(_) | Callee::Undeclared => {
+                arguments.get("arguments").cloned().unwrap_or(Value::Null)
+            }
         }
     }
 }
@@ -152,39 +173,112 @@ mod tests {
 
     use super::*;
 
+    /// Refuses every launch (resolution never launches).
+    struct NoLauncher;
+
+    impl crate::delegate::DelegateLauncher for NoLauncher {
+        fn launch<'a>(
+            &'a self,
+            request: crate::delegate::DelegateLaunch<'a>,
+        ) -> futures::future::BoxFuture<'a, Result<crate::DelegateRun, crate::DelegateError>>
+        {
+            let agent = request.agent.to_owned();
+            Box::pin(async move {
+                Err(crate::DelegateError::Launch {
+                    agent,
+                    reason: "test".into(),
+                })
+            })
+        }
+    }
+
+    fn session(spill: &std::path::Path, delegates: &[&str]) -> Session {
+        let provider = coyote_llm::build_provider(coyote_llm::ProviderConfig::new(
+            coyote_llm::ProviderKind::OpenAiCompatible,
+            "t",
+            "http://127.0.0.1:9/v1",
+        ))
+        .unwrap();
+        let runtime = McpRuntime::new(coyote_mcp::RuntimeOptions::default());
+        let builder = Session::builder(
+            provider,
+            crate::ModelSettings::named("m"),
+            runtime,
+            coyote_mcp::SpillStore::new(spill),
+        );
+        if delegates.is_empty() {
+            return builder.build();
+        }
+        let agents = delegates
+            .iter()
+            .map(|name| crate::DelegateInfo {
+                name: (*name).to_owned(),
+                description: None,
+            })
+            .collect();
+        builder
+            .delegates(crate::Delegates::new(
+                agents,
+                std::sync::Arc::new(NoLauncher),
+            ))
+            .build()
+    }
+
+    fn meta(kind: MetaKind, server: &str) -> Callee {
+        Callee::Mcp(FunctionTarget::Meta(coyote_mcp::MetaFunction::new(
+            kind, server,
+        )))
+    }
+
     #[test]
     fn targets() {
         let spill = tempfile::tempdir().unwrap();
-        let runtime = McpRuntime::new(coyote_mcp::RuntimeOptions::default());
-        let d = MetaDispatcher::new(runtime, coyote_mcp::SpillStore::new(spill.path()));
+        let s = session(spill.path(), &[]);
         let args = json!({"tool": "wipe", "arguments": {"a": 1}});
-        let invoke = CallTarget::of(&d, "mcp_invoke_fs", Some(&args));
+        let invoke = CallTarget::resolve(&s, "mcp_invoke_fs").with_arguments(&args);
         assert_eq!(
             invoke,
             CallTarget {
-                server: Some("fs".into()),
+                callee: meta(MetaKind::Invoke, "fs"),
                 tool: Some("wipe".into()),
-                via: Via::Meta,
             }
         );
+        assert_eq!(invoke.server(), Some("fs"));
         assert_eq!(invoke.tool_arguments(&args), json!({"a": 1}));
+        // Before its arguments are read, an invoke names no tool.
+        assert_eq!(CallTarget::resolve(&s, "mcp_invoke_fs").tool, None);
         assert_eq!(
-            CallTarget::of(&d, "mcp_search_fs", Some(&args)),
+            CallTarget::resolve(&s, "mcp_search_fs").with_arguments(&args),
             CallTarget {
-                server: Some("fs".into()),
+                callee: meta(MetaKind::Search, "fs"),
                 tool: None,
-                via: Via::Meta,
             }
         );
         // No declaration set named it: not a direct tool.
+        let undeclared = CallTarget::resolve(&s, "fs__wipe").with_arguments(&args);
         assert_eq!(
-            CallTarget::of(&d, "fs__wipe", Some(&args)),
+            undeclared,
             CallTarget {
-                server: None,
+                callee: Callee::Undeclared,
                 tool: None,
-                via: Via::Meta,
             }
         );
+        assert_eq!(undeclared.server(), None);
+        // A delegate name is a delegate only in a session with delegates.
+        assert_eq!(
+            CallTarget::resolve(&s, "agent_delegate_writer").callee,
+            Callee::Undeclared
+        );
+        let with_delegates = session(spill.path(), &["writer"]);
+        let delegate = CallTarget::resolve(&with_delegates, "agent_delegate_writer");
+        assert_eq!(
+            delegate,
+            CallTarget {
+                callee: Callee::Delegate("writer".into()),
+                tool: None,
+            }
+        );
+        assert_eq!(delegate.server(), None);
     }
 
     #[test]

@@ -27,8 +27,8 @@
 //!   the turn's error, and every required answer is a call, so `max_tool_rounds` bounds them.
 
 use coyote_llm::{
-    AssistantMessage, ChatRequest, FinishReason, LlmError, Message, ResponseAssembler, StreamEvent,
-    ToolChoice, Usage,
+    AssistantMessage, ChatRequest, ChatResponse, FinishReason, LlmError, Message,
+    ResponseAssembler, StreamEvent, ToolChoice, Usage,
 };
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -64,7 +64,7 @@ pub enum SessionError {
 
 /// How one model request ended.
 enum Answer {
-    Complete(coyote_llm::ChatResponse),
+    Complete(ChatResponse),
     Cancelled,
 }
 
@@ -90,23 +90,9 @@ impl Session {
             round += 1;
             // Near the context window: compact before asking (issue 5, `compact.rs`).
             self.compact_if_needed(conversation, ctx).await;
-            let (mut tools, not_ready) =
-                declarations(&self.runtime, &self.dispatcher, &self.options.servers).await;
-            tools.extend(crate::delegate::declarations(self));
-            warn_not_ready(ctx, &not_ready, &mut warned);
-            let mut messages = conversation.request_messages();
-            if tool_choice == ToolChoice::None {
-                messages.push(Message::system(ANSWER_FROM_RESULTS));
-            }
-            let request = ChatRequest {
-                model: self.model.name.clone(),
-                messages,
-                tools,
-                temperature: self.model.temperature,
-                max_tokens: self.model.max_tokens,
-                stream: self.options.stream,
-                tool_choice,
-            };
+            let request = self
+                .next_request(conversation, tool_choice, &mut warned, ctx)
+                .await;
             let offered = match tool_choice {
                 ToolChoice::None => 0,
                 ToolChoice::Auto | ToolChoice::Required => request.tools.len(),
@@ -138,22 +124,7 @@ impl Session {
                 Answer::Complete(response) => response,
                 Answer::Cancelled => return Ok(finish(ctx, StopReason::Cancelled, round, usage)),
             };
-            if let Some(u) = response.usage {
-                usage.input += u.input;
-                usage.output += u.output;
-                conversation.usage.add(u);
-                ctx.events.emit(SessionEvent::Usage {
-                    input: u.input,
-                    output: u.output,
-                });
-            }
-            if response.finish_reason == FinishReason::Length {
-                ctx.events.emit(SessionEvent::Warning {
-                    message: "the answer was cut off at the model's output limit; raise \
-                              `max_tokens` for this model in config.yaml"
-                        .to_owned(),
-                });
-            }
+            account(&response, &mut usage, conversation, ctx);
             let message = response.message;
             if message.is_empty() {
                 ctx.events.emit(SessionEvent::Warning {
@@ -213,6 +184,35 @@ impl Session {
         }
     }
 
+    /// The request of one round: the declarations of the selected servers (warning once per
+    /// turn about each one not Ready) and of the delegates, and the conversation — plus the
+    /// instruction to answer from the results when no functions are offered.
+    async fn next_request(
+        &self,
+        conversation: &Conversation,
+        tool_choice: ToolChoice,
+        warned: &mut Vec<String>,
+        ctx: &TurnContext<'_>,
+    ) -> ChatRequest {
+        let (mut tools, not_ready) =
+            declarations(&self.runtime, &self.dispatcher, &self.options.servers).await;
+        tools.extend(crate::delegate::declarations(self));
+        warn_not_ready(ctx, &not_ready, warned);
+        let mut messages = conversation.request_messages();
+        if tool_choice == ToolChoice::None {
+            messages.push(Message::system(ANSWER_FROM_RESULTS));
+        }
+        ChatRequest {
+            model: self.model.name.clone(),
+            messages,
+            tools,
+            temperature: self.model.temperature,
+            max_tokens: self.model.max_tokens,
+            stream: self.options.stream,
+            tool_choice,
+        }
+    }
+
     /// Sends one request and streams its answer to the sink. On cancellation or a stream error
     /// the text received so far is kept as the model's (partial) message.
     async fn request(
@@ -263,6 +263,32 @@ impl Session {
             Ok(response) => Ok(Answer::Complete(response)),
             Err(error) => Err(error.into()),
         }
+    }
+}
+
+/// Adds a response's token counts to the turn's and the conversation's, and warns when the
+/// answer was cut off at the output limit.
+fn account(
+    response: &ChatResponse,
+    usage: &mut Usage,
+    conversation: &mut Conversation,
+    ctx: &TurnContext<'_>,
+) {
+    if let Some(u) = response.usage {
+        usage.input += u.input;
+        usage.output += u.output;
+        conversation.usage.add(u);
+        ctx.events.emit(SessionEvent::Usage {
+            input: u.input,
+            output: u.output,
+        });
+    }
+    if response.finish_reason == FinishReason::Length {
+        ctx.events.emit(SessionEvent::Warning {
+            message: "the answer was cut off at the model's output limit; raise \
+                      `max_tokens` for this model in config.yaml"
+                .to_owned(),
+        });
     }
 }
 

@@ -1,31 +1,32 @@
 //! THE dispatcher: a function name and its JSON arguments become one of the five behaviours.
 //! The name is parsed once by [`MetaFunction::parse`]; a name that is no meta-function is an
-//! error, never a silent invoke (issue 2 overrides seed §9). Arguments are parsed into typed
-//! requests here — with errors that tell the model exactly which parameter to fix — before any
-//! request reaches a server. A server that is not Ready answers with its state.
+//! error, never a silent invoke (issue 2 overrides seed §9). A caller that needs the target
+//! before running it (the session's approval) resolves with [`MetaDispatcher::resolve`] and
+//! runs that very target with [`MetaDispatcher::dispatch_target`]. Arguments are parsed into
+//! typed requests (`call`) — with errors that tell the model exactly which parameter to fix —
+//! before any request reaches a server. A server that is not Ready answers with its state.
 //!
 //! A direct tool name (issue 7) resolves through the same [`FunctionTarget::parse`] to its
 //! `(server, tool)` and becomes the very `Invoke` call an `mcp_invoke_` would: same server
 //! lookup, timeout, result bounding and output text.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use coyote_protocol::FunctionDeclaration;
 
 use serde_json::{Map, Value};
 
-use super::actions::{self, DescribeRequest, PromptRequest, ReadRequest, SearchRequest};
+use super::actions;
 use super::annotations::AnnotationMemo;
+use super::call::{Args, Call, json_type, parse_call};
 use super::exposure::{ExposurePolicies, ExposureReport};
 use super::surface::Surface;
 use super::{DirectNames, FunctionTarget, MetaFunction, MetaKind};
 use crate::catalog::CatalogKind;
 use crate::error::McpError;
 use crate::prompt::PromptArgsError;
-use crate::render::{ReadOptions, RenderError, SpillStore};
+use crate::render::{RenderError, SpillStore};
 use crate::runtime::McpRuntime;
-use crate::search::clamp_top_k;
 use crate::server::McpServerFeatures;
 use crate::uri_template::TemplateError;
 
@@ -234,6 +235,18 @@ impl MetaDispatcher {
             .ok_or_else(|| DispatchError::NotAMetaFunction {
                 name: name.to_string(),
             })?;
+        self.dispatch_target(name, target, args).await
+    }
+
+    /// Runs `target`, which [`Self::resolve`] made of the called `name` (kept for messages): a
+    /// caller that resolved a call once — to ask for approval, say — runs exactly what it
+    /// checked, without the name being parsed again.
+    pub async fn dispatch_target(
+        &self,
+        name: &str,
+        target: FunctionTarget,
+        args: Value,
+    ) -> Result<DispatchOutcome, DispatchError> {
         let (function, call) = match target {
             FunctionTarget::Meta(function) => {
                 let args = Args::new(&function, args)?;
@@ -299,203 +312,6 @@ impl MetaDispatcher {
             is_error,
             tool,
         })
-    }
-}
-
-/// A fully parsed call.
-#[derive(Debug)]
-enum Call {
-    Search(SearchRequest),
-    Describe(DescribeRequest),
-    Invoke {
-        tool: String,
-        arguments: Map<String, Value>,
-    },
-    Read(ReadRequest),
-    Prompt(PromptRequest),
-}
-
-fn parse_call(function: &MetaFunction, mut args: Args) -> Result<Call, DispatchError> {
-    let call = match function.kind {
-        MetaKind::Search => Call::Search(SearchRequest {
-            query: args.string("query")?.unwrap_or_default(),
-            top_k: clamp_top_k(args.unsigned("top_k")?),
-        }),
-        MetaKind::Describe => {
-            let id = args.required_string(
-                "tool",
-                "the item's id (tool name, resource URI, uriTemplate or prompt name)",
-            )?;
-            let kind = match args.string("kind")? {
-                None => CatalogKind::Tool,
-                Some(k) => CatalogKind::parse(&k).ok_or_else(|| {
-                    args.bad(format!(
-                        "`kind` is {k:?}; use one of tool, resource, resource_template, prompt"
-                    ))
-                })?,
-            };
-            Call::Describe(DescribeRequest { id, kind })
-        }
-        MetaKind::Invoke => Call::Invoke {
-            tool: args.required_string("tool", "the tool name")?,
-            arguments: args.object("arguments")?,
-        },
-        MetaKind::Read => {
-            let uri = args.required_string("uri", "a resource URI or template")?;
-            let arguments = args.string_map("arguments")?;
-            let mut options = ReadOptions::default();
-            if let Some(pattern) = args.string("pattern")? {
-                options = options.with_pattern(&pattern)?;
-            }
-            if let Some(offset) = args.unsigned("offset")? {
-                options = options.with_offset(offset);
-            }
-            if let Some(max_bytes) = args.unsigned("max_bytes")? {
-                options = options.with_max_bytes(max_bytes);
-            }
-            Call::Read(ReadRequest {
-                uri,
-                arguments,
-                options,
-            })
-        }
-        MetaKind::Prompt => Call::Prompt(PromptRequest {
-            name: args.required_string("prompt", "the prompt name")?,
-            arguments: args.string_map("arguments")?,
-        }),
-    };
-    args.reject_unknown()?;
-    Ok(call)
-}
-
-/// The argument object with typed accessors whose errors name the parameter.
-struct Args {
-    function: String,
-    map: Map<String, Value>,
-}
-
-impl Args {
-    fn new(function: &MetaFunction, args: Value) -> Result<Self, DispatchError> {
-        let function = function.name();
-        let map = match args {
-            Value::Object(map) => map,
-            Value::Null => Map::new(),
-            other => {
-                return Err(DispatchError::BadArguments {
-                    function,
-                    problem: format!("arguments must be a JSON object, got {}", json_type(&other)),
-                });
-            }
-        };
-        Ok(Args { function, map })
-    }
-
-    fn bad(&self, problem: String) -> DispatchError {
-        DispatchError::BadArguments {
-            function: self.function.clone(),
-            problem,
-        }
-    }
-
-    fn take(&mut self, key: &str) -> Option<Value> {
-        self.map.remove(key).filter(|v| !v.is_null())
-    }
-
-    fn string(&mut self, key: &str) -> Result<Option<String>, DispatchError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(self.bad(format!(
-                "`{key}` must be a string, got {}",
-                json_type(&other)
-            ))),
-        }
-    }
-
-    fn required_string(&mut self, key: &str, what: &str) -> Result<String, DispatchError> {
-        match self.string(key)? {
-            Some(s) if !s.is_empty() => Ok(s),
-            _ => Err(self.bad(format!("`{key}` is required: {what}"))),
-        }
-    }
-
-    fn unsigned(&mut self, key: &str) -> Result<Option<u64>, DispatchError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
-            // Models sometimes send 100.0 or "100".
-            Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0) => {
-                Ok(n.as_f64().map(|f| f as u64))
-            }
-            Some(Value::String(s)) if s.trim().parse::<u64>().is_ok() => Ok(s.trim().parse().ok()),
-            Some(other) => Err(self.bad(format!(
-                "`{key}` must be a non-negative integer, got {other}"
-            ))),
-        }
-    }
-
-    fn object(&mut self, key: &str) -> Result<Map<String, Value>, DispatchError> {
-        match self.take(key) {
-            None => Ok(Map::new()),
-            Some(Value::Object(map)) => Ok(map),
-            // Some models send the arguments object as a JSON string.
-            Some(Value::String(s)) if s.trim_start().starts_with('{') => {
-                match serde_json::from_str(&s) {
-                    Ok(Value::Object(map)) => Ok(map),
-                    _ => Err(self.bad(format!(
-                        "`{key}` must be a JSON object; the string given is not one"
-                    ))),
-                }
-            }
-            Some(other) => Err(self.bad(format!(
-                "`{key}` must be an object, got {}",
-                json_type(&other)
-            ))),
-        }
-    }
-
-    /// An object of string values; numbers and booleans are accepted as their text.
-    fn string_map(&mut self, key: &str) -> Result<BTreeMap<String, String>, DispatchError> {
-        let object = self.object(key)?;
-        let mut out = BTreeMap::new();
-        for (name, value) in object {
-            let text = match value {
-                Value::String(s) => s,
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                Value::Null => continue,
-                other => {
-                    return Err(self.bad(format!(
-                        "`{key}.{name}` must be a string (values are strings only), got {}",
-                        json_type(&other)
-                    )));
-                }
-            };
-            out.insert(name, text);
-        }
-        Ok(out)
-    }
-
-    fn reject_unknown(&self) -> Result<(), DispatchError> {
-        if self.map.is_empty() {
-            return Ok(());
-        }
-        let names: Vec<String> = self.map.keys().map(|k| format!("`{k}`")).collect();
-        Err(self.bad(format!(
-            "unknown parameter(s) {}; see the function's declared parameters",
-            names.join(", ")
-        )))
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -318,6 +318,48 @@ async fn a_direct_call_is_answered_exactly_like_mcp_invoke() {
 }
 
 #[tokio::test]
+async fn a_resolved_target_runs_without_its_name_being_parsed_again() {
+    let f = Fixture::new(small(), Exposure::Auto).await;
+    f.names().await;
+    let args = json!({"text": "hi"});
+    let by_name = f
+        .dispatcher
+        .dispatch("srv__echo", args.clone())
+        .await
+        .unwrap();
+    let target = f.dispatcher.resolve("srv__echo").unwrap();
+    let resolved = f
+        .dispatcher
+        .dispatch_target("srv__echo", target, args.clone())
+        .await
+        .unwrap();
+    assert_eq!(resolved, by_name);
+    // The target decides, not the name: a name no declaration set has still runs its target.
+    let target = FunctionTarget::Direct(crate::meta::DirectTool::new(SERVER, "echo"));
+    let unnamed = f
+        .dispatcher
+        .dispatch_target("not_declared", target, args.clone())
+        .await
+        .unwrap();
+    assert_eq!(unnamed, by_name);
+    let meta = FunctionTarget::Meta(crate::meta::MetaFunction::new(
+        crate::meta::MetaKind::Invoke,
+        SERVER,
+    ));
+    let invoked = f
+        .dispatcher
+        .dispatch_target(
+            "not_declared",
+            meta,
+            json!({"tool": "echo", "arguments": args}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(invoked, by_name);
+    assert_eq!(f.fake.events().tool_calls("echo"), 4);
+}
+
+#[tokio::test]
 async fn direct_call_errors_name_the_function() {
     let f = Fixture::new(small(), Exposure::Auto).await;
     f.names().await;
