@@ -31,8 +31,8 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("coyote: cannot start the async runtime: {e}");
-            return ExitCode::from(exit::CODE_FAILURE);
+            let error = exit::CliError::failure(format!("cannot start the async runtime: {e}"));
+            return ExitCode::from(error.report());
         }
     };
     // The REPL runs on this thread, outside the runtime, and blocks on each turn (its

@@ -2,6 +2,10 @@
 //! the merged MCP configuration (with the project-trust question asked or refused), and a
 //! runtime with the chosen servers started. Configuration problems become usage errors (exit 2)
 //! whose text names the file, the key and the fix (the config crate words them).
+#![allow(
+    clippy::print_stderr,
+    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
+)]
 
 use std::io::{BufRead, IsTerminal, Write};
 

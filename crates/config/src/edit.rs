@@ -357,6 +357,10 @@ fn servers_mut<'r>(
     })
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "a serde_json::Value always serialises: its map keys are strings"
+)]
 fn write_document(path: &Path, root: Map<String, Value>) -> Result<(), ConfigError> {
     let mut text =
         serde_json::to_string_pretty(&Value::Object(root)).expect("a JSON value always serialises");

@@ -104,7 +104,8 @@ fn set_mode(_: &fs::File, _: u32) -> std::io::Result<()> {
     Ok(())
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
 

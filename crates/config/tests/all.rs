@@ -1,5 +1,10 @@
 //! Integration tests of coyote-config's public API, the way the CLI uses it: a temp home per
 //! test, an injected environment, whole values compared (snapshots for text people read).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers outside #[test] fns: a setup step that fails stops the test at once"
+)]
 
 #[path = "suite/common.rs"]
 mod common;

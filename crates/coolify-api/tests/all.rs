@@ -4,6 +4,11 @@
 //! path-injection refusal (deliberate deviation, SPEC §9.1), error texts without the token,
 //! timeouts (asserting which path fired, never the clock), the legacy GET fallback, and the
 //! request shapes of the endpoints the core tools use.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers outside #[test] fns: a setup step that fails stops the test at once"
+)]
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -445,6 +450,10 @@ async fn validate_posts_on_a_current_instance_and_a_500_never_retries() {
 }
 
 #[tokio::test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one call per endpoint, each with the request it must send: a table, read top to bottom"
+)]
 async fn endpoint_requests_match_the_reference_mapping() {
     let fixture = Fixture::start().await.unwrap();
     let api = client(&fixture);

@@ -14,10 +14,20 @@ use coolify_fixture::{Behaviour, Fixture, NotFoundMode};
 use tokio::io::AsyncReadExt;
 
 fn usage() -> ! {
-    eprintln!(
-        "usage: coolify-fixture [--port N] [--token T] [--real-404] [--hanging] [--deploy-statuses a,b,c] [--no-stdin]"
-    );
-    std::process::exit(2)
+    exit_with(
+        "usage: coolify-fixture [--port N] [--token T] [--real-404] [--hanging] [--deploy-statuses a,b,c] [--no-stdin]",
+        2,
+    )
+}
+
+/// Says why on stderr and exits: stdout carries only the base URL.
+#[allow(
+    clippy::print_stderr,
+    reason = "stderr is this binary's user interface for usage and startup errors"
+)]
+fn exit_with(message: &str, code: i32) -> ! {
+    eprintln!("{message}");
+    std::process::exit(code)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -47,10 +57,7 @@ async fn main() {
     }
     let fixture = match builder.start().await {
         Ok(fixture) => fixture,
-        Err(err) => {
-            eprintln!("coolify-fixture: cannot bind 127.0.0.1: {err}");
-            std::process::exit(1);
-        }
+        Err(err) => exit_with(&format!("coolify-fixture: cannot bind 127.0.0.1: {err}"), 1),
     };
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "{}", fixture.url());

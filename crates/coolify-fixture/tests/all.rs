@@ -1,5 +1,10 @@
 //! Tests of the fixture itself: data invariants the leak tests rely on, token checking, the
 //! request log, the control plane, the variants, and the binary's one-line URL handshake.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers outside #[test] fns: a setup step that fails stops the test at once"
+)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -1,6 +1,11 @@
 //! Integration tests for coolify-mcp, named after the SPEC §7.4 acceptance items they cover
 //! (`item_NN_…`). Every test runs against the loopback Coolify fixture; nothing leaves
 //! 127.0.0.1.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers outside #[test] fns: a setup step that fails stops the test at once"
+)]
 
 mod common;
 

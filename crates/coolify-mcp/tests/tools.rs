@@ -173,6 +173,10 @@ async fn item_23_get_application_actions_follow_status() {
 }
 
 #[tokio::test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table of every tool call and the requests it must send, read top to bottom"
+)]
 async fn item_11_endpoint_mapping() {
     let h = Harness::start(Setup::default()).await.unwrap();
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![

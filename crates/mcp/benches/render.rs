@@ -1,6 +1,13 @@
 //! The content policy's hot paths (issue 3 benchmarks): `pattern` over a 100 MiB log (compare
 //! with `rg -n -C2` on the file written to `$COYOTE_BENCH_DIR`, default the temp dir), paging a
 //! 50 MiB text through a result handle, and a 50 MiB blob from base64 to spill file + sha256.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark: it stops at the first failed setup step and prints its own notes"
+)]
 
 use base64::Engine as _;
 use coyote_mcp::render::{LineFilter, ReadOptions, SpillStore, decode_blob, render_text};

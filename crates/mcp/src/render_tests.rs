@@ -237,6 +237,10 @@ fn pattern_is_applied_before_paging() {
 
 /// ripgrep as the oracle: identical output for a set of patterns over tricky inputs.
 #[test]
+#[allow(
+    clippy::print_stderr,
+    reason = "the skip note is for the person reading the test output"
+)]
 fn pattern_matches_ripgrep() {
     let Some(rg) = rg_binary() else {
         eprintln!(

@@ -49,53 +49,6 @@ impl Catalog {
             })
             .collect();
         tool_specs.extend(scenario.tools.iter().cloned());
-        let tools = tool_specs
-            .iter()
-            .map(|t| {
-                let mut obj = Map::new();
-                obj.insert("name".into(), json!(t.name));
-                insert_opt(&mut obj, "title", t.title.clone().map(Value::String));
-                insert_opt(
-                    &mut obj,
-                    "description",
-                    t.description.clone().map(Value::String),
-                );
-                obj.insert(
-                    "inputSchema".into(),
-                    t.input_schema.clone().unwrap_or_else(default_input_schema),
-                );
-                insert_opt(&mut obj, "annotations", t.annotations.clone());
-                Value::Object(obj)
-            })
-            .collect();
-
-        let mut resources: Vec<Value> = (0..gen_count.resources)
-            .map(|i| {
-                json!({
-                    "uri": format!("fake://gen/{i:04}"),
-                    "name": format!("gen_resource_{i:04}"),
-                    "description": format!("generated resource number {i}"),
-                    "mimeType": "text/plain"
-                })
-            })
-            .collect();
-        for r in &scenario.resources {
-            let mut obj = Map::new();
-            obj.insert("uri".into(), json!(r.uri));
-            obj.insert("name".into(), json!(r.name));
-            insert_opt(&mut obj, "title", r.title.clone().map(Value::String));
-            insert_opt(
-                &mut obj,
-                "description",
-                r.description.clone().map(Value::String),
-            );
-            insert_opt(&mut obj, "mimeType", r.mime_type.clone().map(Value::String));
-            insert_opt(&mut obj, "annotations", r.annotations.clone());
-            if let crate::scenario::ResourceBody::GeneratedBlob { bytes } = r.body {
-                obj.insert("size".into(), json!(bytes));
-            }
-            resources.push(Value::Object(obj));
-        }
 
         let mut template_specs: Vec<TemplateSpec> = (0..gen_count.templates)
             .map(|i| TemplateSpec {
@@ -108,22 +61,6 @@ impl Catalog {
             })
             .collect();
         template_specs.extend(scenario.templates.iter().cloned());
-        let templates = template_specs
-            .iter()
-            .map(|t| {
-                let mut obj = Map::new();
-                obj.insert("uriTemplate".into(), json!(t.uri_template));
-                obj.insert("name".into(), json!(t.name));
-                insert_opt(&mut obj, "title", t.title.clone().map(Value::String));
-                insert_opt(
-                    &mut obj,
-                    "description",
-                    t.description.clone().map(Value::String),
-                );
-                insert_opt(&mut obj, "mimeType", t.mime_type.clone().map(Value::String));
-                Value::Object(obj)
-            })
-            .collect();
 
         let mut prompt_list: Vec<PromptSpec> = (0..gen_count.prompts)
             .map(|i| PromptSpec {
@@ -135,42 +72,12 @@ impl Catalog {
             })
             .collect();
         prompt_list.extend(scenario.prompts.iter().cloned());
-        let prompts = prompt_list
-            .iter()
-            .map(|p| {
-                let mut obj = Map::new();
-                obj.insert("name".into(), json!(p.name));
-                insert_opt(&mut obj, "title", p.title.clone().map(Value::String));
-                insert_opt(
-                    &mut obj,
-                    "description",
-                    p.description.clone().map(Value::String),
-                );
-                let args: Vec<Value> = p
-                    .arguments
-                    .iter()
-                    .map(|a| {
-                        let mut arg = Map::new();
-                        arg.insert("name".into(), json!(a.name));
-                        insert_opt(
-                            &mut arg,
-                            "description",
-                            a.description.clone().map(Value::String),
-                        );
-                        arg.insert("required".into(), json!(a.required));
-                        Value::Object(arg)
-                    })
-                    .collect();
-                obj.insert("arguments".into(), Value::Array(args));
-                Value::Object(obj)
-            })
-            .collect();
 
         Catalog {
-            tools,
-            resources,
-            templates,
-            prompts,
+            tools: tool_specs.iter().map(tool_wire).collect(),
+            resources: resources_wire(scenario),
+            templates: template_specs.iter().map(template_wire).collect(),
+            prompts: prompt_list.iter().map(prompt_wire).collect(),
             tool_specs: tool_specs
                 .into_iter()
                 .map(|t| (t.name.clone(), t))
@@ -182,6 +89,100 @@ impl Catalog {
             template_specs,
         }
     }
+}
+
+/// A tool as `tools/list` shows it.
+fn tool_wire(t: &ToolSpec) -> Value {
+    let mut obj = Map::new();
+    obj.insert("name".into(), json!(t.name));
+    insert_opt(&mut obj, "title", t.title.clone().map(Value::String));
+    insert_opt(
+        &mut obj,
+        "description",
+        t.description.clone().map(Value::String),
+    );
+    obj.insert(
+        "inputSchema".into(),
+        t.input_schema.clone().unwrap_or_else(default_input_schema),
+    );
+    insert_opt(&mut obj, "annotations", t.annotations.clone());
+    Value::Object(obj)
+}
+
+/// Every resource as `resources/list` shows it: the generated ones, then the scenario's.
+fn resources_wire(scenario: &Scenario) -> Vec<Value> {
+    let mut resources: Vec<Value> = (0..scenario.generated.resources)
+        .map(|i| {
+            json!({
+                "uri": format!("fake://gen/{i:04}"),
+                "name": format!("gen_resource_{i:04}"),
+                "description": format!("generated resource number {i}"),
+                "mimeType": "text/plain"
+            })
+        })
+        .collect();
+    for r in &scenario.resources {
+        let mut obj = Map::new();
+        obj.insert("uri".into(), json!(r.uri));
+        obj.insert("name".into(), json!(r.name));
+        insert_opt(&mut obj, "title", r.title.clone().map(Value::String));
+        insert_opt(
+            &mut obj,
+            "description",
+            r.description.clone().map(Value::String),
+        );
+        insert_opt(&mut obj, "mimeType", r.mime_type.clone().map(Value::String));
+        insert_opt(&mut obj, "annotations", r.annotations.clone());
+        if let crate::scenario::ResourceBody::GeneratedBlob { bytes } = r.body {
+            obj.insert("size".into(), json!(bytes));
+        }
+        resources.push(Value::Object(obj));
+    }
+    resources
+}
+
+/// A resource template as `resources/templates/list` shows it.
+fn template_wire(t: &TemplateSpec) -> Value {
+    let mut obj = Map::new();
+    obj.insert("uriTemplate".into(), json!(t.uri_template));
+    obj.insert("name".into(), json!(t.name));
+    insert_opt(&mut obj, "title", t.title.clone().map(Value::String));
+    insert_opt(
+        &mut obj,
+        "description",
+        t.description.clone().map(Value::String),
+    );
+    insert_opt(&mut obj, "mimeType", t.mime_type.clone().map(Value::String));
+    Value::Object(obj)
+}
+
+/// A prompt as `prompts/list` shows it, with its arguments.
+fn prompt_wire(p: &PromptSpec) -> Value {
+    let mut obj = Map::new();
+    obj.insert("name".into(), json!(p.name));
+    insert_opt(&mut obj, "title", p.title.clone().map(Value::String));
+    insert_opt(
+        &mut obj,
+        "description",
+        p.description.clone().map(Value::String),
+    );
+    let args: Vec<Value> = p
+        .arguments
+        .iter()
+        .map(|a| {
+            let mut arg = Map::new();
+            arg.insert("name".into(), json!(a.name));
+            insert_opt(
+                &mut arg,
+                "description",
+                a.description.clone().map(Value::String),
+            );
+            arg.insert("required".into(), json!(a.required));
+            Value::Object(arg)
+        })
+        .collect();
+    obj.insert("arguments".into(), Value::Array(args));
+    Value::Object(obj)
 }
 
 /// One page of `items` for `cursor`: (items, nextCursor). `Err` carries a message for an

@@ -141,6 +141,10 @@ pub fn require<T>(result: Result<T, PeerError>) -> Option<T> {
 }
 
 /// [`require`] with an explicit policy.
+#[allow(
+    clippy::print_stderr,
+    reason = "the skip note is for the person reading the test output, which captures stderr"
+)]
 pub fn require_with<T>(result: Result<T, PeerError>, missing: MissingPeer) -> Option<T> {
     match (result, missing) {
         (Ok(peer), _) => Some(peer),

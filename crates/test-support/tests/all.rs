@@ -1,6 +1,11 @@
 //! Integration tests: the `coyote-fake-mcp` binary and the in-process / HTTP fakes, driven
 //! through rmcp's real client, with the server's own event log as the oracle.
 //! `structure`: the module-structure rules of the workspace, checked on its sources.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers outside #[test] fns: a setup step that fails stops the test at once"
+)]
 
 mod support;
 

@@ -36,14 +36,14 @@ fn syntaxes() -> &'static SyntaxSet {
     SET.get_or_init(SyntaxSet::load_defaults_newlines)
 }
 
-fn theme() -> &'static Theme {
+/// The highlighting theme; `None` (no highlighting) only if syntect shipped no theme at all.
+fn theme() -> Option<&'static Theme> {
     static THEMES: OnceLock<ThemeSet> = OnceLock::new();
     let themes = THEMES.get_or_init(ThemeSet::load_defaults);
     themes
         .themes
         .get(THEME)
         .or_else(|| themes.themes.values().next())
-        .expect("syntect ships default themes")
 }
 
 /// An open fenced code block.
@@ -124,7 +124,9 @@ impl MarkdownRenderer {
         if let Some(fence) = fence_of(trimmed) {
             let lang = trimmed[fence.len()..].trim();
             self.code = Some(CodeBlock {
-                highlighter: syntax_for(lang).map(|s| HighlightLines::new(s, theme())),
+                highlighter: syntax_for(lang)
+                    .zip(theme())
+                    .map(|(syntax, theme)| HighlightLines::new(syntax, theme)),
                 fence,
             });
             return format!("{DIM}{line}{RESET}");

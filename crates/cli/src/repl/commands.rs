@@ -144,6 +144,10 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
 ];
 
 impl CommandName {
+    #[allow(
+        clippy::expect_used,
+        reason = "REPL_COMMANDS has a row per CommandName; commands_tests checks every name"
+    )]
     pub fn spec(self) -> &'static CommandSpec {
         REPL_COMMANDS
             .iter()

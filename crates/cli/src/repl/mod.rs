@@ -13,6 +13,10 @@
 //! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `questions` + `form`
 //! (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
 //! `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the configuration).
+#![allow(
+    clippy::print_stderr,
+    reason = "the REPL greets and reports on stderr, the terminal UI it owns"
+)]
 
 pub mod agent_cmd;
 pub mod commands;

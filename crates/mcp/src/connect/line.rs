@@ -172,8 +172,9 @@ where
 
         if let Some(ov) = self.oversized.as_mut() {
             ov.absorb(&available[..take]);
-            if newline.is_some() {
-                let ov = self.oversized.take().expect("checked above");
+            if newline.is_some()
+                && let Some(ov) = self.oversized.take()
+            {
                 self.finish_oversized(ov);
             }
             return (take, Step::More);

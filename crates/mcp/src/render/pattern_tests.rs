@@ -72,6 +72,10 @@ const EDGE_PATTERNS: &[&str] = &[
 ];
 
 #[test]
+#[allow(
+    clippy::print_stderr,
+    reason = "the skip note is for the person reading the test output"
+)]
 fn edge_cases_match_ripgrep() {
     let Some(rg) = rg_binary() else {
         eprintln!("note: `rg` not installed; skipping the ripgrep oracle test");

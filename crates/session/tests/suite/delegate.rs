@@ -119,6 +119,10 @@ fn system_text(wire: LlmWire, body: &Value) -> Option<String> {
 }
 
 #[tokio::test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one parent turn with two delegations, checked end to end: requests, results, connection, events"
+)]
 async fn delegate_gets_its_own_gated_servers_and_the_shared_connection_closes_r15() {
     let wire = LlmWire::OpenAi;
     let tmp = TempDir::new().unwrap();
