@@ -62,6 +62,7 @@ pub struct BlobChunks {
 }
 
 impl BlobChunks {
+    /// A stream of `len` bytes in chunks of at most `chunk` bytes (0 counts as 1).
     pub fn new(len: u64, chunk: usize) -> Self {
         BlobChunks {
             produced: 0,

@@ -18,9 +18,13 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ListKind {
+    /// `tools/list`.
     Tools,
+    /// `resources/list`.
     Resources,
+    /// `resources/templates/list`.
     ResourceTemplates,
+    /// `prompts/list`.
     Prompts,
 }
 
@@ -30,63 +34,92 @@ pub enum ListKind {
 pub enum Event {
     /// The binary started (before any start-up delay).
     Started {
+        /// The server process's id.
         pid: u32,
     },
     /// The grandchild `sleep 1000` spawned at start.
     Grandchild {
+        /// The grandchild's process id.
         pid: u32,
     },
     /// HTTP mode is accepting connections at `url`.
     Listening {
+        /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
         url: String,
     },
     /// `initialize` received (logged before any hang).
     Initialize {
+        /// The version the client asked for.
         protocol_version: String,
+        /// `clientInfo.name`.
         client_name: String,
+        /// Whether the client declared the elicitation capability.
         elicitation: bool,
     },
     /// `notifications/initialized` received.
     Initialized,
+    /// A page of a list was requested.
     List {
+        /// Which list.
         kind: ListKind,
+        /// The cursor the client sent; `None` for the first page.
         cursor: Option<String>,
     },
+    /// `tools/call` received.
     CallTool {
+        /// The tool called.
         name: String,
+        /// The call's arguments, as sent.
         arguments: Value,
     },
     /// A running tool (slow / hang / elicit) observed that its request was cancelled.
     ToolCancelled {
+        /// The tool that was cancelled.
         name: String,
     },
     /// A progress notification was sent for a call of `name`.
     ProgressSent {
+        /// The tool being called.
         name: String,
+        /// The progress value sent.
         progress: f64,
     },
     /// `notifications/cancelled` received.
     Cancelled {
+        /// The id of the request the client cancelled.
         request_id: Value,
+        /// The reason the client gave, if any.
         reason: Option<String>,
     },
+    /// `resources/read` received.
     ReadResource {
+        /// The URI read.
         uri: String,
     },
+    /// `prompts/get` received.
     GetPrompt {
+        /// The prompt asked for.
         name: String,
+        /// The arguments as sent.
         arguments: BTreeMap<String, String>,
     },
+    /// `completion/complete` received.
     Complete {
+        /// The argument being completed.
         argument: String,
+        /// What the user has typed so far.
         value: String,
     },
     /// The client's answer to `elicitation/create` (or `error` when the request failed).
     Elicitation {
+        /// `accept`, `decline`, `cancel`, or `error`.
         action: String,
+        /// The form's content, when accepted.
         content: Option<Value>,
     },
+    /// `logging/setLevel` received.
     SetLevel {
+        /// The level the client asked for.
         level: String,
     },
     /// The transport reached end of input (stdin EOF, duplex closed, HTTP session dropped).
@@ -153,19 +186,29 @@ impl EventSink {
 /// A snapshot of events, with counters.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EventLog {
+    /// Every event, in the order the server logged them.
     pub events: Vec<Event>,
 }
 
 /// Waiting for events failed.
 #[derive(Debug, thiserror::Error)]
 pub enum WaitError {
+    /// No snapshot satisfied the condition in time.
     #[error(
         "the fake server's events did not satisfy the condition within {after:?}; events so far: {events:?}"
     )]
-    Timeout { after: Duration, events: Vec<Event> },
+    Timeout {
+        /// How long the wait lasted.
+        after: Duration,
+        /// The events seen by then, for the failure message.
+        events: Vec<Event>,
+    },
+    /// The event log file could not be read.
     #[error("cannot read the event log {path}: {source}")]
     Read {
+        /// The event log file.
         path: PathBuf,
+        /// The read error.
         source: std::io::Error,
     },
 }
@@ -260,20 +303,24 @@ impl EventLog {
             .collect()
     }
 
+    /// Whether `initialize` arrived.
     pub fn initialize_seen(&self) -> bool {
         self.events
             .iter()
             .any(|e| matches!(e, Event::Initialize { .. }))
     }
 
+    /// Whether `notifications/initialized` arrived.
     pub fn initialized_seen(&self) -> bool {
         self.events.iter().any(|e| matches!(e, Event::Initialized))
     }
 
+    /// Whether the transport reached end of input.
     pub fn disconnect_seen(&self) -> bool {
         self.events.iter().any(|e| matches!(e, Event::Disconnect))
     }
 
+    /// The pid of the grandchild the server spawned, if any.
     pub fn grandchild_pid(&self) -> Option<u32> {
         self.events.iter().find_map(|e| match e {
             Event::Grandchild { pid } => Some(*pid),
@@ -281,6 +328,7 @@ impl EventLog {
         })
     }
 
+    /// The server process's own pid, from its `started` event.
     pub fn server_pid(&self) -> Option<u32> {
         self.events.iter().find_map(|e| match e {
             Event::Started { pid } => Some(*pid),
@@ -288,6 +336,7 @@ impl EventLog {
         })
     }
 
+    /// How many `completion/complete` requests arrived.
     pub fn complete_requests(&self) -> usize {
         self.events
             .iter()
@@ -295,6 +344,7 @@ impl EventLog {
             .count()
     }
 
+    /// Each elicitation answer as `(action, content)`, in order.
     pub fn elicitations(&self) -> Vec<(String, Option<Value>)> {
         self.events
             .iter()
@@ -305,6 +355,7 @@ impl EventLog {
             .collect()
     }
 
+    /// How many progress notifications the server sent.
     pub fn progress_sent(&self) -> usize {
         self.events
             .iter()

@@ -26,7 +26,9 @@ mod wire;
 /// Which wire protocol the fake speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LlmWire {
+    /// OpenAI-compatible chat completions (`/v1/chat/completions`).
     OpenAi,
+    /// Anthropic messages (`/v1/messages`).
     Anthropic,
 }
 
@@ -35,14 +37,22 @@ pub enum LlmWire {
 pub enum Reply {
     /// Text and tool calls (`(name, arguments object)`), either may be empty.
     Message {
+        /// The assistant's text; empty for none.
         text: String,
+        /// Tool calls as `(name, arguments object)`, in order.
         calls: Vec<(String, Value)>,
     },
     /// An HTTP error with this JSON body.
-    Status { status: u16, body: Value },
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The JSON error body.
+        body: Value,
+    },
 }
 
 impl Reply {
+    /// A text answer with no tool calls.
     pub fn text(text: impl Into<String>) -> Self {
         Reply::Message {
             text: text.into(),
@@ -66,6 +76,7 @@ impl Reply {
         }
     }
 
+    /// An HTTP error `status` with `body`.
     pub fn status(status: u16, body: Value) -> Self {
         Reply::Status { status, body }
     }
@@ -140,6 +151,7 @@ impl FakeLlm {
         }
     }
 
+    /// Which wire protocol this fake speaks.
     pub fn wire(&self) -> LlmWire {
         self.wire
     }

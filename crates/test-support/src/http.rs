@@ -44,10 +44,12 @@ impl FakeHttpServer {
         &self.url
     }
 
+    /// The server's events and live controls.
     pub fn handle(&self) -> &FakeHandle {
         &self.handle
     }
 
+    /// Stops serving; open sessions end (also done on drop).
     pub fn shutdown(&self) {
         self.stop.cancel();
     }

@@ -46,19 +46,27 @@ const NODE_FIX: &str = "install Node.js >= 20 and put `node` on PATH";
 pub enum PeerError {
     /// The peer is not installed at `path`; `fix` says how to install it.
     NotInstalled {
+        /// The peer's name as the error shows it.
         peer: &'static str,
+        /// Where the peer was looked for.
         path: PathBuf,
+        /// How to install it.
         fix: &'static str,
     },
     /// The peer is installed but its process could not be spawned.
     Spawn {
+        /// The peer's name as the error shows it.
         peer: &'static str,
+        /// The spawn error.
         source: io::Error,
     },
     /// The peer started but never became ready (exited, or did not listen in time).
     NotReady {
+        /// The peer's name as the error shows it.
         peer: &'static str,
+        /// Why it was not ready.
         reason: String,
+        /// The last output of the peer, for diagnosis.
         output_tail: String,
     },
 }
@@ -287,6 +295,7 @@ impl ServerEverythingHttp {
         format!("http://127.0.0.1:{}/mcp", self.port)
     }
 
+    /// The port it listens on at 127.0.0.1.
     pub fn port(&self) -> u16 {
         self.port
     }

@@ -24,6 +24,7 @@ pub struct Scenario {
     pub server_name: String,
     /// `serverInfo.version` (default `0.0.0`).
     pub server_version: String,
+    /// `instructions` of the `initialize` answer; `None` leaves it out.
     pub instructions: Option<String>,
     /// Force this protocol version in the `initialize` answer (e.g. `"2025-03-26"`) whatever
     /// the client asks; `None` = rmcp's negotiation (echo the client's version if known,
@@ -34,15 +35,23 @@ pub struct Scenario {
     pub capabilities: Capabilities,
     /// Items per page for every list (`None` or 0 = everything in one page).
     pub page_size: Option<usize>,
+    /// How `nextCursor` behaves on every list.
     pub pagination: PaginationMode,
     /// Generated items, listed before the explicit ones.
     pub generated: Generated,
+    /// Explicit tools, listed after the generated ones.
     pub tools: Vec<ToolSpec>,
+    /// Explicit resources, listed after the generated ones.
     pub resources: Vec<ResourceSpec>,
+    /// Explicit resource templates, listed after the generated ones.
     pub templates: Vec<TemplateSpec>,
+    /// Explicit prompts, listed after the generated ones.
     pub prompts: Vec<PromptSpec>,
+    /// Values `completion/complete` offers, per prompt or template argument.
     pub completions: Vec<CompletionSpec>,
+    /// Whether `completion/complete` is answered at all.
     pub completion_mode: CompletionMode,
+    /// What the process does before (or instead of) the handshake.
     pub startup: Startup,
     /// Where events are appended as JSON lines (one flushed write per event).
     pub event_log: Option<PathBuf>,
@@ -75,10 +84,15 @@ impl Default for Scenario {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Capabilities {
+    /// Advertise `tools` (list and call).
     pub tools: bool,
+    /// Advertise `resources` (list, templates, read).
     pub resources: bool,
+    /// Advertise `prompts` (list and get).
     pub prompts: bool,
+    /// Advertise `completions` (`completion/complete`).
     pub completions: bool,
+    /// Advertise `logging` (`logging/setLevel`).
     pub logging: bool,
 }
 
@@ -115,22 +129,27 @@ impl Capabilities {
             logging: true,
         }
     }
+    /// Adds `tools`.
     pub fn with_tools(mut self) -> Self {
         self.tools = true;
         self
     }
+    /// Adds `resources`.
     pub fn with_resources(mut self) -> Self {
         self.resources = true;
         self
     }
+    /// Adds `prompts`.
     pub fn with_prompts(mut self) -> Self {
         self.prompts = true;
         self
     }
+    /// Adds `completions`.
     pub fn with_completions(mut self) -> Self {
         self.completions = true;
         self
     }
+    /// Adds `logging`.
     pub fn with_logging(mut self) -> Self {
         self.logging = true;
         self
@@ -167,9 +186,12 @@ pub struct Generated {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolSpec {
+    /// The tool's `name`, unique in the scenario.
     pub name: String,
+    /// `title` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// JSON Schema; default `{"type":"object","properties":{"text":{"type":"string"}}}`.
@@ -178,6 +200,7 @@ pub struct ToolSpec {
     /// Wire-form `ToolAnnotations`, e.g. `{"destructiveHint": true}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
+    /// What a call of this tool does.
     pub behavior: ToolBehavior,
 }
 
@@ -188,56 +211,104 @@ pub enum ToolBehavior {
     /// Text result: the `text` argument if it is a string, else the arguments as JSON.
     Echo,
     /// A fixed text result.
-    Text { text: String },
+    Text {
+        /// The result's only text block.
+        text: String,
+    },
     /// `isError: true` with this text.
-    Error { text: String },
+    Error {
+        /// The error result's text block.
+        text: String,
+    },
     /// Sleeps `duration_ms` (in steps), sending `notifications/progress` every
     /// `progress_every_ms` when the request carries a progress token. A cancellation is
     /// observed and logged as `tool_cancelled`.
     Slow {
+        /// Total time before the answer, in milliseconds.
         duration_ms: u64,
+        /// Interval between progress notifications; `None` sends none.
         progress_every_ms: Option<u64>,
     },
     /// Never answers; logs `tool_cancelled` when cancelled.
     Hang,
     /// Writes `stderr` to stderr and exits the process with `exit_code` (in-process: closes
     /// the transport instead).
-    Crash { stderr: String, exit_code: i32 },
+    Crash {
+        /// Written to stderr before exiting.
+        stderr: String,
+        /// The process's exit status.
+        exit_code: i32,
+    },
     /// Writes `line` (plus `\n`) raw to the protocol stream, then answers `ok`.
-    GarbageStdout { line: String },
+    GarbageStdout {
+        /// The raw line, not JSON-RPC.
+        line: String,
+    },
     /// Writes `text` `lines` times to stderr, then answers `ok`.
-    StderrNoise { lines: u32, text: String },
+    StderrNoise {
+        /// How many times `text` is written.
+        lines: u32,
+        /// The stderr line repeated.
+        text: String,
+    },
     /// Answers one text block of `mib` MiB of `x`, streamed (never built in memory on stdio).
-    Oversized { mib: u64 },
+    Oversized {
+        /// Size of the text block in MiB.
+        mib: u64,
+    },
     /// Answers one text block of exactly `bytes` bytes of [`crate::big_text`].
-    BigText { bytes: u64 },
+    BigText {
+        /// Exact size of the text block in bytes.
+        bytes: u64,
+    },
     /// Answers one PNG image block ([`crate::PNG_BYTES`]) next to a text block.
     Image,
     /// Answers with this exact JSON as the JSON-RPC `result` (raw escape hatch; stdio and
     /// in-process only). See [`ToolBehavior::off_spec_mixed`].
-    RawResult { result: Value },
+    RawResult {
+        /// The JSON-RPC `result` sent as is.
+        result: Value,
+    },
     /// Sends `elicitation/create` (form mode) with `schema`, then answers a text block with
     /// the client's answer as JSON `{"action": …, "content": …}`.
-    Elicit { message: String, schema: Value },
+    Elicit {
+        /// The elicitation's `message`.
+        message: String,
+        /// The `requestedSchema` of the form.
+        schema: Value,
+    },
     /// Answers `structuredContent: value` and its JSON as text.
-    Structured { value: Value },
+    Structured {
+        /// The `structuredContent` sent (and its JSON as text).
+        value: Value,
+    },
     /// Sends these notifications in order, then answers `ok`.
-    Notify { notifications: Vec<ServerNotice> },
+    Notify {
+        /// Notifications sent before the answer, in order.
+        notifications: Vec<ServerNotice>,
+    },
 }
 
 /// A notification a `notify` tool sends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ServerNotice {
+    /// `notifications/tools/list_changed`.
     ToolsListChanged,
+    /// `notifications/resources/list_changed`.
     ResourcesListChanged,
+    /// `notifications/prompts/list_changed`.
     PromptsListChanged,
+    /// `notifications/resources/updated` for one URI.
     ResourceUpdated {
+        /// The URI the update is about.
         uri: String,
     },
     /// `notifications/message` with this level (`info`, `warning`, …) and data.
     Log {
+        /// The log level, as MCP names it.
         level: String,
+        /// The log message's `data`.
         data: Value,
     },
 }
@@ -270,17 +341,23 @@ impl ToolBehavior {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResourceSpec {
+    /// The resource's URI, as listed and read.
     pub uri: String,
+    /// The resource's `name`.
     pub name: String,
+    /// `title` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// `mimeType` as listed and read, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Wire-form `Annotations`, e.g. `{"audience": ["user"]}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
+    /// What reading this resource returns.
     pub body: ResourceBody,
 }
 
@@ -288,26 +365,32 @@ pub struct ResourceSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ResourceBody {
+    /// A text item.
     Text {
+        /// The item's `text`.
         text: String,
     },
     /// A blob of [`crate::PNG_BYTES`].
     Png,
     /// A blob that is base64 of this UTF-8 text (server-everything style).
     Base64Text {
+        /// The UTF-8 text the blob encodes.
         text: String,
     },
     /// A blob given as base64.
     Blob {
+        /// The blob, already base64.
         base64: String,
     },
     /// A blob of `bytes` bytes of [`crate::generated_blob`] (not UTF-8), streamed on stdio.
     GeneratedBlob {
+        /// Size of the generated blob.
         bytes: u64,
     },
     /// Raw `contents` array of the result (stdio and in-process only), e.g. an item with both
     /// or neither of `text`/`blob`.
     RawContents {
+        /// The result's `contents` array, sent as is.
         contents: Value,
     },
 }
@@ -316,14 +399,20 @@ pub enum ResourceBody {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TemplateSpec {
+    /// The RFC 6570 template as listed, e.g. `fake://item/{id}`.
     pub uri_template: String,
+    /// The template's `name`.
     pub name: String,
+    /// `title` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// `mimeType` as listed and read, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// Text answered for a matching URI, `{var}` replaced by the URI's value.
     pub text: String,
 }
 
@@ -331,11 +420,15 @@ pub struct TemplateSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PromptSpec {
+    /// The prompt's `name`.
     pub name: String,
+    /// `title` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Arguments as listed; `get` substitutes them into the messages.
     #[serde(default)]
     pub arguments: Vec<PromptArgSpec>,
     /// Messages; `{arg}` in text is replaced by the argument's value. Empty = one user message
@@ -344,42 +437,58 @@ pub struct PromptSpec {
     pub messages: Vec<PromptMessageSpec>,
 }
 
+/// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PromptArgSpec {
+    /// The argument's `name`.
     pub name: String,
+    /// `description` as listed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Whether the argument is listed as required.
     #[serde(default)]
     pub required: bool,
 }
 
+/// One message of a prompt's `prompts/get` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PromptMessageSpec {
+    /// Who says it.
     pub role: PromptRole,
+    /// What it says.
     pub content: PromptContent,
 }
 
+/// The role of a prompt message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PromptRole {
+    /// The user's turn.
     User,
+    /// The assistant's turn.
     Assistant,
 }
 
+/// The content block of a prompt message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PromptContent {
+    /// A text block; `{arg}` is replaced by the argument's value.
     Text {
+        /// The block's text.
         text: String,
     },
     /// An image block of [`crate::PNG_BYTES`].
     Image,
     /// An embedded text resource.
     Resource {
+        /// The embedded resource's URI.
         uri: String,
+        /// Its `mimeType`, if any.
         mime_type: Option<String>,
+        /// Its text.
         text: String,
     },
 }
@@ -388,27 +497,35 @@ pub enum PromptContent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompletionSpec {
+    /// The prompt or template whose argument is completed.
     pub target: CompletionTarget,
+    /// The argument's name.
     pub argument: String,
     /// Offered values; those starting with the typed value are answered.
     pub values: Vec<String>,
 }
 
+/// What a completion belongs to, as `completion/complete` names it (`ref/prompt`, `ref/resource`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum CompletionTarget {
+    /// A prompt argument.
     Prompt {
+        /// The prompt's name.
         name: String,
     },
     /// `uri` is the template string as listed, e.g. `fake://item/{id}`.
     ResourceTemplate {
+        /// The template string as listed.
         uri: String,
     },
 }
 
+/// Whether `completion/complete` answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CompletionMode {
+    /// Answer with the matching values.
     #[default]
     Answer,
     /// `completion/complete` is logged and never answered (until cancelled).
@@ -425,6 +542,7 @@ pub struct Startup {
     pub stderr_lines: Vec<String>,
     /// Lines written raw to stdout before the handshake (stdio only; a chatty server's banner).
     pub stdout_lines: Vec<String>,
+    /// Start normally, hang, or crash before the handshake.
     pub mode: StartupMode,
     /// Spawn `sleep 1000` (same process group, stdio null) and log its pid as `grandchild`.
     pub spawn_grandchild: bool,
@@ -432,18 +550,26 @@ pub struct Startup {
     pub max_lifetime_ms: Option<u64>,
 }
 
+/// How the server starts.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum StartupMode {
+    /// Answer the handshake.
     #[default]
     Normal,
     /// Receive `initialize` (logged) and never answer it.
     HangAtInitialize,
     /// Write `stderr` and exit with `exit_code` before speaking MCP.
-    CrashAtStart { stderr: String, exit_code: i32 },
+    CrashAtStart {
+        /// Written to stderr before exiting.
+        stderr: String,
+        /// The process's exit status.
+        exit_code: i32,
+    },
 }
 
 impl Scenario {
+    /// A builder starting from the default scenario (an empty server with the default capabilities).
     pub fn builder() -> ScenarioBuilder {
         ScenarioBuilder::new(Scenario::default())
     }
@@ -461,25 +587,35 @@ impl Scenario {
     }
 }
 
+/// Why a scenario file could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
+    /// The file could not be read.
     #[error(
         "cannot read scenario file {path}: {source}; pass an existing JSON file as argv[1] or COYOTE_FAKE_SCENARIO"
     )]
     Read {
+        /// The scenario file.
         path: PathBuf,
+        /// The read error.
         source: std::io::Error,
     },
+    /// The file is not a valid scenario.
     #[error(
         "invalid scenario file {path}: {source}; see crates/test-support/src/scenario.rs for the schema"
     )]
     Parse {
+        /// The scenario file.
         path: PathBuf,
+        /// What serde rejected, with line and column.
         source: serde_json::Error,
     },
+    /// The file could not be written.
     #[error("cannot write scenario file {path}: {source}")]
     Write {
+        /// The scenario file.
         path: PathBuf,
+        /// The write error.
         source: std::io::Error,
     },
 }

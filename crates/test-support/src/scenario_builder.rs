@@ -23,10 +23,12 @@ impl ScenarioBuilder {
         ScenarioBuilder { scenario }
     }
 
+    /// Sets `serverInfo.name`.
     pub fn server_name(mut self, name: &str) -> Self {
         self.scenario.server_name = name.to_owned();
         self
     }
+    /// Sets the `initialize` instructions.
     pub fn instructions(mut self, text: &str) -> Self {
         self.scenario.instructions = Some(text.to_owned());
         self
@@ -37,18 +39,22 @@ impl ScenarioBuilder {
         self
     }
 
+    /// Sets the advertised capabilities.
     pub fn capabilities(mut self, caps: Capabilities) -> Self {
         self.scenario.capabilities = caps;
         self
     }
+    /// Lists `size` items per page.
     pub fn page_size(mut self, size: usize) -> Self {
         self.scenario.page_size = Some(size);
         self
     }
+    /// Sets how `nextCursor` behaves.
     pub fn pagination(mut self, mode: PaginationMode) -> Self {
         self.scenario.pagination = mode;
         self
     }
+    /// Sets the counts of generated items.
     pub fn generated(mut self, generated: Generated) -> Self {
         self.scenario.generated = generated;
         self
@@ -84,10 +90,12 @@ impl ScenarioBuilder {
             behavior,
         })
     }
+    /// Adds a tool as given.
     pub fn tool_spec(mut self, spec: ToolSpec) -> Self {
         self.scenario.tools.push(spec);
         self
     }
+    /// Adds a resource with a MIME type that fits `body` and a default description.
     pub fn resource(self, uri: &str, name: &str, body: ResourceBody) -> Self {
         let mime_type = match &body {
             ResourceBody::Text { .. } => Some("text/plain"),
@@ -108,6 +116,7 @@ impl ScenarioBuilder {
             body,
         })
     }
+    /// Adds a resource as given.
     pub fn resource_spec(mut self, spec: ResourceSpec) -> Self {
         self.scenario.resources.push(spec);
         self
@@ -124,10 +133,12 @@ impl ScenarioBuilder {
         });
         self
     }
+    /// Adds a prompt.
     pub fn prompt(mut self, spec: PromptSpec) -> Self {
         self.scenario.prompts.push(spec);
         self
     }
+    /// Offers `values` when `argument` of `target` is completed.
     pub fn completion(mut self, target: CompletionTarget, argument: &str, values: &[&str]) -> Self {
         self.scenario.completions.push(CompletionSpec {
             target,
@@ -136,22 +147,27 @@ impl ScenarioBuilder {
         });
         self
     }
+    /// Sets whether `completion/complete` answers.
     pub fn completion_mode(mut self, mode: CompletionMode) -> Self {
         self.scenario.completion_mode = mode;
         self
     }
+    /// Sets the start-up behaviour.
     pub fn startup(mut self, startup: Startup) -> Self {
         self.scenario.startup = startup;
         self
     }
+    /// Sets only the start-up mode (normal, hang, crash).
     pub fn startup_mode(mut self, mode: StartupMode) -> Self {
         self.scenario.startup.mode = mode;
         self
     }
+    /// Appends events to `path` instead of the default log.
     pub fn event_log(mut self, path: &Path) -> Self {
         self.scenario.event_log = Some(path.to_owned());
         self
     }
+    /// The scenario as built.
     pub fn build(self) -> Scenario {
         self.scenario
     }

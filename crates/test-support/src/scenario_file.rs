@@ -25,8 +25,11 @@ pub const SCENARIO_ENV: &str = "COYOTE_FAKE_SCENARIO";
 /// A scenario on disk and the event log its server appends to.
 #[derive(Debug, Clone)]
 pub struct ScenarioFile {
+    /// The scenario JSON file the binary reads.
     pub path: PathBuf,
+    /// The JSON-lines event log the server appends to.
     pub event_log: PathBuf,
+    /// The scenario that was written.
     pub scenario: Scenario,
 }
 

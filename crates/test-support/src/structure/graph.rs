@@ -10,7 +10,9 @@ use std::path::PathBuf;
 /// Where an edge was written.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EdgeSite {
+    /// The file, relative to the tree the crate was read from.
     pub file: PathBuf,
+    /// The line it is on (1-based).
     pub line: usize,
     /// The path as written (`crate::runtime::ServerState`).
     pub path: String,
@@ -31,6 +33,7 @@ pub struct ModuleGraph {
 }
 
 impl ModuleGraph {
+    /// A graph of `nodes` with no edges yet.
     pub fn new(nodes: BTreeSet<String>) -> Self {
         ModuleGraph {
             nodes,
@@ -54,6 +57,7 @@ impl ModuleGraph {
         }
     }
 
+    /// Every top-level module, imported or not.
     pub fn nodes(&self) -> &BTreeSet<String> {
         &self.nodes
     }
@@ -247,15 +251,20 @@ impl ModuleGraph {
 /// One edge of a reported cycle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CycleEdge {
+    /// The importing module.
     pub from: String,
+    /// The imported module.
     pub to: String,
+    /// Every place the import is written.
     pub sites: Vec<EdgeSite>,
 }
 
 /// An import cycle: `modules[0] → modules[1] → … → modules[0]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cycle {
+    /// The modules on the cycle, in order.
     pub modules: Vec<String>,
+    /// The edges that close the cycle, with where each is written.
     pub edges: Vec<CycleEdge>,
     /// Every module of the strongly connected component the cycle was found in.
     pub component: BTreeSet<String>,
@@ -286,35 +295,52 @@ pub struct Floors {
     /// `(floor name, its modules)`, lowest floor first. Modules of one floor may import each
     /// other (cycles are checked separately).
     pub floors: Vec<(&'static str, Vec<&'static str>)>,
+    /// Upward imports tolerated, each with its reason.
     pub allowed: Vec<AllowedUpward>,
 }
 
 /// An upward import tolerated for a stated reason.
 #[derive(Debug, Clone)]
 pub struct AllowedUpward {
+    /// The importing module (lower floor).
     pub from: &'static str,
+    /// The imported module (higher floor).
     pub to: &'static str,
+    /// Why the import is tolerated for now.
     pub reason: &'static str,
 }
 
 /// A way a crate breaks its floors.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FloorViolation {
+    /// A module imports one on a higher floor.
     Upward {
+        /// The importing module.
         from: String,
+        /// Its floor.
         from_floor: String,
+        /// The imported module.
         to: String,
+        /// Its floor.
         to_floor: String,
+        /// Where the import is written.
         sites: Vec<EdgeSite>,
     },
+    /// A top-level module that no floor lists.
     Unplaced {
+        /// The module's name.
         module: String,
     },
+    /// The floor table names a module the crate does not have.
     UnknownModule {
+        /// The name in the table.
         module: String,
     },
+    /// An allowed upward import that no longer exists.
     StaleAllowance {
+        /// The allowance's importing module.
         from: String,
+        /// The allowance's imported module.
         to: String,
     },
 }

@@ -34,10 +34,12 @@ pub trait SourceTree {
 /// Sources on disk, under `base`; paths (and so the reported sites) are relative to it.
 #[derive(Debug, Clone, Default)]
 pub struct FsTree {
+    /// The directory the relative paths start from (the workspace root in the tests).
     pub base: PathBuf,
 }
 
 impl FsTree {
+    /// A tree rooted at `base`.
     pub fn new(base: impl Into<PathBuf>) -> Self {
         FsTree { base: base.into() }
     }
@@ -74,16 +76,24 @@ impl SourceTree for MemTree {
 /// Why a crate could not be scanned.
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
+    /// A file could not be read.
     #[error("cannot read {}; is the crate root path right?", path.display())]
-    Unreadable { path: PathBuf },
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A `mod` declaration has no file.
     #[error(
         "`mod {module}` is declared in {} but none of {} exists",
         declared_in.display(),
         tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
     )]
     MissingModule {
+        /// The file with the declaration.
         declared_in: PathBuf,
+        /// The module declared.
         module: String,
+        /// The files looked for.
         tried: Vec<PathBuf>,
     },
 }

@@ -22,7 +22,9 @@ pub enum Tok {
 /// A token and the line it starts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
+    /// The token.
     pub tok: Tok,
+    /// The line it starts on (1-based).
     pub line: usize,
 }
 
