@@ -6,7 +6,9 @@
     clippy::expect_used,
     clippy::print_stdout,
     clippy::print_stderr,
-    reason = "a benchmark: it stops at the first failed setup step and prints its own notes"
+    missing_docs,
+    reason = "a benchmark: it stops at the first failed setup step, prints its own notes, and \
+              criterion_group! declares an undocumented pub fn"
 )]
 
 use base64::Engine as _;

@@ -14,13 +14,18 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CatalogKind {
+    /// A tool (`tools/list`).
     Tool,
+    /// A resource (`resources/list`).
     Resource,
+    /// A resource template (`resources/templates/list`).
     ResourceTemplate,
+    /// A prompt (`prompts/list`).
     Prompt,
 }
 
 impl CatalogKind {
+    /// Every kind, in the order catalogs list them.
     pub const ALL: [CatalogKind; 4] = [
         CatalogKind::Tool,
         CatalogKind::Resource,
@@ -28,6 +33,7 @@ impl CatalogKind {
         CatalogKind::Prompt,
     ];
 
+    /// The kind's snake_case name, as serialised and as `parse` reads it.
     pub fn as_str(self) -> &'static str {
         match self {
             CatalogKind::Tool => "tool",
@@ -59,17 +65,25 @@ impl std::fmt::Display for CatalogKind {
 /// resource URI, template `uriTemplate` or prompt name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CatalogItem {
+    /// What the item is.
     pub kind: CatalogKind,
+    /// Its key within the kind: tool name, resource URI, template `uriTemplate` or prompt name.
     pub id: String,
+    /// The item's `name` as the server lists it.
     pub name: String,
+    /// `title`, or for a tool its `title` annotation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The resource URI or template, for resources and templates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
+    /// `mimeType` as listed, for resources and templates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// The declared size in bytes, for resources that give one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     /// Annotations as sent by the server (tool annotations, resource `audience`/`priority`…).
@@ -87,14 +101,20 @@ impl CatalogItem {
 /// A tool as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolInfo {
+    /// The tool's name, as called.
     pub name: String,
+    /// `title` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The `inputSchema` JSON Schema object.
     pub input_schema: Value,
+    /// The `outputSchema` its structured results follow, if declared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+    /// The `annotations` object as sent (hints such as `readOnlyHint`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
 }
@@ -102,16 +122,23 @@ pub struct ToolInfo {
 /// A resource as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceInfo {
+    /// The URI `resources/read` takes.
     pub uri: String,
+    /// The resource's `name`.
     pub name: String,
+    /// `title` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// `mimeType` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// The declared size in bytes, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
+    /// The `annotations` object as sent (audience, priority).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
 }
@@ -119,14 +146,20 @@ pub struct ResourceInfo {
 /// A resource template as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceTemplateInfo {
+    /// The RFC 6570 template, e.g. `file:///{path}`.
     pub uri_template: String,
+    /// The template's `name`.
     pub name: String,
+    /// `title` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// `mimeType` of what it reads to, if declared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// The `annotations` object as sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
 }
@@ -134,28 +167,39 @@ pub struct ResourceTemplateInfo {
 /// A prompt as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptInfo {
+    /// The prompt's name, as `prompts/get` takes it.
     pub name: String,
+    /// `title` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The arguments it takes, in the listed order.
     pub arguments: Vec<PromptArgumentInfo>,
 }
 
+/// One argument of a prompt, as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptArgumentInfo {
+    /// The argument's name.
     pub name: String,
+    /// `title` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description` as listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Whether `prompts/get` needs it.
     pub required: bool,
 }
 
 /// A server's unified catalog; `warnings` name the kinds (or items) that could not be listed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Catalog {
+    /// Every item that could be listed, tools first, then resources, templates and prompts.
     pub items: Vec<CatalogItem>,
+    /// One line per kind (or item) that could not be listed, for the user.
     pub warnings: Vec<String>,
 }
 

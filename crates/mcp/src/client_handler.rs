@@ -39,7 +39,9 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// A server's form elicitation, converted to our types.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElicitationRequest {
+    /// The configured name of the server asking.
     pub server: String,
+    /// The server's message to the user.
     pub message: String,
     /// The `requestedSchema` object (flat properties of primitive/enum types).
     pub requested_schema: serde_json::Value,
@@ -50,13 +52,16 @@ pub struct ElicitationRequest {
 pub enum ElicitationResponse {
     /// Submit these values (must match the requested schema).
     Accept(serde_json::Map<String, serde_json::Value>),
+    /// The user declined to answer.
     Decline,
+    /// The user dismissed the question without choosing.
     Cancel,
 }
 
 /// Asks the user for the values a server requested. Implemented by the embedder (the REPL);
 /// [`DeclineElicitation`] is the default.
 pub trait ElicitationHook: Send + Sync + 'static {
+    /// Asks the user; the future resolves with the answer (never fails: a problem is a cancel).
     fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'_, ElicitationResponse>;
 }
 
@@ -74,8 +79,11 @@ impl ElicitationHook for DeclineElicitation {
 /// How often each list changed, per the server's `list_changed` notifications.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListGenerations {
+    /// `notifications/tools/list_changed` count.
     pub tools: u64,
+    /// `notifications/resources/list_changed` count.
     pub resources: u64,
+    /// `notifications/prompts/list_changed` count.
     pub prompts: u64,
     /// `notifications/resources/updated` count.
     pub resource_updates: u64,
@@ -113,7 +121,9 @@ impl Generations {
 /// Identity we send in `initialize`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientIdentity {
+    /// `clientInfo.name`.
     pub name: String,
+    /// `clientInfo.version`.
     pub version: String,
 }
 

@@ -9,60 +9,98 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResourceContent {
+    /// A text item.
     Text {
+        /// The resource's URI.
         uri: String,
+        /// `mimeType`, if the server sent one.
         mime_type: Option<String>,
+        /// The text.
         text: String,
     },
+    /// A binary item.
     Blob {
+        /// The resource's URI.
         uri: String,
+        /// `mimeType`, if the server sent one.
         mime_type: Option<String>,
         /// The server's base64 — or, for a big blob the stdio transport decoded while it
         /// arrived, a token standing for it: read it only through `render::decode_blob`.
         blob_base64: String,
     },
     /// Both or neither of `text`/`blob`, or otherwise unparseable: reported, never a panic.
-    Invalid { uri: Option<String>, reason: String },
+    Invalid {
+        /// The item's URI, when it had a readable one.
+        uri: Option<String>,
+        /// What was wrong with it.
+        reason: String,
+    },
 }
 
 /// One content block of a tool result or prompt message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentItem {
+    /// A text block.
     Text {
+        /// The text.
         text: String,
+        /// The block's `annotations` object, if any.
         #[serde(skip_serializing_if = "Option::is_none")]
         annotations: Option<serde_json::Value>,
     },
+    /// An image, still base64.
     Image {
+        /// The image bytes as the server's base64.
         data_base64: String,
+        /// `mimeType`, if the server sent one.
         mime_type: Option<String>,
     },
+    /// An audio clip, still base64.
     Audio {
+        /// The audio bytes as the server's base64.
         data_base64: String,
+        /// `mimeType`, if the server sent one.
         mime_type: Option<String>,
     },
     /// A `resource_link`: the model can follow up with `mcp_read_<server>`.
     ResourceLink {
+        /// The linked resource's URI.
         uri: String,
+        /// `name`, if given.
         name: Option<String>,
+        /// `title`, if given.
         title: Option<String>,
+        /// `description`, if given.
         description: Option<String>,
+        /// `mimeType`, if given.
         mime_type: Option<String>,
+        /// The declared size in bytes, if given.
         size: Option<u64>,
     },
     /// An embedded resource.
-    Resource { resource: ResourceContent },
+    Resource {
+        /// The resource's contents, as `resources/read` would return them.
+        resource: ResourceContent,
+    },
     /// An off-spec block (unknown type, missing field…), kept in place so valid neighbours
     /// still reach the model.
-    Invalid { index: usize, reason: String },
+    Invalid {
+        /// The block's position in the result.
+        index: usize,
+        /// What was wrong with it.
+        reason: String,
+    },
 }
 
 /// A `tools/call` result in our model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallOutcome {
+    /// The content blocks, in order.
     pub content: Vec<ContentItem>,
+    /// `structuredContent`, if the tool returned it.
     pub structured_content: Option<serde_json::Value>,
+    /// `isError`: the tool ran and reports a failure in `content`.
     pub is_error: bool,
 }
 
@@ -71,12 +109,16 @@ pub struct ToolCallOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PromptMessageRole {
+    /// The user's turn.
     User,
+    /// The assistant's turn.
     Assistant,
+    /// A role MCP does not define, kept as sent.
     Other(String),
 }
 
 impl PromptMessageRole {
+    /// The role as shown to people and to the model.
     pub fn label(&self) -> &str {
         match self {
             PromptMessageRole::User => "user",
@@ -86,15 +128,20 @@ impl PromptMessageRole {
     }
 }
 
+/// One message of a `prompts/get` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptMessage {
+    /// Who says it.
     pub role: PromptMessageRole,
+    /// What it says (one content block).
     pub content: ContentItem,
 }
 
 /// A `prompts/get` result in our model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptResult {
+    /// `description` of the result, if any.
     pub description: Option<String>,
+    /// The messages, in order.
     pub messages: Vec<PromptMessage>,
 }

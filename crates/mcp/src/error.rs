@@ -16,7 +16,10 @@ pub enum TimeoutPhase {
     Startup,
     /// One request after startup; an inactivity timeout that progress notifications reset
     /// (`toolTimeoutSec`).
-    Call { method: String },
+    Call {
+        /// The JSON-RPC method of the request.
+        method: String,
+    },
 }
 
 impl fmt::Display for TimeoutPhase {
@@ -32,17 +35,22 @@ impl fmt::Display for TimeoutPhase {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum McpError {
+    /// A deadline passed (startup, or a request's inactivity timeout).
     #[error(
         "MCP server '{server}' timed out during {phase} after {}; {}",
         fmt_duration(*after),
         timeout_hint(phase)
     )]
     Timeout {
+        /// The server's configured name.
         server: String,
+        /// Which deadline.
         phase: TimeoutPhase,
+        /// How long was waited.
         after: Duration,
     },
 
+    /// A message exceeded `MAX_MESSAGE_BYTES`.
     #[error(
         "MCP server '{server}' sent a message too large: {}{} bytes exceeds the limit of {} \
          (MAX_MESSAGE_BYTES); ask for less data (e.g. a smaller page or range)",
@@ -51,90 +59,149 @@ pub enum McpError {
         fmt_bytes(*limit)
     )]
     MessageTooLarge {
+        /// The server's configured name.
         server: String,
+        /// The message's size in bytes (or what was read before giving up).
         size: u64,
+        /// `size` is what was read before stopping, not the whole message.
         size_is_lower_bound: bool,
+        /// The limit in bytes.
         limit: u64,
     },
 
+    /// The server is known but not usable (starting, failed, closed).
     #[error("MCP server '{server}' is not ready ({state}); check `coyote mcp servers`")]
-    ServerNotReady { server: String, state: ServerState },
+    ServerNotReady {
+        /// The server's configured name.
+        server: String,
+        /// Its state.
+        state: ServerState,
+    },
 
+    /// No server of that name is configured.
     #[error(
         "unknown MCP server '{name}'; configured servers: {}",
         known_list(known)
     )]
-    UnknownServer { name: String, known: Vec<String> },
+    UnknownServer {
+        /// The name asked for.
+        name: String,
+        /// The configured names, for the message.
+        known: Vec<String>,
+    },
 
+    /// The server answered with a JSON-RPC error.
     #[error("MCP server '{server}' answered '{method}' with error {code}: {message}")]
     Rpc {
+        /// The server's configured name.
         server: String,
+        /// The JSON-RPC method of the request.
         method: String,
+        /// The JSON-RPC error code.
         code: i32,
+        /// The server's error message.
         message: String,
         /// The error's `data`, boxed to keep `McpError` small.
         data: Option<Box<serde_json::Value>>,
     },
 
+    /// The connection broke or could not be made.
     #[error("MCP server '{server}': connection failed: {message}")]
-    Transport { server: String, message: String },
+    Transport {
+        /// The server's configured name.
+        server: String,
+        /// What failed.
+        message: String,
+    },
 
+    /// The `initialize` handshake failed.
     #[error(
         "MCP server '{server}' failed the initialize handshake: {message}; check that the \
          command/URL points at an MCP server"
     )]
-    Handshake { server: String, message: String },
+    Handshake {
+        /// The server's configured name.
+        server: String,
+        /// Why.
+        message: String,
+    },
 
+    /// The server's reply does not fit the method (a server bug).
     #[error(
         "MCP server '{server}' sent an unexpected reply to '{method}': {message}; this is a \
          server bug, report it to the server's authors"
     )]
     Protocol {
+        /// The server's configured name.
         server: String,
+        /// The JSON-RPC method of the request.
         method: String,
+        /// What was wrong with the reply.
         message: String,
     },
 
+    /// A list repeated a cursor; listing stopped instead of looping.
     #[error(
         "MCP server '{server}' repeated the cursor {cursor:?} while listing {kind}s; the \
          server's pagination is broken (stopped instead of looping forever)"
     )]
     RepeatedCursor {
+        /// The server's configured name.
         server: String,
+        /// The kind being listed.
         kind: CatalogKind,
+        /// The cursor that came back again.
         cursor: String,
     },
 
+    /// A list went past the page limit.
     #[error(
         "MCP server '{server}' returned more than {limit} pages while listing {kind}s; \
          stopped (the server's pagination looks broken)"
     )]
     TooManyPages {
+        /// The server's configured name.
         server: String,
+        /// The kind being listed.
         kind: CatalogKind,
+        /// The page limit.
         limit: usize,
     },
 
+    /// The server lacks the capability asked for.
     #[error("MCP server '{server}': {what} is not supported: {hint}")]
     Unsupported {
+        /// The server's configured name.
         server: String,
+        /// What was asked for.
         what: String,
+        /// What to do instead.
         hint: String,
     },
 
+    /// A stdio server's process could not be started.
     #[error(
         "could not start MCP server '{server}' ({command}): {source}; check that the command \
          is installed and on PATH"
     )]
     Spawn {
+        /// The server's configured name.
         server: String,
+        /// The command, as configured.
         command: String,
+        /// The spawn error.
         #[source]
         source: std::io::Error,
     },
 
+    /// The server's spec is unusable.
     #[error("MCP server '{server}' is misconfigured: {message}")]
-    Config { server: String, message: String },
+    Config {
+        /// The server's configured name.
+        server: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl McpError {

@@ -80,10 +80,12 @@ pub struct ServerLease {
 }
 
 impl ServerLease {
+    /// The server's configured name.
     pub fn name(&self) -> &str {
         self.shared.name()
     }
 
+    /// The server's state now; `Closed` once its runtime forgot it.
     pub fn state(&self) -> ServerState {
         self.shared
             .runtime
@@ -136,13 +138,16 @@ pub struct AgentServers<'a> {
     /// The app's runtime and the names selected from it for this agent (selection already
     /// resolved by the caller, coyote-config's `Selection`).
     pub app: &'a McpRuntime,
+    /// The app servers selected for the agent, by name.
     pub app_selected: Vec<String>,
 }
 
 /// A server the agent asked for that is not in its runtime.
 #[derive(Debug)]
 pub struct AgentServerProblem {
+    /// The server's configured name.
     pub server: String,
+    /// Why it could not be added.
     pub error: McpError,
 }
 
@@ -174,6 +179,7 @@ impl AgentRuntime {
 }
 
 impl McpFactory {
+    /// A factory whose servers all run with `options`.
     pub fn new(options: RuntimeOptions) -> Self {
         McpFactory {
             inner: Arc::new(FactoryInner {

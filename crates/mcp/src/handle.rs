@@ -118,6 +118,7 @@ impl ServerHandle {
         }
     }
 
+    /// The server's configured name.
     pub fn name(&self) -> &str {
         &self.inner.name
     }
@@ -127,6 +128,7 @@ impl ServerHandle {
         self.inner.features.clone()
     }
 
+    /// What the server said about itself in the handshake.
     pub fn info(&self) -> ServerInfo {
         self.inner.info.clone()
     }

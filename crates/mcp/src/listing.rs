@@ -252,18 +252,22 @@ async fn list_all<K: ListKind>(
 }
 
 impl ServerHandle {
+    /// Every tool, all pages (cursor-guarded, at most `MAX_LIST_PAGES` pages).
     pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
         list_all::<Tools>(self).await.map(|(items, _)| items)
     }
 
+    /// Every resource, all pages (cursor-guarded, at most `MAX_LIST_PAGES` pages).
     pub async fn list_resources(&self) -> Result<Vec<ResourceInfo>, McpError> {
         list_all::<Resources>(self).await.map(|(items, _)| items)
     }
 
+    /// Every resource template, all pages (cursor-guarded, at most `MAX_LIST_PAGES` pages).
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplateInfo>, McpError> {
         list_all::<Templates>(self).await.map(|(items, _)| items)
     }
 
+    /// Every prompt, all pages (cursor-guarded, at most `MAX_LIST_PAGES` pages).
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, McpError> {
         list_all::<Prompts>(self).await.map(|(items, _)| items)
     }

@@ -20,19 +20,38 @@ use crate::render::{
 /// A malformed `key=value` line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KvParseError {
+    /// A quote is never closed.
     #[error("unterminated {quote} quote starting at byte {at}; close it with a matching {quote}")]
-    UnterminatedQuote { quote: char, at: usize },
+    UnterminatedQuote {
+        /// The quote character, `"` or `'`.
+        quote: char,
+        /// Byte offset of the opening quote.
+        at: usize,
+    },
+    /// The line ends in an escape with nothing to escape.
     #[error("the line ends with a lone `\\`; escape it as `\\\\`")]
     TrailingBackslash,
+    /// A word has no `=`.
     #[error("{token:?} is not key=value; write it as name=value (quote values with spaces)")]
-    MissingEquals { token: String },
+    MissingEquals {
+        /// The word as written.
+        token: String,
+    },
+    /// The key is empty or holds characters keys may not.
     #[error(
         "{token:?} has an invalid key; keys use letters, digits, `_`, `-` and `.`, then `=` and \
          the value"
     )]
-    BadKey { token: String },
+    BadKey {
+        /// The word as written.
+        token: String,
+    },
+    /// The same key appears twice.
     #[error("argument {key:?} is given twice; give each argument once")]
-    DuplicateKey { key: String },
+    DuplicateKey {
+        /// The repeated key.
+        key: String,
+    },
 }
 
 /// Parses `a=1 title="two words" path='C:\x'` into an ordered map.
@@ -131,14 +150,18 @@ fn split_words(line: &str) -> Result<Vec<String>, KvParseError> {
 /// One declared prompt argument, as far as the required check needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeclaredArgument<'a> {
+    /// The argument's name.
     pub name: &'a str,
+    /// Its description, quoted in the error that says it is missing.
     pub description: Option<&'a str>,
+    /// Whether the prompt needs it.
     pub required: bool,
 }
 
 /// Missing required arguments, or arguments the prompt does not declare.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PromptArgsError {
+    /// Required arguments were not given.
     #[error(
         "prompt {prompt:?} needs {}; pass them in `arguments` (string values)",
         missing.iter().map(|(n, d)| match d {
@@ -147,7 +170,9 @@ pub enum PromptArgsError {
         }).collect::<Vec<_>>().join(", ")
     )]
     MissingRequired {
+        /// The prompt's name.
         prompt: String,
+        /// Each missing argument with its description, in declaration order.
         missing: Vec<(String, Option<String>)>,
     },
 }

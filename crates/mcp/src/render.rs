@@ -51,7 +51,9 @@ pub const RESULT_HANDLE_SCHEME: &str = "coyote-result://";
 /// What the content policy needs to know about the call it renders.
 #[derive(Debug, Clone, Copy)]
 pub struct RenderContext<'a> {
+    /// The server whose content is rendered (names spill directories and handles).
     pub server: &'a str,
+    /// Where binaries and long results are stored.
     pub spill: &'a SpillStore,
     /// The model-visible function that pages a result handle of `server` (`mcp_read_<server>`,
     /// named by `meta`), quoted in truncation hints; rendering never derives names itself.
@@ -61,57 +63,89 @@ pub struct RenderContext<'a> {
 /// A typed render failure. The wording tells the model (or user) what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
+    /// `pattern` is not a valid regular expression.
     #[error(
         "invalid pattern {pattern:?}: {source}. `pattern` is a Rust regular expression (ripgrep \
          syntax): escape special characters such as ( [ . * + ? with a backslash, or drop the \
          pattern to page the whole text"
     )]
     InvalidPattern {
+        /// The pattern as given.
         pattern: String,
+        /// The regex compiler's error.
         #[source]
         source: regex::Error,
     },
+    /// A blob decodes to more than `MAX_BLOB_DECODED_BYTES`.
     #[error(
         "blob too large: it decodes to at least {decoded_bytes} bytes, more than the \
          {MAX_BLOB_DECODED_BYTES}-byte (50 MiB) ceiling MAX_BLOB_DECODED_BYTES; ask the server \
          for a smaller resource"
     )]
-    BlobTooLarge { decoded_bytes: u64 },
+    BlobTooLarge {
+        /// Decoded size reached when decoding stopped.
+        decoded_bytes: u64,
+    },
+    /// A blob is not valid base64.
     #[error("invalid base64 in blob: {detail}; the server sent malformed data")]
-    InvalidBase64 { detail: String },
+    InvalidBase64 {
+        /// Where and why decoding failed.
+        detail: String,
+    },
+    /// A spill file could not be written.
     #[error("cannot write spill file {}: {source}; check the cache directory", path.display())]
     Io {
+        /// The file being written.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// A result handle is malformed.
     #[error(
         "{handle:?} is not a result handle: expected {RESULT_HANDLE_SCHEME} followed by 64 \
          lower-case hex digits, exactly as a truncated tool result gave it"
     )]
-    BadHandle { handle: String },
+    BadHandle {
+        /// The handle as given.
+        handle: String,
+    },
+    /// A result handle's file was evicted from the spill store.
     #[error(
         "result {handle} of server {server:?} is no longer stored (the spill store keeps at most \
          {SPILL_EVICTION_LIMIT_BYTES} bytes, SPILL_EVICTION_LIMIT_BYTES, evicting the oldest); \
          run the tool again"
     )]
-    HandleExpired { handle: String, server: String },
+    HandleExpired {
+        /// The handle as given.
+        handle: String,
+        /// The server it belonged to.
+        server: String,
+    },
 }
 
 /// A spilled binary as the model sees it (D3: self-describing, `sniffed` always false).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SpillObject {
+    /// Always `true`: the bytes are in a file, not in the answer.
     pub spilled: bool,
+    /// Absolute path of the stored file.
     pub path: String,
+    /// The resource URI the blob came from, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
+    /// The MIME type the server declared, if any.
     pub mime_type: Option<String>,
+    /// Always `false`: the type is the server's, never guessed from the bytes.
     pub sniffed: bool,
+    /// Decoded size in bytes.
     pub size_bytes: u64,
+    /// Lower-case hex sha256 of the decoded bytes (also the file's name).
     pub sha256: String,
 }
 
 impl SpillObject {
+    /// The model's view of a stored file.
     pub fn new(file: &SpilledFile, uri: Option<String>, mime_type: Option<String>) -> Self {
         SpillObject {
             spilled: true,

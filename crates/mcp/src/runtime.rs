@@ -35,6 +35,7 @@ pub struct RuntimeOptions {
     pub elicitation: Arc<dyn ElicitationHook>,
     /// Largest accepted message ([`MAX_MESSAGE_BYTES`]; tests use less).
     pub max_message_bytes: usize,
+    /// How long each step of stopping a stdio server may take.
     pub shutdown: ShutdownTimeouts,
 }
 
@@ -103,6 +104,7 @@ impl std::fmt::Debug for McpRuntime {
 }
 
 impl McpRuntime {
+    /// A runtime with no servers yet.
     pub fn new(options: RuntimeOptions) -> Self {
         let connect = ConnectOptions {
             identity: options.client.clone(),
@@ -275,6 +277,7 @@ impl McpRuntime {
         self.slots().iter().map(|s| s.name.clone()).collect()
     }
 
+    /// The state of server `name`; `None` when no such server is registered.
     pub fn state(&self, name: &str) -> Option<ServerState> {
         self.slot(name).map(|s| s.state.get())
     }

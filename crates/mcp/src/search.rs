@@ -13,8 +13,11 @@ use serde::Serialize;
 
 use crate::catalog::{CatalogItem, CatalogKind};
 
+/// Fewest hits a search returns (a smaller `top_k` is raised to it).
 pub const MIN_TOP_K: usize = 1;
+/// Most hits a search returns (a larger `top_k` is lowered to it).
 pub const MAX_TOP_K: usize = 20;
+/// Hits returned when `top_k` is absent.
 pub const DEFAULT_TOP_K: usize = 5;
 /// Descriptions in hits are cut here; `mcp_describe_` returns the whole text.
 pub const HIT_DESCRIPTION_MAX_BYTES: usize = 400;
@@ -38,29 +41,38 @@ pub fn clamp_top_k(requested: Option<u64>) -> usize {
 /// One ranked result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchHit<'a> {
+    /// The catalog item found.
     pub item: &'a CatalogItem,
+    /// Its BM25 score (higher is better).
     pub score: f64,
 }
 
 /// What the model sees for one hit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchHitView {
+    /// The item's kind.
     pub kind: CatalogKind,
+    /// The item's id (tool name, URI, template or prompt name).
     pub id: String,
     /// Only when it differs from `id` (resources: id is the URI).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// `title`, if the item has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `description`, cut at `HIT_DESCRIPTION_MAX_BYTES`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// `mimeType`, for resources and templates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// `annotations`, for tools that declare them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<serde_json::Value>,
 }
 
 impl SearchHit<'_> {
+    /// The hit as the model sees it.
     pub fn view(&self) -> SearchHitView {
         let item = self.item;
         SearchHitView {
@@ -99,6 +111,7 @@ pub struct CatalogIndex<'a> {
 }
 
 impl<'a> CatalogIndex<'a> {
+    /// Indexes `items` (names and titles weigh more than descriptions).
     pub fn new(items: &'a [CatalogItem]) -> Self {
         let mut index = CatalogIndex {
             items,

@@ -17,10 +17,13 @@ use tokio::sync::watch;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", content = "reason", rename_all = "snake_case")]
 pub enum ServerState {
+    /// Connecting and handshaking.
     Starting,
+    /// Handshake done; requests are served.
     Ready,
     /// Why it failed, including the stderr tail of a stdio server.
     Failed(String),
+    /// Shut down, or never to be used again.
     Closed,
 }
 
@@ -86,9 +89,11 @@ impl StateCell {
 /// A row of `coyote mcp servers`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerStatus {
+    /// The server's configured name.
     pub name: String,
     /// `stdio`, `http`, `sse`.
     pub transport: String,
+    /// Its state.
     pub state: ServerState,
     /// Present once the server is (or was) Ready.
     pub info: Option<ServerInfo>,
@@ -97,14 +102,23 @@ pub struct ServerStatus {
 /// Capability flags a server advertised in `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerCapabilityFlags {
+    /// `tools` was advertised.
     pub tools: bool,
+    /// `tools.listChanged` was advertised.
     pub tools_list_changed: bool,
+    /// `resources` was advertised.
     pub resources: bool,
+    /// `resources.subscribe` was advertised.
     pub resources_subscribe: bool,
+    /// `resources.listChanged` was advertised.
     pub resources_list_changed: bool,
+    /// `prompts` was advertised.
     pub prompts: bool,
+    /// `prompts.listChanged` was advertised.
     pub prompts_list_changed: bool,
+    /// `completions` was advertised.
     pub completions: bool,
+    /// `logging` was advertised.
     pub logging: bool,
 }
 
@@ -113,10 +127,15 @@ pub struct ServerCapabilityFlags {
 pub struct ServerInfo {
     /// The negotiated protocol version (what the server answered).
     pub protocol_version: Option<String>,
+    /// `serverInfo.name`.
     pub server_name: Option<String>,
+    /// `serverInfo.version`.
     pub server_version: Option<String>,
+    /// `serverInfo.title`.
     pub server_title: Option<String>,
+    /// `instructions` of the `initialize` result.
     pub instructions: Option<String>,
+    /// The capabilities advertised.
     pub capabilities: ServerCapabilityFlags,
     /// `stdio`, `http`.
     pub transport: String,
@@ -128,11 +147,17 @@ pub struct ServerInfo {
 /// means the handshake result was unavailable: invoke is then emitted anyway (fail-open).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct McpServerFeatures {
+    /// The server's configured name.
     pub name: String,
+    /// It offers tools.
     pub tools: bool,
+    /// It offers resources.
     pub resources: bool,
+    /// It offers prompts.
     pub prompts: bool,
+    /// It offers argument completion.
     pub completions: bool,
+    /// No handshake result was available, so the flags are guesses.
     pub peer_info_missing: bool,
 }
 
@@ -148,6 +173,7 @@ pub struct ShutdownTimeouts {
 }
 
 impl ShutdownTimeouts {
+    /// The bounds used unless the embedder sets others.
     pub const DEFAULT: ShutdownTimeouts = ShutdownTimeouts {
         after_stdin_close: Duration::from_secs(2),
         after_sigterm: Duration::from_secs(2),

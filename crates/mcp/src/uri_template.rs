@@ -18,33 +18,59 @@ const LEVEL1_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
 /// Why a template cannot be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TemplateError {
+    /// A Level 2+ expression (operator, modifier or list).
     #[error(
         "template {template:?} uses `{{{expression}}}`, an RFC 6570 {feature} (Level 2 or higher); \
          only Level 1 `{{name}}` placeholders are expanded. Expand the URI yourself and pass it \
          as `uri` without `arguments`"
     )]
     Unsupported {
+        /// The template.
         template: String,
+        /// The expression, without braces.
         expression: String,
+        /// What the expression uses, e.g. reserved expansion `+`.
         feature: &'static str,
     },
+    /// A `{` is never closed.
     #[error("template {template:?} has an unclosed `{{` at byte {at}; close it with `}}`")]
-    Unclosed { template: String, at: usize },
+    Unclosed {
+        /// The template.
+        template: String,
+        /// Byte offset of the `{`.
+        at: usize,
+    },
+    /// A `}` has no `{`.
     #[error("template {template:?} has a `}}` without an opening `{{` at byte {at}")]
-    StrayClose { template: String, at: usize },
+    StrayClose {
+        /// The template.
+        template: String,
+        /// Byte offset of the `}`.
+        at: usize,
+    },
+    /// A variable name holds characters names may not.
     #[error(
         "template {template:?} has an invalid variable name {name:?}; names use letters, digits, \
          `_`, `.` and %-escapes"
     )]
-    BadName { template: String, name: String },
+    BadName {
+        /// The template.
+        template: String,
+        /// The name as written.
+        name: String,
+    },
+    /// Variables have no value.
     #[error(
         "template {template:?} needs {}; pass them in `arguments` (given: {})",
         list(missing),
         if provided.is_empty() { "none".to_string() } else { list(provided) }
     )]
     MissingVariables {
+        /// The template.
         template: String,
+        /// The variables without a value.
         missing: Vec<String>,
+        /// The names that were given.
         provided: Vec<String>,
     },
 }
@@ -71,6 +97,7 @@ pub struct UriTemplate {
 }
 
 impl UriTemplate {
+    /// Parses a Level 1 template (`{name}` placeholders only).
     pub fn parse(template: &str) -> Result<Self, TemplateError> {
         let mut parts = Vec::new();
         let mut literal = String::new();
@@ -115,6 +142,7 @@ impl UriTemplate {
         })
     }
 
+    /// The template as given.
     pub fn as_str(&self) -> &str {
         &self.source
     }

@@ -569,7 +569,7 @@ pub enum StartupMode {
 }
 
 impl Scenario {
-    /// A builder starting from the default scenario (an empty server with the default capabilities).
+    /// A builder starting from the default scenario (an empty server, default capabilities).
     pub fn builder() -> ScenarioBuilder {
         ScenarioBuilder::new(Scenario::default())
     }

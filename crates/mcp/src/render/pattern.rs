@@ -34,13 +34,18 @@ const SCAN_WINDOW_BYTES: usize = 64 * 1024;
 /// Why [`LineFilter::filter_reader`] stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum FilterReadError {
+    /// Reading failed.
     #[error("reading the text to filter failed: {0}")]
     Io(#[from] io::Error),
+    /// The text is not UTF-8.
     #[error(
         "the text to filter is not valid UTF-8 (first invalid byte at offset {offset}); the \
          pattern filter only reads text"
     )]
-    NotUtf8 { offset: u64 },
+    NotUtf8 {
+        /// Byte offset of the first invalid byte.
+        offset: u64,
+    },
 }
 
 /// A compiled line filter.
@@ -56,6 +61,7 @@ impl LineFilter {
         Ok(LineFilter { regex })
     }
 
+    /// The pattern as compiled.
     pub fn pattern(&self) -> &str {
         self.regex.as_str()
     }

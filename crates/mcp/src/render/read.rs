@@ -43,6 +43,7 @@ impl ReadOptions {
         Ok(self)
     }
 
+    /// Starts the page at byte `offset` (rounded forward to a character boundary).
     pub fn with_offset(mut self, offset: u64) -> Self {
         self.offset = usize::try_from(offset).unwrap_or(usize::MAX);
         self
@@ -56,14 +57,17 @@ impl ReadOptions {
         self
     }
 
+    /// Byte offset the page starts at.
     pub fn offset(&self) -> usize {
         self.offset
     }
 
+    /// Largest page, in bytes.
     pub fn max_bytes(&self) -> usize {
         self.max_bytes
     }
 
+    /// The line filter's pattern, if one is set.
     pub fn pattern(&self) -> Option<&str> {
         self.filter.as_ref().map(LineFilter::pattern)
     }
@@ -72,11 +76,17 @@ impl ReadOptions {
 /// One page of text as the model sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RenderedText {
+    /// The resource URI (or result handle) the text came from.
     pub uri: String,
+    /// The MIME type the server declared, if any.
     pub mime_type: Option<String>,
+    /// This page of the text.
     pub text: String,
+    /// More text follows this page.
     pub truncated: bool,
+    /// Size in bytes of the whole text (after the filter, if any).
     pub total_bytes: usize,
+    /// Offset to pass for the next page; `None` on the last page.
     pub next_offset: Option<usize>,
     /// The filter applied; offsets and sizes then refer to the filtered output.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -136,6 +136,7 @@ pub struct TempSpill {
 }
 
 impl TempSpill {
+    /// Appends `bytes` to the file.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), RenderError> {
         self.file
             .write_all(bytes)
@@ -156,8 +157,11 @@ impl Drop for TempSpill {
 /// A stored file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpilledFile {
+    /// Where the file is stored.
     pub path: PathBuf,
+    /// Lower-case hex sha256 of its bytes.
     pub sha256: String,
+    /// Its size in bytes.
     pub size_bytes: u64,
 }
 
@@ -177,10 +181,12 @@ impl SpillStore {
         self
     }
 
+    /// The directory the store lives in.
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// The directory holding `server`'s files (its name made safe for a path).
     pub fn server_dir(&self, server: &str) -> PathBuf {
         self.root.join(sanitise_server(server))
     }

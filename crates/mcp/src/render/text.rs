@@ -7,15 +7,18 @@ use super::MAX_BYTES_CLAMP;
 /// One page of a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextPage<'a> {
+    /// The page's text.
     pub text: &'a str,
     /// Where the page starts after rounding the requested offset forward.
     pub offset: usize,
+    /// Size in bytes of the whole text.
     pub total_bytes: usize,
     /// `Some(end)` while text remains after this page.
     pub next_offset: Option<usize>,
 }
 
 impl TextPage<'_> {
+    /// Text remains after this page.
     pub fn truncated(&self) -> bool {
         self.next_offset.is_some()
     }
