@@ -68,15 +68,23 @@ fn kind(value: &Value) -> &'static str {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Server {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// Display name.
     pub name: Option<String>,
+    /// IP address or host name Coolify connects to.
     pub ip: Option<String>,
+    /// Status text as Coolify reports it.
     pub status: Option<String>,
+    /// Whether Coolify could reach it over SSH at the last check.
     pub is_reachable: Option<bool>,
+    /// Whether it is validated and can run resources.
     pub is_usable: Option<bool>,
     /// Present on the detail view when a proxy update exists (`{current, latest, …}`).
     pub traefik_outdated_info: Option<Value>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -85,9 +93,13 @@ pub struct Server {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Destination {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// Numeric id of the server it belongs to.
     pub server_id: Option<IdLike>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -96,19 +108,29 @@ pub struct Destination {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Application {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// Display name.
     pub name: Option<String>,
+    /// Status text, e.g. `running:healthy` or `exited:unhealthy`.
     pub status: Option<String>,
     /// Comma-separated URLs.
     pub fqdn: Option<String>,
+    /// The Git repository it builds from.
     pub git_repository: Option<String>,
+    /// The branch it builds.
     pub git_branch: Option<String>,
+    /// Numeric id of its environment.
     pub environment_id: Option<IdLike>,
+    /// The Docker destination it runs on, when the answer nests it.
     pub destination: Option<Destination>,
     /// Not on `GET /applications` (API gotcha) but sometimes on the detail view.
     pub server_uuid: Option<String>,
+    /// UUID of its project, when given.
     pub project_uuid: Option<String>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -117,14 +139,22 @@ pub struct Application {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Database {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// Display name.
     pub name: Option<String>,
+    /// Status text as Coolify reports it.
     pub status: Option<String>,
+    /// The database engine as `type`, e.g. `standalone-postgresql`.
     #[serde(rename = "type")]
     pub kind: Option<String>,
+    /// The engine under its other key, `database_type`, on some versions.
     pub database_type: Option<String>,
+    /// Numeric id of its environment.
     pub environment_id: Option<IdLike>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -133,13 +163,20 @@ pub struct Database {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Service {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// Display name.
     pub name: Option<String>,
+    /// Status text as Coolify reports it.
     pub status: Option<String>,
+    /// The service template it was created from, as `type`.
     #[serde(rename = "type")]
     pub kind: Option<String>,
+    /// Numeric id of its environment.
     pub environment_id: Option<IdLike>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -148,11 +185,17 @@ pub struct Service {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Environment {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// Name, e.g. `production`.
     pub name: Option<String>,
+    /// Numeric id of its project.
     pub project_id: Option<IdLike>,
+    /// Description, if set.
     pub description: Option<String>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -161,12 +204,17 @@ pub struct Environment {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Project {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// Display name.
     pub name: Option<String>,
+    /// Description, if set.
     pub description: Option<String>,
     /// `None` when the field is absent (the batch tools must then refuse, SPEC §2.3).
     pub environments: Option<Vec<Environment>>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -175,13 +223,21 @@ pub struct Project {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EnvVar {
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// The variable's name.
     pub key: Option<String>,
+    /// Its value as the API shows it (possibly masked or unresolved).
     pub value: Option<Value>,
+    /// Its value with references resolved, when the API sends it.
     pub real_value: Option<Value>,
+    /// Available at build time.
     pub is_buildtime: Option<bool>,
+    /// Available at run time.
     pub is_runtime: Option<bool>,
+    /// Used for preview deployments only.
     pub is_preview: Option<bool>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -190,20 +246,33 @@ pub struct EnvVar {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Deployment {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by (some endpoints).
     pub uuid: Option<String>,
+    /// The deployment's UUID (other endpoints).
     pub deployment_uuid: Option<String>,
+    /// Numeric id of the application deployed.
     pub application_id: Option<IdLike>,
+    /// UUID of the application deployed.
     pub application_uuid: Option<String>,
+    /// Name of the application deployed.
     pub application_name: Option<String>,
+    /// Name of the server it runs on.
     pub server_name: Option<String>,
+    /// Status, e.g. `queued`, `in_progress`, `finished`, `failed`.
     pub status: Option<String>,
+    /// The commit deployed, if known.
     pub commit: Option<String>,
+    /// When it was queued.
     pub created_at: Option<String>,
+    /// When it last changed.
     pub updated_at: Option<String>,
+    /// When it ended, once it has.
     pub finished_at: Option<String>,
     /// A JSON-array string of `{output, timestamp, hidden}` entries, or plain text.
     pub logs: Option<String>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -214,7 +283,9 @@ pub struct Deployment {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DeploymentList {
+    /// Total deployments of the application, when the answer has it.
     pub count: Option<u64>,
+    /// The page of deployments, as sent.
     pub deployments: Vec<Value>,
 }
 
@@ -222,9 +293,13 @@ pub struct DeploymentList {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TriggeredDeployment {
+    /// Coolify's message about the deployment it started.
     pub message: Option<String>,
+    /// UUID of the resource being deployed.
     pub resource_uuid: Option<String>,
+    /// UUID of the new deployment.
     pub deployment_uuid: Option<String>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -233,7 +308,9 @@ pub struct TriggeredDeployment {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DeployResponse {
+    /// One entry per deployment started.
     pub deployments: Vec<TriggeredDeployment>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -242,12 +319,18 @@ pub struct DeployResponse {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ResourceRow {
+    /// Numeric database id.
     pub id: Option<IdLike>,
+    /// The UUID the API addresses it by.
     pub uuid: Option<String>,
+    /// Display name.
     pub name: Option<String>,
+    /// The kind of resource, as `type` (`application`, `service`, `standalone-redis`, …).
     #[serde(rename = "type")]
     pub kind: Option<String>,
+    /// Status: a string, or an object on some versions.
     pub status: Option<Value>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -256,8 +339,11 @@ pub struct ResourceRow {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ServerDomains {
+    /// The server IP the domains point at.
     pub ip: Option<String>,
+    /// The domains served from that IP.
     pub domains: Vec<String>,
+    /// Every field not named above, as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

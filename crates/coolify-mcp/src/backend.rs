@@ -26,13 +26,18 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// HTTP methods the tools use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpMethod {
+    /// `GET`.
     Get,
+    /// `POST`.
     Post,
+    /// `PATCH`.
     Patch,
+    /// `DELETE`.
     Delete,
 }
 
 impl HttpMethod {
+    /// The method's name as sent on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
             HttpMethod::Get => "GET",
@@ -56,21 +61,26 @@ pub enum Seg {
 /// change the route.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Path {
+    /// The path segments below `/api/v1`, in order.
     pub segments: Vec<Seg>,
+    /// Query pairs, in order; values are percent-encoded when written.
     pub query: Vec<(&'static str, String)>,
 }
 
 impl Path {
+    /// A path whose first segment is `first`.
     pub fn new(first: &'static str) -> Self {
         Self {
             segments: vec![Seg::Lit(first)],
             query: Vec::new(),
         }
     }
+    /// Appends a fixed segment.
     pub fn lit(mut self, segment: &'static str) -> Self {
         self.segments.push(Seg::Lit(segment));
         self
     }
+    /// Appends a caller-supplied id as exactly one encoded segment.
     pub fn id(mut self, id: &str) -> Self {
         self.segments.push(Seg::Id(id.to_string()));
         self
@@ -113,12 +123,16 @@ impl fmt::Display for Path {
 /// One request relative to `{base}/api/v1`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiRequest {
+    /// The HTTP method.
     pub method: HttpMethod,
+    /// The path and query below `/api/v1`.
     pub path: Path,
+    /// The JSON body, if any.
     pub body: Option<Value>,
 }
 
 impl ApiRequest {
+    /// A `GET` of `path`.
     pub fn get(path: Path) -> Self {
         Self {
             method: HttpMethod::Get,
@@ -126,6 +140,7 @@ impl ApiRequest {
             body: None,
         }
     }
+    /// A request with any method and optional JSON body.
     pub fn new(method: HttpMethod, path: Path, body: Option<Value>) -> Self {
         Self { method, path, body }
     }
@@ -136,11 +151,14 @@ impl ApiRequest {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ApiError {
+    /// The HTTP status, when a response arrived.
     pub status: Option<u16>,
+    /// The complete user-facing text.
     pub message: String,
 }
 
 impl ApiError {
+    /// An error with `status` (if any) and the user-facing `message`.
     pub fn new(status: Option<u16>, message: impl Into<String>) -> Self {
         Self {
             status,

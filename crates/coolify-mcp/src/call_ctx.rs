@@ -72,7 +72,9 @@ impl Default for Timing {
 /// guarded operation when it cannot be (SPEC §6.2). `crate::confirm` acts on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Confirmation {
+    /// Whether asking the client is allowed at all.
     pub elicitation: ElicitationSetting,
+    /// What to do when the client cannot be asked.
     pub human: HumanPolicy,
 }
 
@@ -84,8 +86,11 @@ pub struct CallCtx<'a> {
     pub instance: &'a Instance,
     /// Every configured instance (`list_instances`).
     pub instances: &'a Instances,
+    /// Fleet and read-only flags of this server.
     pub mode: Mode,
+    /// Deadlines and intervals of long-running operations.
     pub timing: &'a Timing,
+    /// How guarded operations are confirmed.
     pub confirmation: Confirmation,
     /// The calling client: progress notifications and elicitation requests go here.
     pub peer: Peer<RoleServer>,

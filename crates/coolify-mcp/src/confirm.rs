@@ -30,8 +30,11 @@ use crate::config::{ElicitationSetting, HumanPolicy};
 /// Why an operation did not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
+    /// The client cannot be asked and the policy requires a human.
     NoElicitation,
+    /// The user declined.
     Declined,
+    /// The user dismissed the question, or it timed out.
     Cancelled,
 }
 

@@ -27,8 +27,11 @@ use crate::server::CoolifyServer;
 
 /// A running HTTP server.
 pub struct HttpHandle {
+    /// The address actually bound (the port is real even when 0 was asked for).
     pub addr: SocketAddr,
+    /// Cancel to stop serving.
     pub shutdown: CancellationToken,
+    /// The serving task; ends after shutdown or on an I/O error.
     pub task: JoinHandle<std::io::Result<()>>,
 }
 

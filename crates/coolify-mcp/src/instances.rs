@@ -18,12 +18,14 @@ use crate::sanitize::{Reveal, sanitized};
 
 /// One configured instance.
 pub struct Instance {
+    /// Its configuration.
     pub spec: InstanceSpec,
     backend: OnceLock<Arc<dyn Backend>>,
     factory: BackendFactory,
 }
 
 impl Instance {
+    /// The instance's configured name.
     pub fn name(&self) -> &str {
         &self.spec.name
     }
@@ -42,7 +44,9 @@ impl Instance {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("Unknown instance \"{}\". Configured instances: {}", clip(.name, 40), .known.join(", "))]
 pub struct UnknownInstance {
+    /// The name asked for.
     pub name: String,
+    /// The configured names, default first.
     pub known: Vec<String>,
 }
 
@@ -52,6 +56,7 @@ pub struct Instances {
 }
 
 impl Instances {
+    /// The instances of `specs` (the first is the default), each with a lazily built client.
     pub fn new(specs: Vec<InstanceSpec>, factory: BackendFactory) -> Self {
         let list = specs
             .into_iter()
@@ -64,18 +69,22 @@ impl Instances {
         Self { list }
     }
 
+    /// More than one instance is configured (fleet mode).
     pub fn is_fleet(&self) -> bool {
         self.list.len() > 1
     }
 
+    /// Every instance, default first.
     pub fn all(&self) -> &[Instance] {
         &self.list
     }
 
+    /// The first configured instance, used when a call names none.
     pub fn default_instance(&self) -> &Instance {
         &self.list[0]
     }
 
+    /// The configured names, default first.
     pub fn names(&self) -> Vec<String> {
         self.list.iter().map(|i| i.spec.name.clone()).collect()
     }
@@ -107,6 +116,7 @@ pub struct Client {
 }
 
 impl Client {
+    /// A client over `backend`.
     pub fn new(backend: Arc<dyn Backend>) -> Self {
         Self { backend }
     }
@@ -144,6 +154,7 @@ impl Client {
             .await
     }
 
+    /// The instance's Coolify version (`GET /version`).
     pub async fn version(&self) -> Result<String, ApiError> {
         self.backend.version().await
     }

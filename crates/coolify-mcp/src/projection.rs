@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
+/// Keys of a server in `list_servers` summaries.
 pub const SERVER: &[&str] = &["uuid", "name", "ip", "status", "is_reachable"];
+/// Keys of an application in `list_applications` summaries.
 pub const APPLICATION: &[&str] = &[
     "uuid",
     "name",
@@ -12,7 +14,9 @@ pub const APPLICATION: &[&str] = &[
     "git_repository",
     "git_branch",
 ];
+/// Keys of a service in `list_services` summaries.
 pub const SERVICE: &[&str] = &["uuid", "name", "type", "status", "domains"];
+/// Keys of a deployment in deployment lists.
 pub const DEPLOYMENT_LIST: &[&str] = &[
     "uuid",
     "deployment_uuid",
@@ -20,7 +24,9 @@ pub const DEPLOYMENT_LIST: &[&str] = &[
     "status",
     "created_at",
 ];
+/// Keys of a project in `list_projects` summaries.
 pub const PROJECT: &[&str] = &["uuid", "name", "description"];
+/// Keys of an environment variable in `get_application` summaries.
 pub const APP_ENV: &[&str] = &[
     "uuid",
     "key",

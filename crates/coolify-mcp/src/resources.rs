@@ -21,17 +21,24 @@ use crate::projection::{self as proj, str_of};
 use crate::sanitize::Reveal;
 use crate::tools::reads;
 
+/// Title of `coolify://overview`.
 pub const OVERVIEW_TITLE: &str = "Infrastructure overview";
+/// Description of `coolify://overview`.
 pub const OVERVIEW_DESCRIPTION: &str = "Counts and current status for every server, project, application, database and service. The same snapshot `get_infrastructure_overview` returns.";
+/// Title of the `coolify://application/{uuid}` template.
 pub const APP_TITLE: &str = "Application detail";
+/// Description of the `coolify://application/{uuid}` template.
 pub const APP_DESCRIPTION: &str = "Full configuration and status for one application. Credentials are masked, as they are on `get_application` without `reveal`.";
 const MIME: &str = "application/json";
 
 /// Which path a per-instance listing took (tests assert the path, not the clock).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListingOutcome {
+    /// The instance answered in time.
     Listed,
+    /// The instance answered with an error.
     Failed,
+    /// The listing deadline passed first.
     DeadlineExceeded,
 }
 
@@ -126,11 +133,16 @@ pub fn templates(fleet: bool) -> Vec<Value> {
 /// A parsed resource URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target<'a> {
+    /// `coolify://overview` (fleet: `coolify://{instance}/overview`).
     Overview {
+        /// The instance segment, in fleet mode.
         instance: Option<&'a str>,
     },
+    /// `coolify://application/{uuid}` (fleet: `coolify://{instance}/application/{uuid}`).
     Application {
+        /// The instance segment, in fleet mode.
         instance: Option<&'a str>,
+        /// The application's UUID.
         uuid: &'a str,
     },
 }
@@ -141,10 +153,13 @@ pub enum ReadError {
     /// -32602 `Resource not found: <uri>`.
     #[error("Resource not found: {0}")]
     NotFound(String),
+    /// A fleet-mode URI without an instance segment.
     #[error("Resource URI is missing its instance segment")]
     MissingInstance,
+    /// An application URI without a UUID.
     #[error("Resource URI is missing its application uuid")]
     MissingUuid,
+    /// The URI names an instance that is not configured.
     #[error("{0}")]
     UnknownInstance(#[from] UnknownInstance),
     /// Upstream failure (-32603 with the client message).

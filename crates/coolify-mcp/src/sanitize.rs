@@ -54,7 +54,9 @@ const SERVER_KEYS: &[&str] = &["uuid", "name", "ip", "status", "is_reachable"];
 /// Whether plaintext secrets may be returned for this one response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reveal {
+    /// Secrets are masked (the default).
     Masked,
+    /// Secrets are returned as stored (`reveal: true`).
     Plaintext,
 }
 

@@ -44,15 +44,22 @@ pub use crate::call_ctx::Timing;
 /// What the server is built from.
 #[derive(Clone)]
 pub struct ServerOptions {
+    /// The configured instances; the first is the default.
     pub instances: Vec<InstanceSpec>,
+    /// Which tools are registered.
     pub access: AccessMode,
+    /// What happens to a guarded operation when the client cannot be asked.
     pub human: HumanPolicy,
+    /// Whether the client may be asked.
     pub elicitation: ElicitationSetting,
+    /// Deadlines and intervals of long-running operations.
     pub timing: Timing,
+    /// Builds each instance's backend (the real client, or a test double).
     pub factory: BackendFactory,
 }
 
 impl ServerOptions {
+    /// The options `config` asks for, with default timing.
     pub fn from_config(config: &Config, factory: BackendFactory) -> Self {
         Self {
             instances: config.instances.clone(),
@@ -67,14 +74,23 @@ impl ServerOptions {
 
 /// State shared by every session of one process.
 pub struct Shared {
+    /// The configured instances.
     pub instances: Instances,
+    /// Fleet and read-only flags.
     pub mode: Mode,
+    /// The registered tools.
     pub tools: ToolSet,
+    /// The registered prompts.
     pub prompts: Vec<PromptName>,
+    /// Which tools are registered.
     pub access: AccessMode,
+    /// What happens to a guarded operation when the client cannot be asked.
     pub human: HumanPolicy,
+    /// Whether the client may be asked.
     pub elicitation: ElicitationSetting,
+    /// Deadlines and intervals of long-running operations.
     pub timing: Timing,
+    /// The `instructions` sent in `initialize`.
     pub instructions: String,
     tool_defs: OnceLock<Vec<Tool>>,
 }
@@ -128,6 +144,7 @@ impl CoolifyServer {
         })
     }
 
+    /// The state every session shares.
     pub fn shared(&self) -> &Shared {
         &self.shared
     }

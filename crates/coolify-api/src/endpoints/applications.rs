@@ -41,9 +41,13 @@ impl ApplicationSource {
 /// sent; Coolify then applies its defaults (`delete_volumes` defaults to **true**).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DeleteOptions {
+    /// `delete_configurations`: remove the resource's configuration files.
     pub delete_configurations: Option<bool>,
+    /// `delete_volumes`: remove its volumes (Coolify's default is true).
     pub delete_volumes: Option<bool>,
+    /// `docker_cleanup`: prune Docker images and build cache afterwards.
     pub docker_cleanup: Option<bool>,
+    /// `delete_connected_networks`: remove the Docker networks it was connected to.
     pub delete_connected_networks: Option<bool>,
 }
 

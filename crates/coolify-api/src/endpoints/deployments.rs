@@ -40,7 +40,9 @@ pub enum Force {
 /// `skip`/`take` paging of `GET /deployments/applications/{uuid}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SkipTake {
+    /// How many deployments to skip, newest first.
     pub skip: u64,
+    /// How many to return.
     pub take: u64,
 }
 

@@ -22,6 +22,7 @@ use http::http_spec;
 /// Where the Coolify token of an instance comes from.
 #[derive(Clone, PartialEq, Eq)]
 pub enum TokenSource {
+    /// The token itself (`COOLIFY_TOKEN`); never printed.
     Value(String),
     /// Re-read by the client when the file's mtime changes (SPEC §1.2).
     File(PathBuf),
@@ -39,9 +40,11 @@ impl fmt::Debug for TokenSource {
 /// One configured Coolify instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstanceSpec {
+    /// The instance's name, as tools and resource URIs give it.
     pub name: String,
     /// Base URL without `/api/v1` and without a trailing `/`.
     pub url: String,
+    /// Where its API token comes from.
     pub token: TokenSource,
     /// Extra headers sent on every request to this instance (never logged).
     pub headers: Vec<(String, String)>,
@@ -50,6 +53,7 @@ pub struct InstanceSpec {
 /// Which tools are registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AccessMode {
+    /// Every tool is registered.
     ReadWrite,
     /// Only tools annotated read-only are registered (SPEC §2.2).
     ReadOnly,
@@ -67,7 +71,9 @@ pub enum HumanPolicy {
 /// `COOLIFY_MCP_ELICITATION`: only the exact string `off` disables asking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ElicitationSetting {
+    /// Ask the client to confirm guarded operations when it supports elicitation.
     Enabled,
+    /// Never ask (`COOLIFY_MCP_ELICITATION=off`).
     Off,
 }
 
@@ -92,7 +98,9 @@ impl fmt::Debug for HttpAuth {
 /// Streamable HTTP settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpSpec {
+    /// The address to listen on.
     pub bind: SocketAddr,
+    /// How clients authenticate.
     pub auth: HttpAuth,
     /// Extra `Host` values accepted besides the loopback names (`COOLIFY_MCP_ALLOWED_HOSTS`).
     pub allowed_hosts: Vec<String>,
@@ -103,7 +111,9 @@ pub struct HttpSpec {
 /// Transport selection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Transport {
+    /// JSON-RPC over stdin/stdout (the default).
     Stdio,
+    /// Streamable HTTP with these settings.
     Http(HttpSpec),
 }
 
@@ -112,9 +122,13 @@ pub enum Transport {
 pub struct Config {
     /// Never empty; the first entry is the default instance.
     pub instances: Vec<InstanceSpec>,
+    /// Which tools are registered.
     pub access: AccessMode,
+    /// What happens to a guarded operation when the client cannot be asked.
     pub human: HumanPolicy,
+    /// Whether the client may be asked.
     pub elicitation: ElicitationSetting,
+    /// stdio or streamable HTTP.
     pub transport: Transport,
     /// Printed as `coolify-mcp: warning: <text>` at startup.
     pub warnings: Vec<String>,
@@ -123,14 +137,18 @@ pub struct Config {
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
+    /// Serve with this configuration.
     Run(Box<Config>),
+    /// Print the usage text and exit.
     Help,
+    /// Print the version and exit.
     Version,
 }
 
 /// Every startup problem, listed together.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct StartupError {
+    /// One line per problem, each saying what to fix.
     pub problems: Vec<String>,
 }
 

@@ -11,9 +11,11 @@ use serde_json::{Map, Value};
 pub struct Args(pub Map<String, Value>);
 
 impl Args {
+    /// The value of `key`, unless absent or `null`.
     pub fn value(&self, key: &str) -> Option<&Value> {
         self.0.get(key).filter(|v| !v.is_null())
     }
+    /// `key` as a string, if it is one.
     pub fn str(&self, key: &str) -> Option<&str> {
         self.0.get(key).and_then(Value::as_str)
     }
@@ -21,9 +23,11 @@ impl Args {
     pub fn nonempty(&self, key: &str) -> Option<&str> {
         self.str(key).filter(|s| !s.is_empty())
     }
+    /// `key` as a boolean, if it is one.
     pub fn bool(&self, key: &str) -> Option<bool> {
         self.0.get(key).and_then(Value::as_bool)
     }
+    /// `key` as a number, if it is one.
     pub fn num(&self, key: &str) -> Option<f64> {
         self.0.get(key).and_then(Value::as_f64)
     }

@@ -41,6 +41,7 @@ pub enum ToolOutput {
 }
 
 impl ToolOutput {
+    /// The text the client receives.
     pub fn render(&self) -> String {
         match self {
             ToolOutput::Json(v) => crate::json::pretty(v),
@@ -59,12 +60,15 @@ impl ToolOutput {
 /// A handler failure, rendered as `Error: <message>` (never `isError`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolError {
+    /// Coolify answered with an error.
     #[error("{0}")]
     Api(#[from] ApiError),
+    /// Any other failure, as the message the client sees.
     #[error("{0}")]
     Message(String),
 }
 
+/// What a tool handler returns.
 pub type ToolResult = Result<ToolOutput, ToolError>;
 
 /// Run one registered tool.

@@ -12,11 +12,13 @@ use crate::projection::{self as proj, action, pick, str_of, truthy};
 use crate::sanitize::Reveal;
 use crate::untrusted;
 
+/// `get_version`: the instance's Coolify version.
 pub async fn get_version(ctx: &CallCtx<'_>) -> ToolResult {
     let v = ctx.client.version().await?;
     Ok(ToolOutput::Json(json!({"version": v})))
 }
 
+/// `list_instances`: every configured instance with its version or error.
 pub async fn list_instances(ctx: &CallCtx<'_>) -> ToolResult {
     let instances = ctx.instances.all();
     let default = ctx.instances.default_instance().name().to_string();
@@ -44,6 +46,7 @@ fn summaries(v: Value, project: impl Fn(&Value) -> Value) -> Value {
     }
 }
 
+/// `GET /servers` with optional paging, masked, not projected.
 pub async fn list_servers_raw(
     client: &Client,
     page: Option<u64>,
@@ -54,6 +57,7 @@ pub async fn list_servers_raw(
         .await
 }
 
+/// `GET /applications` with optional paging, masked, not projected.
 pub async fn list_applications_raw(
     client: &Client,
     page: Option<u64>,
@@ -140,11 +144,13 @@ pub fn unwrap_logs(v: &Value) -> String {
     }
 }
 
+/// `list_servers`: server summaries.
 pub async fn list_servers(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let v = list_servers_raw(&ctx.client, args.u64("page"), args.u64("per_page")).await?;
     Ok(ToolOutput::Json(summaries(v, |s| pick(s, proj::SERVER))))
 }
 
+/// `get_server`: one server in full (masked).
 pub async fn get_server(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     Ok(ToolOutput::Json(
         ctx.client
@@ -153,6 +159,7 @@ pub async fn get_server(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     ))
 }
 
+/// `list_applications`: application summaries with pagination hints.
 pub async fn list_applications(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let (page, per_page) = (args.u64("page"), args.u64("per_page"));
     let v = summaries(
@@ -212,6 +219,7 @@ pub fn application_actions(app: &Value) -> Vec<Value> {
     actions
 }
 
+/// `get_application`: one application with its `_actions` (secrets masked unless `reveal`).
 pub async fn get_application(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let reveal = if args.bool("reveal") == Some(true) {
         Reveal::Plaintext
@@ -223,6 +231,7 @@ pub async fn get_application(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     Ok(envelope(ctx, app, actions, None))
 }
 
+/// `logs`: recent logs of an application, database or service container, framed as untrusted.
 pub async fn logs(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let uuid = args.str("uuid").unwrap_or_default();
     let lines = args.num_text("lines").or(Some("100".into()));
@@ -263,6 +272,7 @@ pub async fn logs(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     Ok(ToolOutput::StringResult(untrusted::wrap(&unwrap_logs(&v))))
 }
 
+/// `application_logs`: recent logs of one application, framed as untrusted.
 pub async fn application_logs(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let uuid = args.str("uuid").unwrap_or_default();
     let lines = args.num_text("lines").or(Some("100".into()));

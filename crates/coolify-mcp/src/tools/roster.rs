@@ -25,10 +25,13 @@ macro_rules! tools {
     ($($variant:ident => $name:literal, $ro:literal;)*) => {
         /// Every tool this build can register, in `tools/list` order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum ToolName { $($variant),* }
+        pub enum ToolName { $(#[doc = concat!("`", $name, "`.")] $variant),* }
         impl ToolName {
+            /// Every tool, in `tools/list` order.
             pub const ALL: &'static [ToolName] = &[$(ToolName::$variant),*];
+            /// The tool's wire name.
             pub fn as_str(self) -> &'static str { match self { $(ToolName::$variant => $name),* } }
+            /// The tool named `name`, if this build has one.
             pub fn parse(name: &str) -> Option<Self> { match name { $($name => Some(ToolName::$variant),)* _ => None } }
             /// Annotated `readOnlyHint: true` (stays registered in read-only mode).
             pub fn read_only(self) -> bool { match self { $(ToolName::$variant => $ro),* } }
@@ -105,6 +108,7 @@ impl ToolSet {
         self.mode
     }
 
+    /// Whether `tool` is registered.
     pub fn has(&self, tool: ToolName) -> bool {
         self.tools.contains(&tool)
     }
@@ -114,6 +118,7 @@ impl ToolSet {
         ToolName::parse(name).is_some_and(|t| self.has(t))
     }
 
+    /// The registered tools, in `tools/list` order.
     pub fn iter(&self) -> impl Iterator<Item = ToolName> + '_ {
         self.tools.iter().copied()
     }
