@@ -1,6 +1,7 @@
 //! Integration tests: the `coyote-fake-mcp` binary and the in-process / HTTP fakes, driven
 //! through rmcp's real client, with the server's own event log as the oracle.
-//! `structure`: the module-structure rules of the workspace, checked on its sources.
+//! `structure`: the module-structure rules of the workspace, checked on its sources;
+//! `workspace`: the crate rules, dependencies, `rust-version` and file sizes of the workspace.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -13,3 +14,4 @@ mod binary_basics;
 mod binary_behaviours;
 mod in_process_and_http;
 mod structure;
+mod workspace;

@@ -13,16 +13,34 @@
 //! [`ModuleGraph::floor_violations`] report, by name and source line, what breaks the rules.
 //! A plain tokenizer ([`tokens`]) reads the sources: comments and literals are never mistaken
 //! for paths.
+//!
+//! Across crates, from `cargo metadata` ([`Metadata`]): [`check_crate_rules`] reports every
+//! dependency a crate must not have (the rules are data, `data/crate-rules.toml`), and
+//! [`unused_dependencies`] every declared dependency no source names.
 
+mod crate_rules;
+mod deps;
 mod graph;
 mod items;
+mod metadata;
 mod modules;
 pub mod tokens;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use crate_rules::{
+    CrateEdge, CrateGraph, CrateRule, CrateRules, Reach, RuleViolation, RulesError,
+    check_crate_rules,
+};
+pub use deps::{
+    SourceFile, SourceRole, UnusedDependency, package_sources, path_roots, unused_dependencies,
+};
 pub use graph::{AllowedUpward, Cycle, CycleEdge, EdgeSite, FloorViolation, Floors, ModuleGraph};
+pub use metadata::{
+    DepKind, Dependency, Metadata, MetadataError, Node, NodeDep, NodeDepKind, Package, Resolve,
+    RustVersion, Target,
+};
 pub use modules::scan_crate;
 
 /// Where the sources are read from: the file system, or memory for synthetic crates.

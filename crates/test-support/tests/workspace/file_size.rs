@@ -1,0 +1,51 @@
+//! No non-test source file is over 500 lines (ARCHITECTURE.md "Size"; big test suites go to a
+//! sibling `*_tests.rs`).
+//!
+//! Test code is exempt: `*_tests.rs`, everything under `tests/`, `benches/` and `examples/`,
+//! `fuzz/` (not a workspace member), and `crates/test-support` as a whole — a dev-only crate
+//! whose every line is test code (fake servers, fixtures, these checkers).
+
+use std::path::{Path, PathBuf};
+
+use coyote_test_support::structure::{SourceRole, package_sources};
+
+use super::metadata;
+
+const MAX_LINES: usize = 500;
+const EXEMPT_CRATES: &[&str] = &["coyote-test-support"];
+
+#[test]
+fn no_non_test_source_file_is_over_500_lines() {
+    let root = &metadata().workspace_root;
+    let mut checked = 0;
+    let mut oversized = Vec::new();
+    for package in metadata().members() {
+        if EXEMPT_CRATES.contains(&package.name.as_str()) {
+            continue;
+        }
+        let dir = package.manifest_path.parent().unwrap_or(Path::new("."));
+        let files = package_sources(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for file in files {
+            if SourceRole::of(&file.path) == SourceRole::Test {
+                continue;
+            }
+            checked += 1;
+            let lines = file.text.lines().count();
+            if lines > MAX_LINES {
+                let shown: PathBuf = dir.join(&file.path);
+                let shown = shown.strip_prefix(root).unwrap_or(&shown).to_path_buf();
+                oversized.push(format!("{} ({lines} lines)", shown.display()));
+            }
+        }
+    }
+    assert!(
+        checked > 100,
+        "only {checked} files checked; the walk is broken"
+    );
+    assert!(
+        oversized.is_empty(),
+        "non-test files over {MAX_LINES} lines; split them by responsibility (or move tests \
+         to a sibling *_tests.rs):\n{}",
+        oversized.join("\n")
+    );
+}
