@@ -46,7 +46,9 @@ const AGENT_KEYS: &[&str] = &[
 /// A variable the instructions use as `{{name}}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentVariable {
+    /// The variable's name.
     pub name: String,
+    /// What it is for, shown when the user is asked.
     pub description: Option<String>,
     /// `None` = ask the user when starting the agent.
     pub default: Option<String>,
@@ -55,32 +57,46 @@ pub struct AgentVariable {
 /// One agent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Agent {
+    /// The agent's name (its directory under `agents/`).
     pub name: String,
+    /// Its directory.
     pub dir: PathBuf,
     /// `agents/NAME/config.yaml`.
     pub file: PathBuf,
+    /// `model:`, as `client:model`; `None` uses the app's model.
     pub model: Option<String>,
+    /// `temperature:`; `None` uses the app's.
     pub temperature: Option<f64>,
+    /// `description:`, shown to a parent agent that delegates to it.
     pub description: Option<String>,
     /// The system prompt, with `{{variables}}` unexpanded.
     pub instructions: String,
+    /// `enabled_mcp_servers:`; `None` uses the app's selection.
     pub enabled_mcp_servers: Option<ServerList>,
+    /// `delegates:`, the agents it may delegate to.
     pub delegates: Vec<String>,
+    /// `variables:`, in file order.
     pub variables: Vec<AgentVariable>,
     /// The agent's own servers (`agents/NAME/mcp.json`; empty when absent).
     pub mcp: McpFile,
+    /// What was odd but usable in its files.
     pub warnings: Vec<DefinitionWarning>,
 }
 
 /// A delegation problem across the agent set.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DelegateProblem {
+    /// A delegate names no agent.
     #[error("{}: delegate `{delegate}` of agent `{agent}` does not exist; create agents/{delegate}/config.yaml or remove it from `delegates`", file.display())]
     Unknown {
+        /// The delegating agent.
         agent: String,
+        /// The name it lists.
         delegate: String,
+        /// The agent's config file.
         file: PathBuf,
     },
+    /// Agents delegate to each other in a loop.
     #[error("{}: agents delegate in a cycle ({}); remove one of these `delegates` entries", file.display(), cycle.join(" → "))]
     Cycle {
         /// `a → b → a`.
@@ -257,7 +273,9 @@ fn parse_variables(fields: &Fields<'_>) -> Result<Vec<AgentVariable>, Definition
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("agent `{agent}` needs a value for {}; pass them or let coyote ask", missing.join(", "))]
 pub struct MissingVariables {
+    /// The agent.
     pub agent: String,
+    /// The variables without a value.
     pub missing: Vec<String>,
 }
 

@@ -57,6 +57,7 @@ pub enum ModelOrigin {
 /// Which MCP servers a conversation may use (`enabled_mcp_servers`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerList {
+    /// Every configured server.
     All,
     /// These names (aliases from `mapping_mcp_servers` not yet expanded); empty = none.
     Names(Vec<String>),
@@ -65,6 +66,7 @@ pub enum ServerList {
 /// Where a client entry came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientOrigin {
+    /// A `clients:` entry of config.yaml.
     ConfigFile,
     /// Detected from environment variables (zero-config).
     Environment,
@@ -76,9 +78,15 @@ pub enum KeyStatus {
     /// The client needs no key (local servers).
     NotNeeded,
     /// Resolved into [`ClientEntry::provider`]'s `api_key`.
-    Resolved { variable: String },
+    Resolved {
+        /// The variable it came from.
+        variable: String,
+    },
     /// `api_key_env` names this variable, which is unset or empty.
-    Missing { variable: String },
+    Missing {
+        /// The variable, which is unset or empty.
+        variable: String,
+    },
 }
 
 /// One usable client.
@@ -86,7 +94,9 @@ pub enum KeyStatus {
 pub struct ClientEntry {
     /// Ready for `coyote_llm::build_provider` (once [`KeyStatus`] is not `Missing`).
     pub provider: ProviderConfig,
+    /// Whether its API key is there.
     pub key: KeyStatus,
+    /// Where the entry came from.
     pub origin: ClientOrigin,
 }
 
@@ -99,10 +109,13 @@ pub struct AppConfig {
     pub path: PathBuf,
     /// `model:` as written (`client:model`).
     pub model: Option<String>,
+    /// `temperature:`; `None` leaves each provider's default.
     pub temperature: Option<f64>,
+    /// `max_tool_rounds:`, tool-call rounds per turn.
     pub max_tool_rounds: u32,
     /// Configured clients first, then detected ones.
     pub clients: Vec<ClientEntry>,
+    /// `enabled_mcp_servers:`; `None` enables every server.
     pub enabled_mcp_servers: Option<ServerList>,
     /// Aliases: `git: [github, gitlab]`.
     pub mapping_mcp_servers: BTreeMap<String, Vec<String>>,
@@ -115,8 +128,11 @@ pub struct AppConfig {
 /// A model to chat with, ready to build a provider from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedModel {
+    /// The client, key resolved.
     pub provider: ProviderConfig,
+    /// The model within it.
     pub model: ModelConfig,
+    /// What chose it.
     pub origin: ModelOrigin,
 }
 
@@ -131,9 +147,12 @@ impl ResolvedModel {
 /// the key and the fix.
 #[derive(Debug, thiserror::Error)]
 pub enum AppConfigError {
+    /// config.yaml could not be read.
     #[error("cannot read {}: {source}. Fix: check that you may read the file", path.display())]
     Read {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -144,24 +163,39 @@ pub enum AppConfigError {
         "{}: {message}. Fix: correct that entry (the format is described in docs/chat.md)",
         path.display()
     )]
-    Syntax { path: PathBuf, message: String },
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, with key path, line and column.
+        message: String,
+    },
 
+    /// A value is out of its allowed range or set.
     #[error("{}: `{key}`: {problem}. Fix: {fix}", path.display())]
     Invalid {
+        /// The file.
         path: PathBuf,
+        /// The key, as a path (`clients[0].api_base`).
         key: String,
+        /// What is wrong.
         problem: String,
+        /// How to fix it.
         fix: String,
     },
 
+    /// No model is set and none can be detected.
     #[error(
         "no model configured. Fix: set `model: <client>:<model>` with a `clients:` entry in {}, \
          or export OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST, or pass -m <client>:<model> \
          (see docs/chat.md)",
         path.display()
     )]
-    NoModel { path: PathBuf },
+    NoModel {
+        /// The config file, named in the fix.
+        path: PathBuf,
+    },
 
+    /// The model names a client that is not configured.
     #[error(
         "{}: no client named \"{client}\"; {}. Fix: use one of those names, or add the client \
          to `clients:` in {}",
@@ -170,12 +204,17 @@ pub enum AppConfigError {
         path.display()
     )]
     UnknownClient {
+        /// The config file.
         path: PathBuf,
+        /// What named the model.
         origin: ModelOrigin,
+        /// The client asked for.
         client: String,
+        /// The configured client names.
         known: Vec<String>,
     },
 
+    /// The model names a client but no model, and the client lists none.
     #[error(
         "{}: \"{requested}\" names no model and client \"{client}\" lists none. Fix: write it \
          as {client}:<model>, or list the client's models under `models:` in {}",
@@ -183,20 +222,28 @@ pub enum AppConfigError {
         path.display()
     )]
     NoModelForClient {
+        /// The config file.
         path: PathBuf,
+        /// What named the model.
         origin: ModelOrigin,
+        /// The text as given.
         requested: String,
+        /// The client.
         client: String,
     },
 
+    /// The client's API key variable is not set.
     #[error(
         "client \"{client}\" reads its API key from ${variable} (`api_key_env` in {}), which is \
          not set. Fix: export {variable}=<your key>, or choose another model with -m",
         path.display()
     )]
     MissingKey {
+        /// The config file.
         path: PathBuf,
+        /// The client.
         client: String,
+        /// The variable named by `api_key_env`.
         variable: String,
     },
 }
@@ -228,10 +275,12 @@ impl AppConfig {
         }
     }
 
+    /// The client named `name`, if configured or detected.
     pub fn client(&self, name: &str) -> Option<&ClientEntry> {
         self.clients.iter().find(|c| c.provider.name == name)
     }
 
+    /// Every client name, configured ones first.
     pub fn client_names(&self) -> Vec<String> {
         self.clients
             .iter()

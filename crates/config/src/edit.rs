@@ -21,7 +21,9 @@ use crate::mcp_json::{McpFileContext, json_type, parse_document, parse_mcp_json,
 /// [`ServerEntry::sse`] and the builder methods of the returned type.
 #[derive(Clone, PartialEq, Eq)]
 pub enum ServerEntry {
+    /// A program speaking MCP on stdin/stdout.
     Stdio(StdioEntry),
+    /// A server over HTTP (streamable or legacy SSE).
     Http(HttpEntry),
 }
 
@@ -42,6 +44,7 @@ pub struct HttpEntry {
     headers: Vec<(String, String)>,
 }
 
+/// Which HTTP transport an entry declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpTransport {
     /// Streamable HTTP (`"type": "http"`).
@@ -121,11 +124,13 @@ fn string_map(pairs: &[(String, String)]) -> Value {
 }
 
 impl StdioEntry {
+    /// Appends one argument.
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.args.push(arg.into());
         self
     }
 
+    /// Appends several arguments.
     pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
         self.args.extend(args.into_iter().map(Into::into));
         self
@@ -139,6 +144,7 @@ impl StdioEntry {
         self
     }
 
+    /// Sets the working directory (`cwd`).
     pub fn cwd(mut self, dir: impl Into<String>) -> Self {
         self.cwd = Some(dir.into());
         self
@@ -242,9 +248,12 @@ pub enum IfExists {
     Replace,
 }
 
+/// What [`add_server`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AddOutcome {
+    /// The server was new.
     Added,
+    /// An entry of that name was replaced.
     Replaced,
 }
 

@@ -27,6 +27,7 @@ impl EnvLookup for ProcessEnv {
 pub struct MapEnv(BTreeMap<String, String>);
 
 impl MapEnv {
+    /// An empty environment.
     pub fn new() -> Self {
         MapEnv(BTreeMap::new())
     }
@@ -37,6 +38,7 @@ impl MapEnv {
         self
     }
 
+    /// Sets one variable.
     pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
         self.0.insert(name.into(), value.into());
     }

@@ -15,56 +15,83 @@ use crate::json_path::JsonPath;
 /// Everything that can go wrong while finding, loading, editing or trusting configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// No home directory and no explicit coyote directories.
     #[error(
         "cannot determine the home directory. Fix: set HOME, or set COYOTE_CONFIG_DIR, \
          COYOTE_STATE_DIR and COYOTE_CACHE_DIR"
     )]
     NoHomeDir,
 
+    /// A file operation failed.
     #[error("cannot {op} {}: {source}. Fix: {}", path.display(), op.fix())]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// What was being done.
         op: IoOp,
+        /// The I/O error.
         #[source]
         source: io::Error,
     },
 
+    /// mcp.json is not JSON.
     #[error(
         "{}:{line}:{column}: invalid JSON: {message}. Fix: correct the syntax at that position \
          (mcp.json is strict JSON: no comments, no trailing commas, keys in double quotes)",
         path.display()
     )]
     Syntax {
+        /// The file.
         path: PathBuf,
+        /// Line of the error (1-based).
         line: usize,
+        /// Column of the error (1-based).
         column: usize,
+        /// The parser's message.
         message: String,
     },
 
+    /// mcp.json is JSON but not a valid configuration.
     #[error("{}", DisplayInvalid { path, problems })]
     Invalid {
+        /// The file.
         path: PathBuf,
+        /// Every problem found, in document order.
         problems: Vec<Problem>,
     },
 
+    /// `coyote mcp add` would overwrite a server.
     #[error(
         "{}: server \"{name}\" already exists. Fix: choose another name, remove it first with \
          `coyote mcp remove {name}`, or ask to replace it",
         path.display()
     )]
-    ServerExists { path: PathBuf, name: String },
+    ServerExists {
+        /// The file edited.
+        path: PathBuf,
+        /// The server name.
+        name: String,
+    },
 
+    /// A command-line argument has the wrong form.
     #[error("{flag} expects {expected}. Fix: write it as {example}")]
     BadArgument {
+        /// The flag, e.g. `--env`.
         flag: &'static str,
+        /// What it takes.
         expected: &'static str,
+        /// An example of it.
         example: &'static str,
     },
 
+    /// `coyote mcp remove` names a server the file does not have.
     #[error("{}: no server named \"{name}\" ({}). Fix: use one of the names listed", path.display(), DisplayKnown(known))]
     UnknownServer {
+        /// The file edited.
         path: PathBuf,
+        /// The name given.
         name: String,
+        /// The servers the file has.
         known: Vec<String>,
     },
 }
@@ -72,9 +99,13 @@ pub enum ConfigError {
 /// The file operation that failed (selects the fix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IoOp {
+    /// Reading a file.
     Read,
+    /// Writing a file.
     Write,
+    /// Creating a directory.
     CreateDir,
+    /// Renaming a temporary file over the original.
     Replace,
 }
 
@@ -140,6 +171,7 @@ pub struct Problem {
     pub path: JsonPath,
     /// The server entry it belongs to, if any.
     pub server: Option<String>,
+    /// What is wrong.
     pub kind: ProblemKind,
 }
 
@@ -156,11 +188,15 @@ impl fmt::Display for Problem {
 /// The JSON shape a key requires (selects the example in the fix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expected {
+    /// A JSON object.
     Object,
+    /// A string.
     String,
+    /// An array of strings.
     StringArray,
     /// An object whose values are strings (`env`, `headers`).
     StringMap,
+    /// `true` or `false`.
     Bool,
     /// Seconds, a number greater than zero.
     Seconds,
@@ -195,7 +231,9 @@ impl Expected {
 pub enum ProblemKind {
     /// A value of the wrong JSON type; `found` is a type name, never the value.
     WrongType {
+        /// The type the key needs.
         expected: Expected,
+        /// The JSON type found.
         found: &'static str,
     },
     /// The entry has neither `command` nor `url`.
@@ -204,36 +242,65 @@ pub enum ProblemKind {
     CommandAndUrl,
     /// A key the entry's transport requires is missing (`command` for stdio, `url` for http).
     MissingKey {
+        /// The missing key.
         key: &'static str,
+        /// The transport that needs it.
         transport: &'static str,
     },
     /// A key that contradicts the declared `type`.
-    KeyConflictsWithType { key: &'static str, declared: String },
+    KeyConflictsWithType {
+        /// The key.
+        key: &'static str,
+        /// The declared `type`.
+        declared: String,
+    },
     /// `type` and `transportType` disagree.
     ConflictingTypes {
+        /// The value of `type`.
         type_value: String,
+        /// The value of `transportType`.
         transport_type_value: String,
     },
     /// Invalid server name.
-    BadName { name: String, reason: NameProblem },
+    BadName {
+        /// The name as written.
+        name: String,
+        /// Why it is rejected.
+        reason: NameProblem,
+    },
     /// A string that must not be empty is.
     Empty,
     /// A string outside its allowed set (`type`, `approve`, `expose`).
     UnknownValue {
+        /// The value as written.
         found: String,
+        /// The values the key takes.
         allowed: Vec<&'static str>,
+        /// The allowed value closest to it, if any is close.
         suggestion: Option<&'static str>,
     },
     /// A `${…}` that cannot be expanded.
     Variable(VarProblem),
     /// A URL that does not parse or is not http(s); `reason` never contains the URL.
-    BadUrl { reason: String },
+    BadUrl {
+        /// Why it is rejected.
+        reason: String,
+    },
     /// An environment variable name containing `=` or NUL, or empty.
-    BadEnvName { name: String },
+    BadEnvName {
+        /// The name as written.
+        name: String,
+    },
     /// `bearerTokenEnv` is not a variable name.
-    BadVarName { name: String },
+    BadVarName {
+        /// The name as written.
+        name: String,
+    },
     /// A header name with characters HTTP does not allow.
-    BadHeaderName { name: String },
+    BadHeaderName {
+        /// The name as written.
+        name: String,
+    },
     /// A header value containing a line break or another control character.
     BadHeaderValue,
     /// A string containing a NUL byte (cannot be passed to a process).
@@ -243,9 +310,18 @@ pub enum ProblemKind {
 /// Why a server name is rejected (names become part of function names).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NameProblem {
+    /// The name is empty.
     Empty,
-    TooLong { bytes: usize },
-    BadChar { ch: char },
+    /// The name is longer than `MAX_SERVER_NAME_BYTES`.
+    TooLong {
+        /// Its length in bytes.
+        bytes: usize,
+    },
+    /// The name holds a character other than letters, digits, `_` and `-`.
+    BadChar {
+        /// The first such character.
+        ch: char,
+    },
 }
 
 /// Longest accepted server name, in bytes.

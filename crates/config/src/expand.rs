@@ -18,11 +18,17 @@ use crate::env::EnvLookup;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VarProblem {
     /// `${NAME}` with NAME unset and no `:-default`.
-    Unset { var: String },
+    Unset {
+        /// The variable's name.
+        var: String,
+    },
     /// `${` without a closing `}`.
     Unterminated,
     /// The text between `${` and `}` is not a variable name.
-    BadName { name: String },
+    BadName {
+        /// The text as written.
+        name: String,
+    },
 }
 
 /// Whether variables are resolved or only checked for syntax (used when `coyote mcp add`

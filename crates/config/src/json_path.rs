@@ -14,6 +14,7 @@ enum Segment {
 pub struct JsonPath(Vec<Segment>);
 
 impl JsonPath {
+    /// The empty path: the document itself.
     pub fn root() -> Self {
         JsonPath(Vec::new())
     }

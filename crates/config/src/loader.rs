@@ -29,6 +29,7 @@ use crate::warning::{ConfigWarning, WarningKind};
 
 /// Directory and file name of project-local configuration.
 pub const PROJECT_DIR: &str = ".coyote";
+/// The project file's name inside [`PROJECT_DIR`].
 pub const PROJECT_MCP_FILE: &str = "mcp.json";
 
 /// Whether project-local files are considered.
@@ -49,6 +50,7 @@ pub struct McpConfig {
     pub servers: Vec<McpServerSpec>,
     /// Entries with `"disabled": true` (after overriding).
     pub disabled: Vec<DisabledServer>,
+    /// What was odd but usable in the files read.
     pub warnings: Vec<ConfigWarning>,
     /// The user's mcp.json (it may not exist).
     pub user_file: PathBuf,
@@ -77,6 +79,7 @@ impl<'a> McpLoader<'a> {
         }
     }
 
+    /// Whether project-local files are considered (default: searched for).
     pub fn project_files(mut self, project_files: ProjectFiles) -> Self {
         self.project_files = project_files;
         self
@@ -88,6 +91,7 @@ impl<'a> McpLoader<'a> {
         self
     }
 
+    /// Reads the user's file and, if trusted, the project's, and merges them.
     pub fn load(&self) -> Result<McpConfig, ConfigError> {
         let user_file = self.paths.mcp_json();
         let found = match self.project_files {

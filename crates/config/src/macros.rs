@@ -24,6 +24,7 @@ const MACRO_KEYS: &[&str] = &["description", "variables", "steps"];
 /// One positional variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MacroVariable {
+    /// The variable's name, as `{{name}}` in the steps.
     pub name: String,
     /// Used when the argument is not given; `None` = required.
     pub default: Option<String>,
@@ -32,33 +33,47 @@ pub struct MacroVariable {
 /// One macro.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Macro {
+    /// The macro's name (its file name without `.yaml`).
     pub name: String,
+    /// Its file.
     pub file: PathBuf,
+    /// `description:`, for `.list macros`.
     pub description: Option<String>,
+    /// `variables:`, in the order arguments fill them.
     pub variables: Vec<MacroVariable>,
     /// REPL lines, unexpanded.
     pub steps: Vec<String>,
     /// `.NAME` runs the builtin of that name; mark it in `.list macros`.
     pub shadowed_by_builtin: bool,
+    /// What was odd but usable in its file.
     pub warnings: Vec<DefinitionWarning>,
 }
 
 /// Wrong arguments to a macro.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MacroArgsError {
+    /// A required variable has no argument.
     #[error("macro `{name}` needs `{variable}`; usage: {usage}")]
     Missing {
+        /// The macro.
         name: String,
+        /// The variable.
         variable: String,
+        /// How to call the macro.
         usage: String,
     },
+    /// More arguments than variables.
     #[error(
         "macro `{name}` takes {max} argument(s), got {given}; usage: {usage} (quote an argument containing spaces)"
     )]
     TooMany {
+        /// The macro.
         name: String,
+        /// How many it takes.
         max: usize,
+        /// How many were given.
         given: usize,
+        /// How to call the macro.
         usage: String,
     },
 }

@@ -25,8 +25,11 @@ use crate::warning::{ConfigWarning, WarningKind};
 /// Values used when an entry does not set them (config.yaml may change them later).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ServerDefaults {
+    /// `startupTimeoutSec` / `toolTimeoutSec` when not set.
     pub timeouts: Timeouts,
+    /// `approve` when not set.
     pub approve: ApprovalPolicy,
+    /// `expose` when not set.
     pub expose: Exposure,
 }
 
@@ -71,6 +74,7 @@ impl<'a> McpFileContext<'a> {
         self
     }
 
+    /// Values for keys an entry leaves out.
     pub fn defaults(mut self, defaults: ServerDefaults) -> Self {
         self.defaults = defaults;
         self
@@ -97,12 +101,14 @@ pub struct McpFile {
     pub servers: Vec<McpServerSpec>,
     /// Entries with `"disabled": true` (not validated further).
     pub disabled: Vec<DisabledServer>,
+    /// What was odd but usable in the file.
     pub warnings: Vec<ConfigWarning>,
 }
 
 /// An entry with `"disabled": true`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DisabledServer {
+    /// The server's name.
     pub name: String,
     /// The file that disabled it.
     pub source: PathBuf,

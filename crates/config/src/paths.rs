@@ -85,14 +85,17 @@ impl ConfigPaths {
         ConfigPaths::new(root.join("config"), root.join("state"), root.join("cache"))
     }
 
+    /// Where configuration lives (`config.yaml`, `mcp.json`, roles, agents, macros, sessions).
     pub fn config_dir(&self) -> &Path {
         &self.config_dir
     }
 
+    /// Where state lives (REPL history, logs, the project trust store).
     pub fn state_dir(&self) -> &Path {
         &self.state_dir
     }
 
+    /// Where disposable data lives (spilled MCP resources).
     pub fn cache_dir(&self) -> &Path {
         &self.cache_dir
     }

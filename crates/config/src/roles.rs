@@ -21,9 +21,13 @@ use crate::selection::ServerListValue;
 /// What kind of definition a message is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DefinitionKind {
+    /// A role (`roles/NAME.md`).
     Role,
+    /// An agent (`agents/NAME/config.yaml`).
     Agent,
+    /// A macro (`macros/NAME.yaml`).
     Macro,
+    /// A saved session.
     Session,
 }
 
@@ -41,34 +45,56 @@ impl fmt::Display for DefinitionKind {
 /// A role, agent or macro file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum DefinitionError {
+    /// No definition of that name exists.
     #[error("no {kind} named `{name}` in {}{}; create {} or pick one of the listed names", dir.display(), known_list(known), expected.display())]
     NotFound {
+        /// What was looked for.
         kind: DefinitionKind,
+        /// The name asked for.
         name: String,
+        /// The directory searched.
         dir: PathBuf,
+        /// The file that would define it.
         expected: PathBuf,
+        /// The names that do exist.
         known: Vec<String>,
     },
+    /// The name cannot be a file name of that kind.
     #[error(
         "`{name}` is not a valid {kind} name; use letters, digits, `_`, `-` and `.` (not first)"
     )]
-    InvalidName { kind: DefinitionKind, name: String },
+    InvalidName {
+        /// What was asked for.
+        kind: DefinitionKind,
+        /// The name as given.
+        name: String,
+    },
+    /// The file could not be read.
     #[error("cannot read {}: {source}; check that it exists and is readable", file.display())]
     Io {
+        /// The file.
         file: PathBuf,
+        /// The read error.
         source: std::io::Error,
     },
+    /// The file's content is not usable.
     #[error("{}{}: {problem}; {fix}", file.display(), key.as_ref().map(|k| format!(" (key `{k}`)")).unwrap_or_default())]
     Invalid {
+        /// The file.
         file: PathBuf,
         /// The offending key (`steps[2]`, `variables[0].name`); `None` for the whole file.
         key: Option<String>,
+        /// What is wrong.
         problem: String,
+        /// How to fix it.
         fix: String,
     },
+    /// An agent's own mcp.json is invalid.
     #[error("{}: its own mcp.json is invalid: {source}", agent_file.display())]
     McpJson {
+        /// The agent's config file.
         agent_file: PathBuf,
+        /// What is wrong with its mcp.json.
         #[source]
         source: ConfigError,
     },
@@ -97,17 +123,26 @@ impl DefinitionError {
 /// A non-fatal finding about a definition file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DefinitionWarning {
+    /// The file.
     pub file: PathBuf,
+    /// What was found.
     pub kind: DefinitionWarningKind,
 }
 
+/// A kind of non-fatal finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DefinitionWarningKind {
     /// A key coyote does not know; ignored.
-    UnknownKey { key: String },
+    UnknownKey {
+        /// The key as written.
+        key: String,
+    },
     /// A macro named like a builtin REPL command: `.NAME` runs the builtin (R5); use
     /// `.macro NAME` to run the macro.
-    MacroShadowedByBuiltin { name: String },
+    MacroShadowedByBuiltin {
+        /// The macro's name.
+        name: String,
+    },
 }
 
 impl fmt::Display for DefinitionWarning {
@@ -132,6 +167,7 @@ impl fmt::Display for DefinitionWarning {
 pub struct Listing<T> {
     /// Sorted by name.
     pub items: Vec<T>,
+    /// One error per file that could not be loaded.
     pub errors: Vec<DefinitionError>,
 }
 
@@ -147,15 +183,21 @@ impl<T> Default for Listing<T> {
 /// One role.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Role {
+    /// The role's name (its file name without `.md`).
     pub name: String,
+    /// Its file.
     pub file: PathBuf,
+    /// `model:`, as `client:model`, if the role sets one.
     pub model: Option<String>,
+    /// `temperature:`, if the role sets one.
     pub temperature: Option<f64>,
     /// `None` = not set by the role (the next layer decides).
     pub enabled_mcp_servers: Option<ServerList>,
+    /// `description:`, for `.list roles`.
     pub description: Option<String>,
     /// The body: the system prompt.
     pub prompt: String,
+    /// What was odd but usable in its file.
     pub warnings: Vec<DefinitionWarning>,
 }
 

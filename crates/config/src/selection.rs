@@ -24,9 +24,13 @@ pub const ALL_SERVERS: &str = "all";
 /// The `enabled_mcp_servers` setting of each layer; `None` = the layer does not set it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SelectionLayers {
+    /// config.yaml's setting.
     pub config: Option<ServerList>,
+    /// The active role's setting.
     pub role: Option<ServerList>,
+    /// The active agent's setting.
     pub agent: Option<ServerList>,
+    /// The session's own setting (`.mcp enable/disable`, saved with it).
     pub session: Option<ServerList>,
 }
 
@@ -34,9 +38,13 @@ pub struct SelectionLayers {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SelectionSource {
+    /// The session set it.
     Session,
+    /// The agent set it.
     Agent,
+    /// The role set it.
     Role,
+    /// config.yaml set it.
     Config,
     /// No layer sets it: every server is enabled.
     Default,
@@ -56,14 +64,18 @@ pub enum Selection {
 /// A selection and the layer it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedSelection {
+    /// The servers selected.
     pub selection: Selection,
+    /// The layer that decided.
     pub source: SelectionSource,
 }
 
 /// `.mcp enable NAME` / `.mcp disable NAME`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Toggle {
+    /// Enable this server (or alias).
     Enable(String),
+    /// Disable this server (or alias).
     Disable(String),
 }
 
@@ -134,6 +146,7 @@ fn expand_name(
 }
 
 impl Selection {
+    /// Whether `server` is selected.
     pub fn includes(&self, server: &str) -> bool {
         match self {
             Selection::All => true,
@@ -211,7 +224,9 @@ impl Selection {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ServerListValue {
+    /// A string: `all`, or names separated by commas.
     Text(String),
+    /// A list of names.
     List(Vec<String>),
 }
 

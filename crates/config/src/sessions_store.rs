@@ -26,11 +26,14 @@ pub const SESSION_FILE_VERSION: u32 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionFormat {
+    /// `NAME.yaml`.
     Yaml,
+    /// `NAME.json`.
     Json,
 }
 
 impl SessionFormat {
+    /// The file extension, without the dot.
     pub fn extension(self) -> &'static str {
         match self {
             SessionFormat::Yaml => "yaml",
@@ -42,13 +45,16 @@ impl SessionFormat {
 /// What a session restores besides the conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SessionMeta {
+    /// The role active when it was saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
+    /// The agent active when it was saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
     /// The session's own `enabled_mcp_servers` layer (`None` = not set by the session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled_mcp_servers: Option<ServerListValue>,
+    /// The model, as `client:model`, active when it was saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
 }
@@ -56,13 +62,17 @@ pub struct SessionMeta {
 /// The whole file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionFile<T> {
+    /// The file format version ([`SESSION_FILE_VERSION`] when written).
     pub version: u32,
+    /// What else the session restores.
     #[serde(default)]
     pub meta: SessionMeta,
+    /// The conversation (the caller's type).
     pub conversation: T,
 }
 
 impl<T> SessionFile<T> {
+    /// A file of the current version.
     pub fn new(meta: SessionMeta, conversation: T) -> Self {
         SessionFile {
             version: SESSION_FILE_VERSION,
@@ -75,36 +85,74 @@ impl<T> SessionFile<T> {
 /// One saved session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionEntry {
+    /// The session's name (the file name without extension).
     pub name: String,
+    /// Its file.
     pub path: PathBuf,
+    /// Its encoding.
     pub format: SessionFormat,
 }
 
+/// Why a session could not be saved, found or loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionStoreError {
+    /// The name cannot be a file name.
     #[error(
         "`{name}` is not a valid session name; use letters, digits, `_`, `-` and `.` (not first)"
     )]
-    InvalidName { name: String },
+    InvalidName {
+        /// The name as given.
+        name: String,
+    },
+    /// No session of that name exists.
     #[error("no session named `{name}` in {}; save one with `.session save {name}`", dir.display())]
-    NotFound { name: String, dir: PathBuf },
+    NotFound {
+        /// The name asked for.
+        name: String,
+        /// The sessions directory.
+        dir: PathBuf,
+    },
+    /// Both `NAME.yaml` and `NAME.json` exist.
     #[error("session `{name}` exists as both {} and {}; remove one of them", first.display(), second.display())]
     Ambiguous {
+        /// The name asked for.
         name: String,
+        /// One of the files.
         first: PathBuf,
+        /// The other file.
         second: PathBuf,
     },
+    /// The file does not decode as a session.
     #[error("{} is not a readable session file ({problem}); it was left untouched: move it away or pick another name", path.display())]
-    Corrupt { path: PathBuf, problem: String },
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder reported.
+        problem: String,
+    },
+    /// The file was written by a newer coyote.
     #[error("session file {} has version {found}, this coyote reads version {SESSION_FILE_VERSION}; upgrade coyote or start a new session", path.display())]
-    UnsupportedVersion { path: PathBuf, found: u32 },
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+    },
+    /// The file could not be read.
     #[error("cannot read {}: {source}; check its permissions", path.display())]
     Read {
+        /// The file.
         path: PathBuf,
+        /// The read error.
         source: std::io::Error,
     },
+    /// The session could not be encoded.
     #[error("cannot encode the session: {message}")]
-    Encode { message: String },
+    Encode {
+        /// What the encoder reported.
+        message: String,
+    },
+    /// The file could not be written.
     #[error(transparent)]
     Write(#[from] ConfigError),
 }
@@ -121,6 +169,7 @@ impl SessionStore {
         SessionStore { dir: dir.into() }
     }
 
+    /// The sessions directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

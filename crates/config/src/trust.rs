@@ -48,10 +48,12 @@ pub struct ProjectFile {
     pub root: PathBuf,
     /// Lowercase hex sha256 of the file's bytes as read.
     pub sha256: String,
+    /// Whether the user trusted it (and this exact content).
     pub status: TrustStatus,
 }
 
 impl ProjectFile {
+    /// The user trusted this exact content.
     pub fn is_trusted(&self) -> bool {
         self.status == TrustStatus::Trusted
     }
@@ -84,10 +86,12 @@ impl TrustStore {
         }
     }
 
+    /// A store at `path` (tests; the product uses [`TrustStore::new`]).
     pub fn at(path: impl Into<PathBuf>) -> Self {
         TrustStore { path: path.into() }
     }
 
+    /// The store's file.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -10,40 +10,60 @@ use crate::trust::TrustStatus;
 /// One warning about one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigWarning {
+    /// The file.
     pub file: PathBuf,
     /// Where in the file; root for whole-file warnings.
     pub path: JsonPath,
+    /// What was found.
     pub kind: WarningKind,
 }
 
+/// A kind of warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WarningKind {
     /// A key coyote does not know; ignored.
     UnknownKey {
+        /// The key as written.
         key: String,
+        /// The known key it is closest to, if any is close.
         suggestion: Option<&'static str>,
     },
     /// A key other clients use that coyote does not implement; ignored.
     UnsupportedKey {
+        /// The key.
         key: &'static str,
+        /// What to use instead.
         advice: &'static str,
     },
     /// A known key that has no effect on this kind of server (`env` on an HTTP server).
     UnusedKey {
+        /// The key.
         key: &'static str,
+        /// The server's transport.
         transport: &'static str,
     },
     /// The same key twice in one object; the last one wins (as in JavaScript).
-    DuplicateKey { key: String },
+    DuplicateKey {
+        /// The key.
+        key: String,
+    },
     /// Two keys set the same thing; `winner` is used.
     Superseded {
+        /// The key that lost.
         key: &'static str,
+        /// The key that is used.
         winner: &'static str,
     },
     /// A project-local mcp.json was found but not used.
-    ProjectNotTrusted { status: TrustStatus },
+    ProjectNotTrusted {
+        /// Why it was not used.
+        status: TrustStatus,
+    },
     /// The trust store could not be read; nothing is trusted until it is fixed.
-    TrustStoreUnreadable { reason: String },
+    TrustStoreUnreadable {
+        /// Why it could not be read.
+        reason: String,
+    },
 }
 
 impl fmt::Display for ConfigWarning {

@@ -32,9 +32,13 @@ pub enum LlmError {
     /// HTTP 401/403.
     #[error("{provider}: the API key was rejected (HTTP {status}: {detail}); {advice}")]
     Auth {
+        /// The configured client name.
         provider: String,
+        /// The HTTP status.
         status: u16,
+        /// The server's error message.
         detail: String,
+        /// What to check, worded for the key's source.
         advice: String,
     },
 
@@ -44,9 +48,13 @@ pub enum LlmError {
         rate_limit_advice(.retry_after)
     )]
     RateLimited {
+        /// The configured client name.
         provider: String,
+        /// The wait the server asked for, if it named one.
         retry_after: Option<Duration>,
+        /// Requests made, the first included.
         attempts: u32,
+        /// The server's error message.
         detail: String,
     },
 
@@ -56,7 +64,12 @@ pub enum LlmError {
          start a new conversation (.clear), shorten the input, or choose a model with a larger \
          context"
     )]
-    ContextLength { provider: String, detail: String },
+    ContextLength {
+        /// The configured client name.
+        provider: String,
+        /// The server's error message.
+        detail: String,
+    },
 
     /// HTTP 5xx (after the bounded retries).
     #[error(
@@ -64,8 +77,11 @@ pub enum LlmError {
          down, try again later"
     )]
     Server {
+        /// The configured client name.
         provider: String,
+        /// The HTTP status.
         status: u16,
+        /// The server's error message.
         detail: String,
     },
 
@@ -78,7 +94,12 @@ pub enum LlmError {
          declared function ({detail}); small models do this when they misname a function — \
          try again, rephrase the request, or use a larger model"
     )]
-    UnparsedOutput { provider: String, detail: String },
+    UnparsedOutput {
+        /// The configured client name.
+        provider: String,
+        /// The server's error message.
+        detail: String,
+    },
 
     /// The server could not be reached or the connection failed before a response started.
     #[error(
@@ -86,19 +107,26 @@ pub enum LlmError {
          running"
     )]
     Network {
+        /// The configured client name.
         provider: String,
+        /// The URL that could not be reached.
         endpoint: String,
+        /// The connection error.
         detail: String,
     },
 
+    /// A bound on a network wait ran out.
     #[error(
         "{provider}: timed out after {}s while {phase}; the server may be overloaded or the model \
          still loading, try again or raise the client's timeouts",
         .after.as_secs()
     )]
     Timeout {
+        /// The configured client name.
         provider: String,
+        /// Which wait.
         phase: TimeoutPhase,
+        /// How long was waited.
         after: Duration,
     },
 
@@ -107,7 +135,12 @@ pub enum LlmError {
         "{provider}: unexpected response ({detail}); the connection may have dropped or the server \
          is not {provider}-compatible, try again or check `type` and `api_base`"
     )]
-    Protocol { provider: String, detail: String },
+    Protocol {
+        /// The configured client name.
+        provider: String,
+        /// What was wrong with the response.
+        detail: String,
+    },
 
     /// HTTP 400/404/422…: the server refused the request itself.
     #[error(
@@ -115,14 +148,22 @@ pub enum LlmError {
          its options"
     )]
     InvalidRequest {
+        /// The configured client name.
         provider: String,
+        /// The HTTP status.
         status: u16,
+        /// The server's error message.
         detail: String,
     },
 
     /// The client configuration cannot work (bad `api_base`, unusable header, TLS setup).
     #[error("{provider}: invalid client configuration: {detail}; fix the client in config.yaml")]
-    Config { provider: String, detail: String },
+    Config {
+        /// The configured client name.
+        provider: String,
+        /// What is wrong with the configuration.
+        detail: String,
+    },
 
     /// The caller built a conversation that no provider accepts (a bug in the caller).
     #[error("internal error: invalid conversation: {0}; this is a coyote bug, please report it")]

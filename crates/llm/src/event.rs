@@ -13,24 +13,36 @@ use crate::types::{AssistantMessage, ChatResponse, FinishReason, ToolCall, Usage
 /// One increment of a model's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
+    /// A piece of the answer's text.
     TextDelta(String),
+    /// The model began a tool call.
     ToolCallStarted {
+        /// The call's position among this answer's calls.
         index: usize,
+        /// The call id (synthesized if the server sent none).
         id: String,
+        /// The function called.
         name: String,
     },
+    /// A piece of a call's raw argument text.
     ToolCallArgumentsDelta {
+        /// The call's position among this answer's calls.
         index: usize,
+        /// The next piece of argument text.
         delta: String,
     },
     /// The call is complete; `call.arguments` is the whole raw argument text.
     ToolCallFinished {
+        /// The call's position among this answer's calls.
         index: usize,
+        /// The whole call.
         call: ToolCall,
     },
+    /// Token counts, when the server reports them.
     Usage(Usage),
     /// Always the last event of a successful stream.
     Done {
+        /// Why the model stopped.
         finish_reason: FinishReason,
     },
 }
@@ -47,10 +59,12 @@ pub struct ResponseAssembler {
 }
 
 impl ResponseAssembler {
+    /// An empty assembler.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Folds one event into the answer so far.
     pub fn push(&mut self, event: &StreamEvent) {
         match event {
             StreamEvent::TextDelta(delta) => self.text.push_str(delta),

@@ -26,6 +26,7 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// The configured client name (used in messages).
     fn name(&self) -> &str;
 
+    /// Which wire protocol it speaks.
     fn kind(&self) -> ProviderKind;
 
     /// Function names this provider accepts; callers sanitise declared names with it.
@@ -69,6 +70,7 @@ pub struct ProviderBuilder {
 }
 
 impl ProviderBuilder {
+    /// A builder with the default retry policy and the real clock.
     pub fn new(config: ProviderConfig) -> Self {
         ProviderBuilder {
             config,
@@ -77,6 +79,7 @@ impl ProviderBuilder {
         }
     }
 
+    /// Replaces the retry policy.
     pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -88,6 +91,7 @@ impl ProviderBuilder {
         self
     }
 
+    /// The provider for the config's kind; fails on an unusable configuration.
     pub fn build(self) -> Result<Arc<dyn Provider>, LlmError> {
         Ok(match self.config.kind {
             ProviderKind::OpenAiCompatible => {

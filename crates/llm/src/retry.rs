@@ -20,8 +20,11 @@ pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
 /// How many times and how long to retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
+    /// Retries after the first attempt.
     pub max_retries: u32,
+    /// The first backoff; each retry doubles it.
     pub base_backoff: Duration,
+    /// The longest wait: longer `Retry-After`s fail at once, backoffs are capped here.
     pub max_wait: Duration,
 }
 
@@ -57,6 +60,7 @@ impl RetryPolicy {
 pub trait RetryClock: Send + Sync + fmt::Debug {
     /// Wall-clock now, to interpret an HTTP-date `Retry-After`.
     fn now(&self) -> SystemTime;
+    /// Resolves after `duration`.
     fn sleep(&self, duration: Duration) -> BoxFuture<'static, ()>;
 }
 

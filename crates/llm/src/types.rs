@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StreamMode {
+    /// Stream the answer as it is generated (SSE).
     #[default]
     Streaming,
     /// One non-streaming request; the provider still yields [`crate::StreamEvent`]s, all at
@@ -35,14 +36,18 @@ pub enum ToolChoice {
 /// One request to a model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatRequest {
+    /// The model name as the provider knows it.
     pub model: String,
+    /// The conversation, system messages included.
     pub messages: Vec<Message>,
     /// Functions the model may call; sent only when non-empty.
     pub tools: Vec<FunctionDeclaration>,
+    /// Sampling temperature; `None` leaves the provider's default.
     pub temperature: Option<f64>,
     /// Output limit. Anthropic requires one and uses [`crate::DEFAULT_ANTHROPIC_MAX_TOKENS`]
     /// when unset.
     pub max_tokens: Option<u32>,
+    /// Streamed or whole.
     pub stream: StreamMode,
     /// Ignored when `tools` is empty.
     pub tool_choice: ToolChoice,
@@ -62,26 +67,31 @@ impl ChatRequest {
         }
     }
 
+    /// Sets whether the model may, must or must not call the declared functions.
     pub fn with_tool_choice(mut self, tool_choice: ToolChoice) -> Self {
         self.tool_choice = tool_choice;
         self
     }
 
+    /// Sets the declared functions.
     pub fn with_tools(mut self, tools: Vec<FunctionDeclaration>) -> Self {
         self.tools = tools;
         self
     }
 
+    /// Sets the sampling temperature.
     pub fn with_temperature(mut self, temperature: f64) -> Self {
         self.temperature = Some(temperature);
         self
     }
 
+    /// Sets the output limit.
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);
         self
     }
 
+    /// Sets streamed or whole.
     pub fn with_stream(mut self, stream: StreamMode) -> Self {
         self.stream = stream;
         self
@@ -109,8 +119,10 @@ pub enum FinishReason {
 /// The assembled answer of one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatResponse {
+    /// What the model said.
     pub message: AssistantMessage,
     /// Absent when the server reported none.
     pub usage: Option<Usage>,
+    /// Why it stopped.
     pub finish_reason: FinishReason,
 }

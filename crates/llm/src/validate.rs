@@ -12,24 +12,50 @@ use crate::types::Message;
 /// Why a conversation cannot be sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConversationError {
+    /// An assistant message says nothing.
     #[error("message #{index} is an assistant message with neither text nor tool calls")]
-    EmptyAssistant { index: usize },
+    EmptyAssistant {
+        /// Its position in the conversation.
+        index: usize,
+    },
+    /// A tool result answers a call no earlier assistant message made.
     #[error(
         "message #{index} answers tool call `{call_id}`, which no preceding assistant message made"
     )]
-    UnknownCallId { index: usize, call_id: String },
+    UnknownCallId {
+        /// The result's position in the conversation.
+        index: usize,
+        /// The call id it names.
+        call_id: String,
+    },
+    /// A call is answered twice.
     #[error("message #{index} answers tool call `{call_id}` a second time")]
-    DuplicateResult { index: usize, call_id: String },
+    DuplicateResult {
+        /// The second result's position in the conversation.
+        index: usize,
+        /// The call id.
+        call_id: String,
+    },
+    /// Calls of an assistant message lack results when the next non-tool message comes.
     #[error(
         "tool call(s) {missing:?} of message #{assistant} get no result before message #{index}"
     )]
     UnansweredCalls {
+        /// The assistant message's position.
         assistant: usize,
+        /// The position of the message that came before the results.
         index: usize,
+        /// The ids of the unanswered calls.
         missing: Vec<String>,
     },
+    /// An assistant message uses one call id twice.
     #[error("message #{index} repeats tool call id `{call_id}` within one assistant message")]
-    DuplicateCallId { index: usize, call_id: String },
+    DuplicateCallId {
+        /// Its position in the conversation.
+        index: usize,
+        /// The repeated id.
+        call_id: String,
+    },
 }
 
 /// Checks the invariants above over a whole conversation.

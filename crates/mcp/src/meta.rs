@@ -37,10 +37,15 @@ use crate::server::McpServerFeatures;
 /// Which meta-function. Exhaustive: adding a sixth means touching every `match` below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MetaKind {
+    /// `mcp_invoke_<server>`: call a tool.
     Invoke,
+    /// `mcp_search_<server>`: rank the catalog for a query.
     Search,
+    /// `mcp_describe_<server>`: one item in full.
     Describe,
+    /// `mcp_read_<server>`: read a resource, a template or a result handle.
     Read,
+    /// `mcp_prompt_<server>`: get a prompt, flattened into text.
     Prompt,
 }
 
@@ -91,11 +96,14 @@ impl std::fmt::Display for MetaKind {
 /// A parsed meta-function name: which kind, on which server.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MetaFunction {
+    /// Which meta-function.
     pub kind: MetaKind,
+    /// The server it addresses.
     pub server: String,
 }
 
 impl MetaFunction {
+    /// The meta-function `kind` of `server`.
     pub fn new(kind: MetaKind, server: impl Into<String>) -> Self {
         MetaFunction {
             kind,
@@ -129,11 +137,14 @@ impl std::fmt::Display for MetaFunction {
 /// name is parsed by its meta-function prefix. `None`: coyote declared no such function.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FunctionTarget {
+    /// A meta-function.
     Meta(MetaFunction),
+    /// A server's tool, declared directly.
     Direct(DirectTool),
 }
 
 impl FunctionTarget {
+    /// What `name` addresses in a request whose direct declarations are `direct`.
     pub fn parse(name: &str, direct: &DirectNames) -> Option<FunctionTarget> {
         if let Some(tool) = direct.resolve(name) {
             return Some(FunctionTarget::Direct(tool.clone()));

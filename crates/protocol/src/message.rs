@@ -17,9 +17,12 @@ use serde::{Deserialize, Serialize};
 pub enum Message {
     /// Instructions. Anthropic receives all system text in its `system` parameter.
     System {
+        /// The instructions.
         text: String,
     },
+    /// What the user typed (or a `.prompt` flattened into text).
     User {
+        /// The text.
         text: String,
     },
     /// What the model said: text, tool calls, or both.
@@ -29,18 +32,22 @@ pub enum Message {
 }
 
 impl Message {
+    /// A system message.
     pub fn system(text: impl Into<String>) -> Self {
         Message::System { text: text.into() }
     }
 
+    /// A user message.
     pub fn user(text: impl Into<String>) -> Self {
         Message::User { text: text.into() }
     }
 
+    /// An assistant message.
     pub fn assistant(message: AssistantMessage) -> Self {
         Message::Assistant(message)
     }
 
+    /// The answer to a tool call.
     pub fn tool_result(result: ToolResult) -> Self {
         Message::Tool(result)
     }
@@ -56,6 +63,7 @@ pub struct AssistantMessage {
 }
 
 impl AssistantMessage {
+    /// An assistant message with text and no tool calls.
     pub fn text(text: impl Into<String>) -> Self {
         AssistantMessage {
             text: text.into(),
@@ -74,6 +82,7 @@ impl AssistantMessage {
 pub struct ToolCall {
     /// Provider-assigned id (synthesized only when an OpenAI-compatible server sends none).
     pub id: String,
+    /// The function's name, as declared to the model.
     pub name: String,
     /// The arguments exactly as the model sent them (a JSON object as text, possibly invalid or
     /// empty). Kept raw so the conversation echoes what the model said; parse with
@@ -84,7 +93,9 @@ pub struct ToolCall {
 /// The model's arguments were not a JSON object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgumentsError {
+    /// The function's name.
     pub name: String,
+    /// What was wrong with the arguments.
     pub reason: String,
 }
 
@@ -102,6 +113,7 @@ impl fmt::Display for ArgumentsError {
 impl std::error::Error for ArgumentsError {}
 
 impl ToolCall {
+    /// A call as the model sent it; `arguments` are kept raw.
     pub fn new(
         id: impl Into<String>,
         name: impl Into<String>,
@@ -149,8 +161,10 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolOutcome {
+    /// The tool ran and answered.
     #[default]
     Success,
+    /// The tool failed, or the call was refused or cancelled.
     Error,
 }
 
@@ -160,11 +174,14 @@ pub enum ToolOutcome {
 pub struct ToolResult {
     /// The [`ToolCall::id`] this answers.
     pub call_id: String,
+    /// The text the model reads.
     pub content: String,
+    /// Whether it reports success.
     pub outcome: ToolOutcome,
 }
 
 impl ToolResult {
+    /// A successful result for `call_id`.
     pub fn success(call_id: impl Into<String>, content: impl Into<String>) -> Self {
         ToolResult {
             call_id: call_id.into(),
@@ -173,6 +190,7 @@ impl ToolResult {
         }
     }
 
+    /// A failed (refused, cancelled or erroneous) result for `call_id`.
     pub fn error(call_id: impl Into<String>, content: impl Into<String>) -> Self {
         ToolResult {
             call_id: call_id.into(),
@@ -185,7 +203,9 @@ impl ToolResult {
 /// Token counts of one response. `input` includes prompt-cache reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
+    /// Input tokens, prompt-cache reads and writes included.
     pub input: u64,
+    /// Output tokens.
     pub output: u64,
 }
 

@@ -19,7 +19,9 @@ pub enum NameCharset {
 /// A provider's function-name constraints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FunctionNameRules {
+    /// Which characters are allowed.
     pub charset: NameCharset,
+    /// The longest accepted name, in bytes.
     pub max_bytes: usize,
 }
 
@@ -30,6 +32,7 @@ impl FunctionNameRules {
         max_bytes: MAX_FUNCTION_NAME_BYTES,
     };
 
+    /// Whether `c` may appear in a function name.
     pub fn is_allowed_char(&self, c: char) -> bool {
         match self.charset {
             NameCharset::AlnumUnderscoreDash => c.is_ascii_alphanumeric() || c == '_' || c == '-',

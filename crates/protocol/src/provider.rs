@@ -73,6 +73,7 @@ pub struct ApiKey {
 }
 
 impl ApiKey {
+    /// A key the caller supplied (flag, keyring, test).
     pub fn new(secret: impl Into<String>) -> Self {
         ApiKey {
             secret: secret.into(),
@@ -80,6 +81,7 @@ impl ApiKey {
         }
     }
 
+    /// A key read from environment variable `variable`.
     pub fn from_env(variable: impl Into<String>, secret: impl Into<String>) -> Self {
         ApiKey {
             secret: secret.into(),
@@ -92,6 +94,7 @@ impl ApiKey {
         &self.secret
     }
 
+    /// Where the key came from (named in messages, never the secret).
     pub fn source(&self) -> &KeySource {
         &self.source
     }
@@ -109,6 +112,7 @@ impl fmt::Debug for ApiKey {
 /// One model a client offers (`models:` entries in config.yaml).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ModelConfig {
+    /// The model name as the provider knows it.
     pub name: String,
     /// Output limit sent with every request to this model.
     pub max_tokens: Option<u32>,
@@ -117,6 +121,7 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
+    /// A model with no token limits set.
     pub fn named(name: impl Into<String>) -> Self {
         ModelConfig {
             name: name.into(),
@@ -128,6 +133,7 @@ impl ModelConfig {
 /// Bounds on every network wait of one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HttpTimeouts {
+    /// Until the TCP (and TLS) connection is up.
     pub connect: Duration,
     /// Until the response status arrives (local models may process a long prompt first).
     pub response: Duration,
@@ -148,6 +154,7 @@ impl Default for HttpTimeouts {
 /// One configured client (`clients:` entry in config.yaml, or a zero-config detection).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderConfig {
+    /// Which wire protocol the client speaks.
     pub kind: ProviderKind,
     /// The client name users type before the colon in `-m name:model`.
     pub name: String,
@@ -155,11 +162,14 @@ pub struct ProviderConfig {
     pub api_base: String,
     /// `None` for local servers that need no key.
     pub api_key: Option<ApiKey>,
+    /// The models it offers, as configured.
     pub models: Vec<ModelConfig>,
+    /// Bounds on each request's network waits.
     pub timeouts: HttpTimeouts,
 }
 
 impl ProviderConfig {
+    /// A client with no key, no models and the default timeouts.
     pub fn new(kind: ProviderKind, name: impl Into<String>, api_base: impl Into<String>) -> Self {
         ProviderConfig {
             kind,
@@ -171,21 +181,25 @@ impl ProviderConfig {
         }
     }
 
+    /// Sets the API key.
     pub fn with_api_key(mut self, key: ApiKey) -> Self {
         self.api_key = Some(key);
         self
     }
 
+    /// Sets the offered models.
     pub fn with_models(mut self, models: Vec<ModelConfig>) -> Self {
         self.models = models;
         self
     }
 
+    /// Sets the network timeouts.
     pub fn with_timeouts(mut self, timeouts: HttpTimeouts) -> Self {
         self.timeouts = timeouts;
         self
     }
 
+    /// The configured model named `name`, if any.
     pub fn model(&self, name: &str) -> Option<&ModelConfig> {
         self.models.iter().find(|m| m.name == name)
     }

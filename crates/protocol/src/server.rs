@@ -19,7 +19,9 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 pub struct McpServerSpec {
     /// Validated name: `[A-Za-z0-9_-]{1,40}`; it becomes part of function names.
     pub name: String,
+    /// How to reach it.
     pub transport: McpTransport,
+    /// Its startup and call deadlines.
     pub timeouts: Timeouts,
     /// When the user must approve a tool call (`"approve"` in mcp.json).
     pub approve: ApprovalPolicy,
@@ -48,6 +50,7 @@ impl fmt::Debug for McpServerSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum McpTransport {
+    /// A child process speaking MCP on stdin/stdout.
     Stdio(StdioSpec),
     /// Streamable HTTP.
     Http(HttpSpec),
@@ -70,9 +73,13 @@ impl McpTransport {
 /// A child process speaking MCP on stdin/stdout.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StdioSpec {
+    /// The program to run (looked up on PATH).
     pub command: String,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// Extra environment variables (values never logged).
     pub env: BTreeMap<String, String>,
+    /// Working directory; `None` inherits coyote's.
     pub cwd: Option<PathBuf>,
 }
 
@@ -91,6 +98,7 @@ impl fmt::Debug for StdioSpec {
 /// An HTTP endpoint.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HttpSpec {
+    /// The endpoint URL.
     pub url: String,
     /// Extra request headers, in file order.
     pub headers: Vec<(String, String)>,
@@ -116,6 +124,7 @@ impl fmt::Debug for HttpSpec {
 /// Per-server timeouts (`startupTimeoutSec`, `toolTimeoutSec`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timeouts {
+    /// Spawn/connect plus the `initialize` handshake (`startupTimeoutSec`).
     pub startup: Duration,
     /// Inactivity timeout of one request; progress notifications reset it.
     pub call: Duration,

@@ -24,11 +24,14 @@ use serde_json::Value;
 /// One server's approval settings.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ServerPolicy {
+    /// When the user must approve a call (`approve` in mcp.json).
     pub approve: ApprovalPolicy,
+    /// Tools the user pre-approved (`autoApprove` / `alwaysAllow`).
     pub auto_approve: Vec<String>,
 }
 
 impl ServerPolicy {
+    /// The settings of `spec`.
     pub fn from_spec(spec: &McpServerSpec) -> Self {
         ServerPolicy {
             approve: spec.approve,
@@ -44,6 +47,7 @@ pub struct ApprovalPolicies {
 }
 
 impl ApprovalPolicies {
+    /// The settings of every spec, by server name.
     pub fn from_specs(specs: &[McpServerSpec]) -> Self {
         ApprovalPolicies {
             by_server: specs
@@ -53,10 +57,12 @@ impl ApprovalPolicies {
         }
     }
 
+    /// Sets one server's settings.
     pub fn insert(&mut self, server: impl Into<String>, policy: ServerPolicy) {
         self.by_server.insert(server.into(), policy);
     }
 
+    /// A server's settings (the default when not listed).
     pub fn get(&self, server: &str) -> ServerPolicy {
         self.by_server.get(server).cloned().unwrap_or_default()
     }
@@ -127,11 +133,15 @@ pub fn approval_reason(
 /// What the front-end is asked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApprovalRequest {
+    /// The model's id of the call.
     pub call_id: String,
+    /// The server that would run it.
     pub server: String,
+    /// The tool it calls.
     pub tool: String,
     /// The tool's arguments as the model sent them.
     pub arguments: Value,
+    /// Why the user is asked.
     pub reason: ApprovalReason,
 }
 
@@ -144,18 +154,23 @@ pub enum ApprovalDecision {
     ApproveAlways,
     /// Do not run it. `note` (e.g. "non-interactive run; start coyote with --yes to allow")
     /// is added to the refusal the model receives.
-    Refuse { note: Option<String> },
+    Refuse {
+        /// Added to the refusal the model reads.
+        note: Option<String>,
+    },
 }
 
 /// Asks the user. Supplied by the front-end: the REPL prompts, one-shot answers from `--yes`.
 /// Called one request at a time, in the order the model made the calls.
 pub trait Approver: Send + Sync {
+    /// Asks about one call; the future resolves with the user's answer.
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'_, ApprovalDecision>;
 }
 
 /// Refuses everything (front-ends that cannot ask).
 #[derive(Debug, Clone, Default)]
 pub struct RefuseAll {
+    /// Added to every refusal the model reads.
     pub note: Option<String>,
 }
 

@@ -94,6 +94,7 @@ pub struct ContextPolicy {
     pub threshold_percent: u8,
     /// Turns never summarised (at least 1: the current turn).
     pub keep_last_turns: usize,
+    /// Whether the turn loop compacts on its own.
     pub auto: AutoCompact,
 }
 
@@ -123,11 +124,14 @@ impl ContextPolicy {
 pub struct ContextUsage {
     /// Estimated tokens of the next request's messages.
     pub used: u64,
+    /// Tokens the model accepts.
     pub window: u32,
+    /// Tokens at which compaction starts.
     pub threshold: u64,
 }
 
 impl ContextUsage {
+    /// `used` as a share of the window, in percent.
     pub fn percent(&self) -> u64 {
         self.used * 100 / u64::from(self.window.max(1))
     }
@@ -147,10 +151,13 @@ pub enum CompactTrigger {
 /// spilled already).
 #[derive(Debug, thiserror::Error)]
 pub enum CompactError {
+    /// The model request failed.
     #[error("the summary request failed: {0}")]
     Llm(#[from] LlmError),
+    /// The user cancelled it.
     #[error("the summary was cancelled")]
     Cancelled,
+    /// The model answered with no text.
     #[error("the model returned an empty summary; try `.compact` again or `.clear`")]
     EmptySummary,
 }
@@ -160,6 +167,7 @@ pub enum CompactError {
 pub struct CompactReport {
     /// Estimated tokens before and after.
     pub before: u64,
+    /// Estimated tokens after.
     pub after: u64,
     /// Tool results moved to the spill store.
     pub results_spilled: usize,

@@ -22,6 +22,7 @@ pub struct UsageTotals {
 }
 
 impl UsageTotals {
+    /// Adds one response's counts.
     pub fn add(&mut self, usage: Usage) {
         self.input += usage.input;
         self.output += usage.output;
@@ -36,17 +37,21 @@ pub struct Conversation {
     /// Instructions sent first with every request (roles and agents set it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
+    /// The messages, oldest first.
     #[serde(default)]
     pub messages: Vec<Message>,
+    /// Tokens used so far.
     #[serde(default)]
     pub usage: UsageTotals,
 }
 
 impl Conversation {
+    /// An empty conversation with no system prompt.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// An empty conversation with `system` as its system prompt.
     pub fn with_system(system: impl Into<String>) -> Self {
         Conversation {
             system: Some(system.into()),

@@ -36,6 +36,7 @@ pub const MAX_DELEGATE_DEPTH: u32 = 3;
 /// One agent a session may delegate to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DelegateInfo {
+    /// The agent's name, as in `agent_delegate_<name>`.
     pub name: String,
     /// Shown to the model in the function description.
     pub description: Option<String>,
@@ -44,6 +45,7 @@ pub struct DelegateInfo {
 /// What the launcher is asked to build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DelegateLaunch<'a> {
+    /// The agent's name.
     pub agent: &'a str,
     /// The delegate's depth (1 = called by the user's agent). Give the delegate's own
     /// [`Delegates`] this depth ([`Delegates::at_depth`]).
@@ -52,6 +54,7 @@ pub struct DelegateLaunch<'a> {
 
 /// A delegate ready to run one task.
 pub struct DelegateRun {
+    /// The delegate's session (its model, servers and delegates).
     pub session: Session,
     /// Starts with the delegate's instructions as the system prompt.
     pub conversation: Conversation,
@@ -76,23 +79,47 @@ impl std::fmt::Debug for DelegateRun {
 /// Why a delegate could not start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DelegateError {
+    /// The agent is not a delegate of this session.
     #[error("agent `{agent}` is not one of your delegates; call one of: {}", known.join(", "))]
-    Unknown { agent: String, known: Vec<String> },
+    Unknown {
+        /// The name the model called.
+        agent: String,
+        /// The delegates it may call.
+        known: Vec<String>,
+    },
+    /// Delegating would go deeper than allowed.
     #[error(
         "delegation is limited to {max} levels (agent → delegate → …) and `{agent}` would be \
          level {depth}; do this part of the task yourself with your own functions and answer"
     )]
-    TooDeep { agent: String, depth: u32, max: u32 },
+    TooDeep {
+        /// The agent asked for.
+        agent: String,
+        /// The depth it would run at.
+        depth: u32,
+        /// The deepest level allowed.
+        max: u32,
+    },
+    /// The call has no `task`.
     #[error("call {DELEGATE_PREFIX}{agent} with {{\"task\": \"what the agent should do\"}}")]
-    MissingTask { agent: String },
+    MissingTask {
+        /// The agent called.
+        agent: String,
+    },
     /// The front-end could not build the delegate (bad config, model, servers).
     #[error("agent `{agent}` could not start: {reason}")]
-    Launch { agent: String, reason: String },
+    Launch {
+        /// The agent called.
+        agent: String,
+        /// Why it could not start.
+        reason: String,
+    },
 }
 
 /// Builds delegates on demand (implemented by the front-end: it knows the agent files, models
 /// and the MCP factory).
 pub trait DelegateLauncher: Send + Sync {
+    /// Builds the delegate `request` names, at its depth.
     fn launch<'a>(
         &'a self,
         request: DelegateLaunch<'a>,
@@ -135,15 +162,18 @@ impl Delegates {
         self
     }
 
+    /// Sets the deepest delegation level (default [`MAX_DELEGATE_DEPTH`]).
     pub fn max_depth(mut self, max_depth: u32) -> Self {
         self.max_depth = max_depth;
         self
     }
 
+    /// The depth of the session these delegates belong to (0 = the user's agent).
     pub fn depth(&self) -> u32 {
         self.depth
     }
 
+    /// The agents the model may delegate to.
     pub fn agents(&self) -> &[DelegateInfo] {
         &self.agents
     }

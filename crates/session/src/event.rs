@@ -34,7 +34,10 @@ pub enum StopReason {
     Answered,
     /// The model was still calling tools after `limit` rounds; the turn stopped without asking
     /// it again (the last results are in the conversation for the next turn).
-    MaxToolRounds { limit: u32 },
+    MaxToolRounds {
+        /// The round limit reached.
+        limit: u32,
+    },
     /// The user cancelled; the partial answer is kept.
     Cancelled,
 }
@@ -44,13 +47,27 @@ pub enum StopReason {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SessionEvent {
     /// A model request was sent (`round` counts requests in this turn, from 1).
-    RequestStarted { round: u32, tools: usize },
+    RequestStarted {
+        /// The request's number in this turn, from 1.
+        round: u32,
+        /// Functions declared in it.
+        tools: usize,
+    },
     /// Streamed answer text.
-    TextDelta { text: String },
+    TextDelta {
+        /// The next piece of text.
+        text: String,
+    },
     /// Token counts of one response.
-    Usage { input: u64, output: u64 },
+    Usage {
+        /// Input tokens, prompt-cache reads and writes included.
+        input: u64,
+        /// Output tokens.
+        output: u64,
+    },
     /// A tool call starts running (or is about to be answered without running).
     ToolCallStarted {
+        /// The model's id of the call.
         call_id: String,
         /// The function name the model called (`mcp_invoke_fs`, …).
         name: String,
@@ -64,30 +81,51 @@ pub enum SessionEvent {
     },
     /// A tool call ended; `output` is exactly what the model receives.
     ToolCallFinished {
+        /// The model's id of the call.
         call_id: String,
+        /// The function name the model called.
         name: String,
+        /// The MCP server it addressed, if any.
         server: Option<String>,
+        /// For `mcp_invoke_*`: the tool it ran.
         tool: Option<String>,
+        /// How it ended.
         status: ToolCallStatus,
+        /// How long it ran, in milliseconds.
         duration_ms: u64,
+        /// Exactly what the model receives.
         output: String,
     },
     /// All calls of a round are answered.
-    RoundFinished { round: u32, tool_calls: usize },
+    RoundFinished {
+        /// The round's number, from 1.
+        round: u32,
+        /// Calls answered in the round.
+        tool_calls: usize,
+    },
     /// A status line from a delegated agent (`agent_delegate_*`): started, each tool call,
     /// warnings, how it ended. Its own text is not streamed here; its answer is the call's
     /// result. `depth` 1 = a delegate of the user's agent.
     DelegateProgress {
+        /// The delegate's name.
         agent: String,
+        /// Its depth (1 = a delegate of the user's agent).
         depth: u32,
+        /// The status line.
         message: String,
     },
     /// Something the user should know that does not stop the turn.
-    Warning { message: String },
+    Warning {
+        /// The warning, for the user.
+        message: String,
+    },
     /// The turn ended (not sent when it failed with an error).
     TurnFinished {
+        /// Why the turn ended.
         stop: StopReason,
+        /// Model requests made in the turn.
         rounds: u32,
+        /// Tokens summed over the turn's responses.
         usage: Usage,
     },
 }
@@ -95,6 +133,7 @@ pub enum SessionEvent {
 /// Receives a turn's events. Called from the task running the turn (and from concurrently
 /// running tool calls), so keep it quick: render or forward, never block on input.
 pub trait EventSink: Send + Sync {
+    /// Receives one event.
     fn emit(&self, event: SessionEvent);
 }
 
@@ -122,6 +161,7 @@ pub struct EventLog {
 }
 
 impl EventLog {
+    /// An empty log.
     pub fn new() -> Self {
         Self::default()
     }

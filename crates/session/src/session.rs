@@ -29,10 +29,12 @@ pub struct ModelSettings {
     pub name: String,
     /// Output limit per response (`max_tokens` of the model's config entry).
     pub max_tokens: Option<u32>,
+    /// Sampling temperature; `None` leaves the provider's default.
     pub temperature: Option<f64>,
 }
 
 impl ModelSettings {
+    /// A model with no output limit or temperature set.
     pub fn named(name: impl Into<String>) -> Self {
         ModelSettings {
             name: name.into(),
@@ -48,8 +50,11 @@ pub struct SessionOptions {
     /// Rounds of tool calls per turn before the turn stops with
     /// [`crate::StopReason::MaxToolRounds`].
     pub max_tool_rounds: u32,
+    /// Streamed or whole answers.
     pub stream: StreamMode,
+    /// Which servers the model may use.
     pub servers: ServerSelection,
+    /// When tool calls need the user's approval.
     pub approvals: ApprovalPolicies,
     /// How each server's tools are declared (`expose`; issue 7). Read when the session is
     /// built: the dispatcher owns it from then on.
@@ -71,8 +76,11 @@ impl Default for SessionOptions {
 /// What the front-end lends one turn: where events go, who answers approval questions, and the
 /// token that cancels the turn (Ctrl-C).
 pub struct TurnContext<'a> {
+    /// Where the turn's events go.
     pub events: &'a dyn EventSink,
+    /// Who answers approval questions.
     pub approver: &'a dyn Approver,
+    /// Cancelled to stop the turn (Ctrl-C).
     pub cancel: CancellationToken,
 }
 
@@ -121,26 +129,31 @@ impl SessionBuilder {
         self
     }
 
+    /// Replaces every per-turn option.
     pub fn options(mut self, options: SessionOptions) -> Self {
         self.options = options;
         self
     }
 
+    /// Sets the rounds of tool calls per turn (at least 1).
     pub fn max_tool_rounds(mut self, rounds: u32) -> Self {
         self.options.max_tool_rounds = rounds.max(1);
         self
     }
 
+    /// Sets streamed or whole answers.
     pub fn stream(mut self, stream: StreamMode) -> Self {
         self.options.stream = stream;
         self
     }
 
+    /// Sets which servers the model may use.
     pub fn servers(mut self, servers: ServerSelection) -> Self {
         self.options.servers = servers;
         self
     }
 
+    /// Sets the approval policies.
     pub fn approvals(mut self, approvals: ApprovalPolicies) -> Self {
         self.options.approvals = approvals;
         self
@@ -158,6 +171,7 @@ impl SessionBuilder {
         self
     }
 
+    /// The session, with the context policy derived from the model when none was set.
     pub fn build(self) -> Session {
         let context = self
             .context
@@ -201,10 +215,12 @@ impl Session {
         format!("{}:{}", self.provider.name(), self.model.name)
     }
 
+    /// The model and its request options.
     pub fn model(&self) -> &ModelSettings {
         &self.model
     }
 
+    /// The provider the model is requested from.
     pub fn provider(&self) -> &Arc<dyn Provider> {
         &self.provider
     }
@@ -215,14 +231,17 @@ impl Session {
         self.model = model;
     }
 
+    /// The MCP servers of this session.
     pub fn runtime(&self) -> &McpRuntime {
         &self.runtime
     }
 
+    /// The dispatcher that runs the model's function calls.
     pub fn dispatcher(&self) -> &MetaDispatcher {
         &self.dispatcher
     }
 
+    /// The per-turn options.
     pub fn options(&self) -> &SessionOptions {
         &self.options
     }

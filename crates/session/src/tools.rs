@@ -30,6 +30,7 @@ pub enum ServerSelection {
 }
 
 impl ServerSelection {
+    /// Whether the model may use `server`.
     pub fn includes(&self, server: &str) -> bool {
         match self {
             ServerSelection::All => true,

@@ -47,6 +47,7 @@ pub const ANSWER_FROM_RESULTS: &str =
 /// How a turn ended without error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnOutcome {
+    /// Why the turn ended.
     pub stop: StopReason,
     /// Model requests made in this turn.
     pub rounds: u32,

@@ -20,30 +20,41 @@ use crate::uri_template::{UriTemplate, is_template};
 /// Completion values shown per template variable in `describe`.
 pub const DESCRIBE_COMPLETIONS_MAX: usize = 20;
 
+/// The arguments of `mcp_search_<server>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchRequest {
+    /// What to look for.
     pub query: String,
     /// Already clamped (see [`crate::search::clamp_top_k`]).
     pub top_k: usize,
 }
 
+/// The arguments of `mcp_describe_<server>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DescribeRequest {
+    /// The item's id (tool name, URI, template or prompt name).
     pub id: String,
+    /// The item's kind.
     pub kind: CatalogKind,
 }
 
+/// The arguments of `mcp_read_<server>`.
 #[derive(Debug, Clone)]
 pub struct ReadRequest {
     /// A URI, a template (expanded with `arguments`) or a `coyote-result://` handle.
     pub uri: String,
+    /// Values of the template's variables.
     pub arguments: BTreeMap<String, String>,
+    /// Paging and filtering of the text read.
     pub options: ReadOptions,
 }
 
+/// The arguments of `mcp_prompt_<server>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptRequest {
+    /// The prompt's name.
     pub name: String,
+    /// Its arguments, as strings.
     pub arguments: BTreeMap<String, String>,
 }
 

@@ -26,11 +26,14 @@ pub const LONG_HASH_HEX_DIGITS: usize = 16;
 /// A tool of a server, as the model reaches it directly.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DirectTool {
+    /// The server's configured name.
     pub server: String,
+    /// The tool's name on that server.
     pub tool: String,
 }
 
 impl DirectTool {
+    /// The tool `tool` of `server`.
     pub fn new(server: impl Into<String>, tool: impl Into<String>) -> Self {
         DirectTool {
             server: server.into(),
@@ -142,10 +145,12 @@ impl DirectNames {
         self.by_name.get(name)
     }
 
+    /// How many names the set holds.
     pub fn len(&self) -> usize {
         self.by_name.len()
     }
 
+    /// Whether the set holds no name.
     pub fn is_empty(&self) -> bool {
         self.by_name.is_empty()
     }

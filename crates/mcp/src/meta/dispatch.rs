@@ -33,7 +33,9 @@ use crate::uri_template::TemplateError;
 /// The result of one meta-function call, ready for the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DispatchOutcome {
+    /// The meta-function that ran.
     pub function: MetaFunction,
+    /// What it returns to the model.
     pub body: DispatchBody,
     /// The tool reported `isError` (invoke only); the body is still the tool's output.
     pub is_error: bool,
@@ -44,6 +46,7 @@ pub struct DispatchOutcome {
 /// What the model receives.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DispatchBody {
+    /// A JSON value, sent as compact JSON.
     Json(Value),
     /// Prompt results: one labelled text block (D6).
     Text(String),
@@ -118,27 +121,47 @@ pub fn result_header(tool: &str, server: &str, is_error: bool) -> String {
 /// what to call instead.
 #[derive(Debug, thiserror::Error)]
 pub enum DispatchError {
+    /// The name is no meta-function.
     #[error(
         "{name:?} is not an MCP meta-function: names are mcp_search_<server>, \
          mcp_describe_<server>, mcp_invoke_<server>, mcp_read_<server> or mcp_prompt_<server>"
     )]
-    NotAMetaFunction { name: String },
+    NotAMetaFunction {
+        /// The name as called.
+        name: String,
+    },
+    /// The arguments do not fit the function.
     #[error("{function}: {problem}")]
-    BadArguments { function: String, problem: String },
+    BadArguments {
+        /// The function called.
+        function: String,
+        /// What is wrong with the arguments.
+        problem: String,
+    },
+    /// The item asked for is not in the server's catalog.
     #[error("{function}: {kind} {id:?} does not exist on server {server:?}; {hint}")]
     NotFound {
+        /// The function called.
         function: String,
+        /// The server asked.
         server: String,
+        /// The kind of item asked for.
         kind: CatalogKind,
+        /// Its id as given.
         id: String,
+        /// What to call to find it.
         hint: String,
     },
+    /// The server failed the request.
     #[error(transparent)]
     Server(#[from] McpError),
+    /// Rendering the result failed.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// A template could not be expanded.
     #[error(transparent)]
     Template(#[from] TemplateError),
+    /// A prompt's arguments are incomplete.
     #[error(transparent)]
     PromptArguments(#[from] PromptArgsError),
 }
@@ -189,6 +212,7 @@ impl MetaDispatcher {
         self
     }
 
+    /// How each server's tools are exposed.
     pub fn exposure(&self) -> &ExposurePolicies {
         &self.surface.policies
     }
@@ -198,6 +222,7 @@ impl MetaDispatcher {
         &self.runtime
     }
 
+    /// Where binaries and oversized results are stored.
     pub fn spill_store(&self) -> &SpillStore {
         &self.spill
     }

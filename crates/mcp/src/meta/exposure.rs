@@ -39,11 +39,14 @@ pub fn estimate_tokens(declarations: &[FunctionDeclaration]) -> usize {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectiveExposure {
+    /// The tools are declared one function each.
     Direct,
+    /// The tools are reached through the meta-functions.
     Meta,
 }
 
 impl EffectiveExposure {
+    /// The value's name, as `--json` and the docs write it.
     pub fn as_str(self) -> &'static str {
         match self {
             EffectiveExposure::Direct => "direct",
@@ -93,6 +96,7 @@ pub struct ExposurePolicies {
 }
 
 impl ExposurePolicies {
+    /// The `expose` of each spec.
     pub fn from_specs(specs: &[McpServerSpec]) -> Self {
         ExposurePolicies {
             servers: specs.iter().map(|s| (s.name.clone(), s.expose)).collect(),
@@ -104,11 +108,13 @@ impl ExposurePolicies {
         self.servers.insert(server.into(), exposure);
     }
 
+    /// Sets one server's exposure, builder style.
     pub fn with(mut self, server: impl Into<String>, exposure: Exposure) -> Self {
         self.set(server, exposure);
         self
     }
 
+    /// A server's configured exposure (`auto` when not listed).
     pub fn get(&self, server: &str) -> Exposure {
         self.servers.get(server).copied().unwrap_or_default()
     }
