@@ -61,7 +61,7 @@ pub enum ElicitationResponse {
 /// Asks the user for the values a server requested. Implemented by the embedder (the REPL);
 /// [`DeclineElicitation`] is the default.
 pub trait ElicitationHook: Send + Sync + 'static {
-    /// Asks the user; the future resolves with the answer (never fails: a problem is a cancel).
+    /// Asks the user; the future resolves with their answer.
     fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'_, ElicitationResponse>;
 }
 

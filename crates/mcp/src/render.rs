@@ -129,7 +129,7 @@ pub enum RenderError {
 pub struct SpillObject {
     /// Always `true`: the bytes are in a file, not in the answer.
     pub spilled: bool,
-    /// Absolute path of the stored file.
+    /// Where the file is stored, under the spill store.
     pub path: String,
     /// The resource URI the blob came from, if any.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -13,9 +13,9 @@ use serde::Serialize;
 
 use crate::catalog::{CatalogItem, CatalogKind};
 
-/// Fewest hits a search returns (a smaller `top_k` is raised to it).
+/// The smallest `top_k` accepted; a smaller one is raised to it.
 pub const MIN_TOP_K: usize = 1;
-/// Most hits a search returns (a larger `top_k` is lowered to it).
+/// The largest `top_k` accepted; a larger one is lowered to it.
 pub const MAX_TOP_K: usize = 20;
 /// Hits returned when `top_k` is absent.
 pub const DEFAULT_TOP_K: usize = 5;

@@ -73,7 +73,7 @@ pub struct ApiKey {
 }
 
 impl ApiKey {
-    /// A key the caller supplied (flag, keyring, test).
+    /// A key the caller handed over ([`KeySource::Provided`]).
     pub fn new(secret: impl Into<String>) -> Self {
         ApiKey {
             secret: secret.into(),

@@ -45,7 +45,7 @@ pub struct DeleteOptions {
     pub delete_configurations: Option<bool>,
     /// `delete_volumes`: remove its volumes (Coolify's default is true).
     pub delete_volumes: Option<bool>,
-    /// `docker_cleanup`: prune Docker images and build cache afterwards.
+    /// `docker_cleanup`: run Docker cleanup on the server afterwards.
     pub docker_cleanup: Option<bool>,
     /// `delete_connected_networks`: remove the Docker networks it was connected to.
     pub delete_connected_networks: Option<bool>,
