@@ -18,13 +18,13 @@ use coyote_protocol::McpServerSpec;
 use serde_yaml_ng::Value;
 
 use crate::app_config::ServerList;
-use crate::env::EnvLookup;
-use crate::macros::{expand_placeholders, placeholders};
-use crate::mcp_json::{McpFile, McpFileContext, ServerDefaults, load_mcp_file};
-use crate::roles::{
+use crate::definition::{
     DefinitionError, DefinitionKind, DefinitionWarning, Fields, FileShape, Listing,
     check_definition_name, definition_names, parse_mapping, read_definition, scalar_text,
 };
+use crate::env::EnvLookup;
+use crate::macros::{expand_placeholders, placeholders};
+use crate::mcp_json::{McpFile, McpFileContext, ServerDefaults, load_mcp_file};
 
 /// How deep `agent → delegate → delegate …` may go.
 pub const MAX_DELEGATE_DEPTH: usize = 3;

@@ -7,6 +7,7 @@
 
 mod agents;
 mod app_config;
+mod definition;
 mod dupes;
 mod edit;
 mod entry;
@@ -36,6 +37,9 @@ pub use app_config::{
     DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, detect_providers,
     load_app_config, parse_app_config,
 };
+pub use definition::{
+    DefinitionError, DefinitionKind, DefinitionWarning, DefinitionWarningKind, Listing,
+};
 pub use edit::{
     AddOutcome, HttpEntry, HttpTransport, IfExists, ServerEntry, StdioEntry, add_server,
     parse_env_assignment, parse_header, remove_server,
@@ -58,10 +62,7 @@ pub use mcp_json::{
     parse_mcp_json,
 };
 pub use paths::{ConfigPaths, PathOverrides};
-pub use roles::{
-    DefinitionError, DefinitionKind, DefinitionWarning, DefinitionWarningKind, Listing, Role,
-    list_roles, load_role, parse_role,
-};
+pub use roles::{Role, list_roles, load_role, parse_role};
 pub use selection::{
     ALL_SERVERS, ResolvedSelection, Selection, SelectionLayers, SelectionSource, ServerListValue,
     Toggle, expand_server_list, resolve_selection,

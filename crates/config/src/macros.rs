@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_yaml_ng::Value;
 
-use crate::roles::{
+use crate::definition::{
     DefinitionError, DefinitionKind, DefinitionWarning, DefinitionWarningKind, Fields, FileShape,
     Listing, check_definition_name, definition_names, parse_mapping, read_definition, scalar_text,
 };

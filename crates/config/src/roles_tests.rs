@@ -1,6 +1,7 @@
 use std::fs;
 
 use super::*;
+use crate::definition::DefinitionWarningKind;
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);

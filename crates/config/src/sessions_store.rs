@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::definition::{DefinitionKind, check_definition_name};
 use crate::error::ConfigError;
 use crate::fsutil::{PRIVATE_FILE_MODE, write_atomic};
-use crate::roles::{DefinitionKind, check_definition_name};
 use crate::selection::ServerListValue;
 
 /// The current file layout version.
