@@ -116,7 +116,8 @@ pub enum ApiError {
     },
     /// No complete answer within the request timeout.
     #[error(
-        "Coolify server at {base_url} did not answer {method} {path} within {after:?}. Check that the server is up and reachable, or raise the request timeout."
+        "Coolify server at {base_url} did not answer {method} {path} within {}. Check that the server is up and reachable, or raise {setting} (seconds).",
+        seconds(*.after)
     )]
     Timeout {
         /// The configured base URL.
@@ -127,6 +128,9 @@ pub enum ApiError {
         path: String,
         /// The timeout that fired.
         after: Duration,
+        /// The setting that configures it (e.g. `COOLIFY_REQUEST_TIMEOUT`), named so the
+        /// message says what to change.
+        setting: String,
     },
     /// The response body could not be read after the status arrived.
     #[error("reading the response of {path} from Coolify failed ({reason}); retry the call")]
@@ -171,6 +175,16 @@ pub enum ApiError {
         /// What did not match.
         detail: String,
     },
+}
+
+/// `30 s`, `0.2 s`: a duration as the seconds a user configures.
+fn seconds(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{secs} s")
+    }
 }
 
 impl ApiError {

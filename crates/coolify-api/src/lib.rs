@@ -16,8 +16,8 @@ mod tls;
 mod token;
 
 pub use client::{
-    ClientBuilder, CoolifyClient, DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, HttpMethod,
-    LegacyEndpoint,
+    ClientBuilder, CoolifyClient, DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TIMEOUT_SETTING, HttpMethod, LegacyEndpoint,
 };
 pub use endpoints::applications::{
     ApplicationSource, ControlAction, DeleteOptions, EnvTarget, LogsQuery, unwrap_logs,
@@ -26,5 +26,5 @@ pub use endpoints::deployments::{DeployTarget, Force, SkipTake, looks_like_uuid}
 pub use endpoints::{Paging, ResourceKind};
 pub use error::{ApiError, BuildError, InvalidIdReason};
 pub use hints::error_hint;
-pub use path::{ApiPath, validate_id};
+pub use path::{ApiPath, QueryEncoding, validate_id};
 pub use token::TokenSpec;

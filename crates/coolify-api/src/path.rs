@@ -9,8 +9,11 @@
 //!   and non-ASCII stay inside the one segment.
 //!
 //! Literal segments are `&'static str` chosen by this crate's code, never by a caller. Query
-//! parameters keep insertion order (the reference's `URLSearchParams` order) and are
-//! form-encoded when the URL is built.
+//! parameters keep insertion order (the reference's `URLSearchParams` order). Each is encoded
+//! the way the reference encodes that parameter: [`ApiPath::query`] form-encodes
+//! (`URLSearchParams`: a space is `+`), [`ApiPath::query_component`] percent-encodes like
+//! `encodeURIComponent` (a space is `%20`; the reference uses it for `/deploy?tag=` and the
+//! Hetzner token uuid).
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
@@ -23,6 +26,27 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
+/// What `encodeURIComponent` leaves alone: `A-Z a-z 0-9 - _ . ! ~ * ' ( )`.
+const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
+/// How one query parameter is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryEncoding {
+    /// `application/x-www-form-urlencoded` (`URLSearchParams`): space → `+`.
+    Form,
+    /// `encodeURIComponent`: space → `%20`.
+    Component,
+}
+
 /// Longest refused id echoed back in an error.
 const ECHO_LIMIT: usize = 64;
 
@@ -31,7 +55,7 @@ const ECHO_LIMIT: usize = 64;
 pub struct ApiPath {
     /// Encoded segments, each without slashes.
     segments: Vec<String>,
-    query: Vec<(String, String)>,
+    query: Vec<(String, String, QueryEncoding)>,
 }
 
 impl ApiPath {
@@ -63,9 +87,17 @@ impl ApiPath {
         self
     }
 
-    /// Append a query parameter (order is kept).
+    /// Append a form-encoded query parameter (order is kept).
     pub fn query(mut self, key: &'static str, value: impl ToString) -> Self {
-        self.query.push((key.to_owned(), value.to_string()));
+        self.query
+            .push((key.to_owned(), value.to_string(), QueryEncoding::Form));
+        self
+    }
+
+    /// Append a query parameter encoded like `encodeURIComponent` (order is kept).
+    pub fn query_component(mut self, key: &'static str, value: impl ToString) -> Self {
+        self.query
+            .push((key.to_owned(), value.to_string(), QueryEncoding::Component));
         self
     }
 
@@ -88,19 +120,41 @@ impl ApiPath {
     }
 
     /// The query pairs in insertion order (decoded values).
-    pub fn query_pairs(&self) -> &[(String, String)] {
-        &self.query
+    pub fn query_pairs(&self) -> Vec<(&str, &str)> {
+        self.query
+            .iter()
+            .map(|(k, v, _)| (k.as_str(), v.as_str()))
+            .collect()
+    }
+
+    /// The encoded query string without `?` (`None` when there is no parameter).
+    pub fn encoded_query(&self) -> Option<String> {
+        if self.query.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .query
+            .iter()
+            .map(|(k, v, encoding)| {
+                let value = match encoding {
+                    QueryEncoding::Form => {
+                        url::form_urlencoded::byte_serialize(v.as_bytes()).collect()
+                    }
+                    QueryEncoding::Component => utf8_percent_encode(v, COMPONENT).to_string(),
+                };
+                let key: String = url::form_urlencoded::byte_serialize(k.as_bytes()).collect();
+                format!("{key}={value}")
+            })
+            .collect();
+        Some(parts.join("&"))
     }
 }
 
 impl std::fmt::Display for ApiPath {
-    /// Path plus form-encoded query, e.g. `/deploy?tag=app-api&force=false`.
+    /// Path plus encoded query, e.g. `/deploy?tag=app-api&force=false`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.path())?;
-        if !self.query.is_empty() {
-            let encoded = url::form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(self.query.iter())
-                .finish();
+        if let Some(encoded) = self.encoded_query() {
             write!(f, "?{encoded}")?;
         }
         Ok(())
@@ -174,5 +228,9 @@ mod tests {
             .query("tag", "a b&c")
             .query("force", false);
         assert_eq!(p.to_string(), "/deploy?tag=a+b%26c&force=false");
+        let p = ApiPath::new("deploy")
+            .query_component("tag", "a b&c(*)")
+            .query("force", false);
+        assert_eq!(p.to_string(), "/deploy?tag=a%20b%26c(*)&force=false");
     }
 }

@@ -349,6 +349,23 @@ async fn a_hanging_instance_hits_the_request_timeout() {
         other => panic!("expected the timeout path, got {other:?}"),
     }
     assert!(!err.to_string().contains(FIXTURE_TOKEN));
+    assert!(
+        err.to_string()
+            .ends_with("within 0.2 s. Check that the server is up and reachable, or raise COOLIFY_REQUEST_TIMEOUT (seconds)."),
+        "{err}"
+    );
+    // A fleet entry's client names its own setting.
+    let api = CoolifyClient::builder(fixture.url(), TokenSpec::Inline(FIXTURE_TOKEN.to_owned()))
+        .request_timeout(Duration::from_secs(1))
+        .timeout_setting("COOLIFY_INSTANCES[1].request_timeout")
+        .build()
+        .unwrap();
+    let err = api.list_applications(Paging::NONE).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("within 1 s. Check that the server is up and reachable, or raise COOLIFY_INSTANCES[1].request_timeout (seconds)."),
+        "{err}"
+    );
 }
 
 #[tokio::test]

@@ -24,8 +24,12 @@ pub struct ClientBuilder {
     cloudflare: Option<(String, String)>,
     headers: Vec<(String, String)>,
     request_timeout: Duration,
+    timeout_setting: String,
     connect_timeout: Duration,
 }
+
+/// The setting a timeout error names when the builder was not told another one.
+pub const DEFAULT_TIMEOUT_SETTING: &str = "COOLIFY_REQUEST_TIMEOUT";
 
 impl ClientBuilder {
     /// No extra headers, default timeouts.
@@ -36,6 +40,7 @@ impl ClientBuilder {
             cloudflare: None,
             headers: Vec::new(),
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            timeout_setting: DEFAULT_TIMEOUT_SETTING.to_owned(),
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
     }
@@ -62,6 +67,14 @@ impl ClientBuilder {
     /// Whole-request timeout (default [`DEFAULT_REQUEST_TIMEOUT`]).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// The configuration setting that sets the request timeout, named by timeout errors so
+    /// they say what to raise (default `COOLIFY_REQUEST_TIMEOUT`; a fleet entry passes
+    /// `COOLIFY_INSTANCES[i].request_timeout`).
+    pub fn timeout_setting(mut self, setting: impl Into<String>) -> Self {
+        self.timeout_setting = setting.into();
         self
     }
 
@@ -93,6 +106,7 @@ impl ClientBuilder {
                 token,
                 headers,
                 request_timeout: self.request_timeout,
+                timeout_setting: self.timeout_setting,
                 version: Mutex::new(None),
                 legacy_get: Mutex::new(HashSet::new()),
             }),

@@ -24,7 +24,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
-pub use builder::ClientBuilder;
+pub use builder::{ClientBuilder, DEFAULT_TIMEOUT_SETTING};
 
 use crate::error::ApiError;
 use crate::hints::{compose_status_message, plain_status_message};
@@ -94,6 +94,7 @@ struct Inner {
     token: TokenSource,
     headers: HeaderMap,
     request_timeout: Duration,
+    timeout_setting: String,
     version: Mutex<Option<String>>,
     legacy_get: Mutex<HashSet<LegacyEndpoint>>,
 }
@@ -312,10 +313,9 @@ impl CoolifyClient {
             path: path.path(),
             reason: e.to_string(),
         })?;
-        if !path.query_pairs().is_empty() {
-            url.query_pairs_mut()
-                .extend_pairs(path.query_pairs().iter());
-        }
+        // Already encoded per parameter (form or component style); `set_query` keeps
+        // existing `%XX` escapes as they are.
+        url.set_query(path.encoded_query().as_deref());
         Ok(url)
     }
 
@@ -336,6 +336,7 @@ impl CoolifyClient {
             method: method.as_str().to_owned(),
             path: path.path(),
             after: self.inner.request_timeout,
+            setting: self.inner.timeout_setting.clone(),
         }
     }
 }

@@ -116,8 +116,8 @@ impl CoolifyClient {
     /// `POST /deploy?uuid=<v>&force=<b>` or `?tag=<v>&force=<b>`.
     pub async fn deploy(&self, target: &DeployTarget, force: Force) -> Result<Value, ApiError> {
         let path = match target {
-            DeployTarget::Uuid(uuid) => ApiPath::new("deploy").query("uuid", uuid),
-            DeployTarget::Tag(tag) => ApiPath::new("deploy").query("tag", tag),
+            DeployTarget::Uuid(uuid) => ApiPath::new("deploy").query_component("uuid", uuid),
+            DeployTarget::Tag(tag) => ApiPath::new("deploy").query_component("tag", tag),
         };
         self.post(&path.query("force", force == Force::Yes), None)
             .await
