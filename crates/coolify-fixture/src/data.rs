@@ -30,13 +30,33 @@ pub const CANARY_PRIVATE_KEY: &str = "CANARY-PRIVATE-KEY-91fd3c";
 /// Canary: the cloud-provider token.
 pub const CANARY_HETZNER_TOKEN: &str = "CANARY-HETZNER-TOKEN-5aa016";
 
+/// Canary: a service env value (`GET /services/svc-umami/envs`, nested
+/// `environment_variables`).
+pub const CANARY_SERVICE_ENV: &str = "CANARY-SERVICE-ENV-3c7e52";
+/// Canary: a password resolved into a service's compose body.
+pub const CANARY_COMPOSE_SECRET: &str = "CANARY-COMPOSE-SECRET-8a41f0";
+/// Canary: a GitHub app's OAuth client secret.
+pub const CANARY_GITHUB_CLIENT_SECRET: &str = "CANARY-GITHUB-CLIENT-SECRET-d93b17";
+/// Canary: a GitHub app's webhook secret.
+pub const CANARY_GITHUB_WEBHOOK_SECRET: &str = "CANARY-GITHUB-WEBHOOK-6f02ce";
+/// Canary: the S3 secret key of the backup destination.
+pub const CANARY_BACKUP_S3_SECRET: &str = "CANARY-BACKUP-S3-SECRET-51ab7d";
+/// Canary: a server's Sentinel agent token.
+pub const CANARY_SENTINEL_TOKEN: &str = "CANARY-SENTINEL-TOKEN-0e94aa";
+
 /// Every planted secret, for leak assertions (`output.contains(s)` must be false).
-pub const PLANTED_SECRETS: [&str; 5] = [
+pub const PLANTED_SECRETS: [&str; 11] = [
     FIXTURE_WEBHOOK_SECRET,
     CANARY_DB_PASSWORD,
     CANARY_API_SECRET,
     CANARY_PRIVATE_KEY,
     CANARY_HETZNER_TOKEN,
+    CANARY_SERVICE_ENV,
+    CANARY_COMPOSE_SECRET,
+    CANARY_GITHUB_CLIENT_SECRET,
+    CANARY_GITHUB_WEBHOOK_SECRET,
+    CANARY_BACKUP_S3_SECRET,
+    CANARY_SENTINEL_TOKEN,
 ];
 
 /// The uuid `POST /deploy` always answers with.
@@ -52,7 +72,8 @@ pub fn private_key_material() -> String {
     )
 }
 
-fn database_url() -> String {
+/// `postgres://app:<password>@db-postgres:5432/app_production` (the password is a canary).
+pub fn database_url() -> String {
     format!("postgres://app:{CANARY_DB_PASSWORD}@db-postgres:5432/app_production")
 }
 
@@ -67,7 +88,7 @@ pub fn servers() -> Value {
         {
             "id": 1, "uuid": "srv1-hetzner", "name": "hetzner-fsn1", "ip": "198.51.100.10",
             "port": 22, "user": "root", "description": "App server (Falkenstein)", "proxy_type": "traefik",
-            "is_reachable": true, "is_usable": true
+            "is_reachable": true, "is_usable": true, "sentinel_token": CANARY_SENTINEL_TOKEN
         }
     ])
 }
@@ -89,7 +110,7 @@ pub fn applications() -> Value {
             "id": 101, "uuid": "app-shop", "name": "shop-frontend", "fqdn": "https://shop.example.test",
             "status": "running:healthy", "environment_id": 1, "destination": { "id": 1, "server_id": 1 },
             "git_repository": "acme/shop-frontend", "git_branch": "main", "build_pack": "nixpacks",
-            "last_online_at": "2026-08-05T09:00:00Z"
+            "last_online_at": "2026-08-05T09:00:00Z", "source_id": 1, "source_type": "App\\Models\\GithubApp"
         },
         {
             "id": 102, "uuid": "app-api", "name": "api-gateway", "fqdn": "https://api.example.test",
@@ -113,7 +134,8 @@ pub fn databases() -> Value {
         {
             "id": 201, "uuid": "db-postgres", "name": "main-postgres", "status": "running:healthy",
             "environment_id": 1, "destination": { "id": 1, "server_id": 1 }, "image": "postgres:16-alpine",
-            "postgres_user": "app", "postgres_password": CANARY_DB_PASSWORD, "postgres_db": "app_production"
+            "postgres_user": "app", "postgres_password": CANARY_DB_PASSWORD, "postgres_db": "app_production",
+            "is_public": false, "public_port": null, "internal_db_url": database_url(), "external_db_url": null
         }
     ])
 }
@@ -123,7 +145,11 @@ pub fn services() -> Value {
     json!([
         {
             "id": 301, "uuid": "svc-umami", "name": "umami-analytics", "status": "running:healthy",
-            "environment_id": 1, "destination": { "id": 1, "server_id": 1 }
+            "environment_id": 1, "destination": { "id": 1, "server_id": 1 },
+            "docker_compose_raw": format!("services:\n  umami:\n    environment:\n      DATABASE_URL: postgres://umami:{CANARY_COMPOSE_SECRET}@postgresql:5432/umami\n"),
+            "environment_variables": [
+                { "uuid": "svcenv-1", "key": "APP_SECRET", "value": CANARY_SERVICE_ENV, "real_value": CANARY_SERVICE_ENV, "is_preview": false }
+            ]
         }
     ])
 }

@@ -11,8 +11,10 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod data;
+pub mod data_more;
 mod fixture;
 mod routes;
+mod routes_more;
 
 pub use data::{
     FIXTURE_TOKEN, FIXTURE_VERSION, FIXTURE_WEBHOOK_SECRET, NEW_DEPLOYMENT_UUID, PLANTED_SECRETS,

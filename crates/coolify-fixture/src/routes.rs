@@ -43,7 +43,7 @@ fn json(value: Value) -> Reply {
     Reply::Json(200, value)
 }
 
-fn find(list: Value, key: &str, id: &str, kind: &str, mode: NotFoundMode) -> Reply {
+pub(crate) fn find(list: Value, key: &str, id: &str, kind: &str, mode: NotFoundMode) -> Reply {
     let found = match list {
         Value::Array(rows) => rows
             .into_iter()
@@ -124,9 +124,13 @@ pub(crate) fn route(
 fn get(segs: &[&str], query: Option<&str>, state: &mut RouteState<'_>) -> Option<Reply> {
     match segs.first().copied() {
         Some("servers" | "destinations" | "projects") => get_placement(segs, state.not_found),
-        Some("applications" | "databases" | "services") => get_resource(segs, state),
+        Some("applications" | "databases" | "services") => {
+            crate::routes_more::sub_resource(segs, state.not_found)
+                .or_else(|| get_resource(segs, state))
+        }
         Some("deployments") => get_deployment(segs, query, state),
-        _ => get_misc(segs, state.not_found),
+        _ => crate::routes_more::integrations(segs, state.not_found)
+            .or_else(|| get_misc(segs, state.not_found)),
     }
 }
 
@@ -202,7 +206,7 @@ fn get_resource(segs: &[&str], state: &RouteState<'_>) -> Option<Reply> {
         ["applications", u] => find(data::applications(), "uuid", u, "Application", mode),
         ["databases"] => json(data::databases()),
         ["databases", _, "logs"] => json(json!({ "logs": data::HEALTHY_LOGS })),
-        ["databases", _, "envs"] | ["services", _, "envs"] => json(json!([])),
+        ["databases", _, "envs"] => json(json!([])),
         ["databases", u] => find(data::databases(), "uuid", u, "Database", mode),
         ["services"] => json(data::services()),
         ["services", _, "logs"] => json(json!({ "logs": data::HEALTHY_LOGS })),
@@ -266,7 +270,7 @@ fn get_deployment(segs: &[&str], query: Option<&str>, state: &mut RouteState<'_>
     Some(reply)
 }
 
-/// Version, health, keys, cloud tokens, teams and the cross-type resource list.
+/// Version, health, keys and cloud tokens.
 fn get_misc(segs: &[&str], mode: NotFoundMode) -> Option<Reply> {
     let reply = match segs {
         ["version"] => Reply::Text(200, data::FIXTURE_VERSION.to_owned()),
@@ -275,16 +279,6 @@ fn get_misc(segs: &[&str], mode: NotFoundMode) -> Option<Reply> {
         ["security", "keys", u] => find(data::private_keys(), "uuid", u, "Private Key", mode),
         ["cloud-tokens"] => json(data::cloud_tokens()),
         ["cloud-tokens", u] => find(data::cloud_tokens(), "uuid", u, "Cloud token", mode),
-        ["teams"] => json(json!([{ "id": 0, "name": "Root Team" }])),
-        ["teams", "current"] => json(json!({ "id": 0, "name": "Root Team" })),
-        ["resources"] => {
-            let all: Vec<Value> = [data::applications(), data::databases(), data::services()]
-                .into_iter()
-                .flat_map(rows)
-                .map(|r| json!({ "uuid": r["uuid"], "name": r["name"], "status": r["status"] }))
-                .collect();
-            json(Value::Array(all))
-        }
         _ => return None,
     };
     Some(reply)

@@ -33,11 +33,16 @@ async fn get(fixture: &Fixture, path: &str, token: &str) -> (u16, String) {
 #[test]
 fn every_planted_secret_is_in_the_data() {
     let everything = [
+        data::servers(),
         data::applications(),
         data::databases(),
+        data::services(),
         data::app_envs("app-api"),
         data::private_keys(),
         data::cloud_tokens(),
+        coolify_fixture::data_more::service_envs("svc-umami"),
+        coolify_fixture::data_more::database_backups("db-postgres"),
+        coolify_fixture::data_more::github_apps(),
     ]
     .iter()
     .map(Value::to_string)
