@@ -30,6 +30,8 @@ pub enum HttpMethod {
     Get,
     /// `POST`.
     Post,
+    /// `PUT`.
+    Put,
     /// `PATCH`.
     Patch,
     /// `DELETE`.
@@ -42,6 +44,7 @@ impl HttpMethod {
         match self {
             HttpMethod::Get => "GET",
             HttpMethod::Post => "POST",
+            HttpMethod::Put => "PUT",
             HttpMethod::Patch => "PATCH",
             HttpMethod::Delete => "DELETE",
         }
@@ -57,14 +60,31 @@ pub enum Seg {
     Id(String),
 }
 
+/// How a query value is encoded, as the reference encodes that parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryStyle {
+    /// `URLSearchParams` (most parameters): a space is `+`.
+    Form,
+    /// `encodeURIComponent` (`/deploy?tag=`, the Hetzner token uuid): a space is `%20`.
+    Component,
+}
+
+/// One query parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    pub key: &'static str,
+    pub value: String,
+    pub style: QueryStyle,
+}
+
 /// A path below `/api/v1` plus its query, built segment by segment so an id can never
 /// change the route.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Path {
     /// The path segments below `/api/v1`, in order.
     pub segments: Vec<Seg>,
-    /// Query pairs, in order; values are percent-encoded when written.
-    pub query: Vec<(&'static str, String)>,
+    /// Query pairs, in order; values are encoded when written.
+    pub query: Vec<Query>,
 }
 
 impl Path {
@@ -85,11 +105,24 @@ impl Path {
         self.segments.push(Seg::Id(id.to_string()));
         self
     }
-    /// Append `key=value` when `value` is `Some`.
+    /// Append `key=value` (form-encoded) when `value` is `Some`.
     pub fn query_opt(mut self, key: &'static str, value: Option<String>) -> Self {
-        if let Some(v) = value {
-            self.query.push((key, v));
+        if let Some(value) = value {
+            self.query.push(Query {
+                key,
+                value,
+                style: QueryStyle::Form,
+            });
         }
+        self
+    }
+    /// Append `key=value` encoded like `encodeURIComponent`.
+    pub fn query_component(mut self, key: &'static str, value: &str) -> Self {
+        self.query.push(Query {
+            key,
+            value: value.to_string(),
+            style: QueryStyle::Component,
+        });
         self
     }
     /// Append several optional pairs in order.
@@ -108,12 +141,13 @@ impl fmt::Display for Path {
                 Seg::Id(id) => f.write_str(&encode_segment(id))?,
             }
         }
-        for (i, (k, v)) in self.query.iter().enumerate() {
+        for (i, q) in self.query.iter().enumerate() {
             write!(
                 f,
-                "{}{k}={}",
+                "{}{}={}",
                 if i == 0 { '?' } else { '&' },
-                utf8_percent_encode(v, SEGMENT)
+                q.key,
+                utf8_percent_encode(&q.value, SEGMENT)
             )?;
         }
         Ok(())

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use coolify_api::{ApiPath, CoolifyClient, LegacyEndpoint, TokenSpec};
 use serde_json::Value;
 
-use crate::backend::{ApiError, ApiRequest, Backend, BoxFuture, HttpMethod, Path, Seg};
+use crate::backend::{ApiError, ApiRequest, Backend, BoxFuture, HttpMethod, Path, QueryStyle, Seg};
 use crate::config::{InstanceSpec, TokenSource};
 
 /// The factory `main` passes to the server.
@@ -19,7 +19,9 @@ pub fn make_backend(spec: &InstanceSpec) -> Arc<dyn Backend> {
         TokenSource::Value(t) => TokenSpec::Inline(t.clone()),
         TokenSource::File(p) => TokenSpec::File(p.clone()),
     };
-    let mut builder = CoolifyClient::builder(spec.url.clone(), token);
+    let mut builder = CoolifyClient::builder(spec.url.clone(), token)
+        .request_timeout(spec.request_timeout)
+        .timeout_setting(spec.timeout_setting.clone());
     for (name, value) in &spec.headers {
         builder = builder.header(name.clone(), value.clone());
     }
@@ -56,8 +58,11 @@ fn to_api_path(path: &Path) -> Result<ApiPath, ApiError> {
             Seg::Id(id) => out.id("uuid", id).map_err(convert_err)?,
         };
     }
-    for (k, v) in &path.query {
-        out = out.query(k, v);
+    for q in &path.query {
+        out = match q.style {
+            QueryStyle::Form => out.query(q.key, &q.value),
+            QueryStyle::Component => out.query_component(q.key, &q.value),
+        };
     }
     Ok(out)
 }
@@ -66,6 +71,7 @@ fn method(m: HttpMethod) -> coolify_api::HttpMethod {
     match m {
         HttpMethod::Get => coolify_api::HttpMethod::Get,
         HttpMethod::Post => coolify_api::HttpMethod::Post,
+        HttpMethod::Put => coolify_api::HttpMethod::Put,
         HttpMethod::Patch => coolify_api::HttpMethod::Patch,
         HttpMethod::Delete => coolify_api::HttpMethod::Delete,
     }

@@ -52,8 +52,11 @@ pub struct Timing {
     pub deploy_poll_interval: Duration,
     /// `deploy` with `wait`: overrides `timeout_seconds` when set.
     pub deploy_deadline: Option<Duration>,
-    /// Per-instance deadline of `resources/list` and uuid completion (default 5 s).
+    /// Per-instance deadline of `resources/list`, uuid completion and `list_instances`
+    /// (default 5 s).
     pub listing_deadline: Duration,
+    /// `scheduled_tasks run_once`: poll interval (reference: 5 s).
+    pub task_poll_interval: Duration,
 }
 
 impl Default for Timing {
@@ -64,6 +67,7 @@ impl Default for Timing {
             deploy_poll_interval: Duration::from_secs(5),
             deploy_deadline: None,
             listing_deadline: Duration::from_secs(5),
+            task_poll_interval: Duration::from_secs(5),
         }
     }
 }

@@ -22,6 +22,29 @@ pub fn string_literal(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// A value as JS template interpolation renders it (`${v}`): strings raw, numbers as
+/// `String(n)`, arrays joined with `,`, objects as `[object Object]`.
+pub fn js_string(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(_) => compact(value),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| {
+                if v.is_null() {
+                    String::new()
+                } else {
+                    js_string(v)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
 fn js_numbers(value: Value) -> Value {
     match value {
         Value::Number(n) => match n.as_f64() {

@@ -9,6 +9,7 @@ pub mod backend_impl;
 pub mod call_ctx;
 pub mod config;
 pub mod confirm;
+pub mod docs;
 pub mod http;
 pub mod instances;
 pub mod instructions;

@@ -132,25 +132,29 @@ pub fn templates(fleet: bool) -> Vec<Value> {
 
 /// A parsed resource URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target<'a> {
+pub enum Target {
     /// `coolify://overview` (fleet: `coolify://{instance}/overview`).
     Overview {
         /// The instance segment, in fleet mode.
-        instance: Option<&'a str>,
+        instance: Option<String>,
     },
     /// `coolify://application/{uuid}` (fleet: `coolify://{instance}/application/{uuid}`).
     Application {
         /// The instance segment, in fleet mode.
-        instance: Option<&'a str>,
-        /// The application's UUID.
-        uuid: &'a str,
+        instance: Option<String>,
+        /// Percent-decoded: the id Coolify would see (the reference passes the capture
+        /// raw into the request path, where Coolify decodes it once).
+        uuid: String,
     },
 }
 
 /// Why a read failed; the server maps these to JSON-RPC errors.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
-    /// -32602 `Resource not found: <uri>`.
+    /// -32602 `Resource URI <uri> is invalid`, `data: {uri, reason: "invalid_uri"}`.
+    #[error("Resource URI {0} is invalid")]
+    InvalidUri(String),
+    /// -32602 `Resource not found: <uri>`, `data: {uri}`.
     #[error("Resource not found: {0}")]
     NotFound(String),
     /// A fleet-mode URI without an instance segment.
@@ -167,61 +171,77 @@ pub enum ReadError {
     Upstream(String),
 }
 
-/// Match a URI against the templates of the mode. Empty segments are reported as such.
-pub fn parse(uri: &str, fleet: bool) -> Result<Target<'_>, ReadError> {
+/// One template variable: `([^/,]+)` in the SDK's matcher (never empty, no `/` or `,`).
+fn variable(s: &str) -> Option<&str> {
+    (!s.is_empty() && !s.contains(['/', ','])).then_some(s)
+}
+
+fn decoded(s: &str) -> String {
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+/// Match a URI against the templates of the mode, as the reference's SDK does: parse it
+/// as a WHATWG URL (unparseable → [`ReadError::InvalidUri`]), then match the normalized
+/// form. Returns the target and the normalized URI (what a read answers with).
+pub fn parse(uri: &str, fleet: bool) -> Result<(Target, String), ReadError> {
+    let href = url::Url::parse(uri)
+        .map_err(|_| ReadError::InvalidUri(uri.to_string()))?
+        .to_string();
     let not_found = || ReadError::NotFound(uri.to_string());
-    let rest = uri.strip_prefix("coolify://").ok_or_else(not_found)?;
+    let rest = href.strip_prefix("coolify://").ok_or_else(not_found)?;
     let parts: Vec<&str> = rest.split('/').collect();
-    if fleet {
+    let target = if fleet {
         match parts.as_slice() {
-            [inst, "overview"] => Ok(Target::Overview {
-                instance: Some(non_empty(inst, ReadError::MissingInstance)?),
-            }),
-            [inst, "application", uuid] => {
-                let instance = Some(non_empty(inst, ReadError::MissingInstance)?);
-                Ok(Target::Application {
-                    instance,
-                    uuid: non_empty(uuid, ReadError::MissingUuid)?,
-                })
-            }
-            _ => Err(not_found()),
+            [inst, "overview"] => Target::Overview {
+                instance: Some(variable(inst).ok_or_else(not_found)?.to_string()),
+            },
+            [inst, "application", uuid] => Target::Application {
+                instance: Some(variable(inst).ok_or_else(not_found)?.to_string()),
+                uuid: decoded(variable(uuid).ok_or_else(not_found)?),
+            },
+            _ => return Err(not_found()),
         }
     } else {
         match parts.as_slice() {
-            ["overview"] => Ok(Target::Overview { instance: None }),
-            ["application", uuid] => Ok(Target::Application {
+            ["overview"] => Target::Overview { instance: None },
+            ["application", uuid] => Target::Application {
                 instance: None,
-                uuid: non_empty(uuid, ReadError::MissingUuid)?,
-            }),
-            _ => Err(not_found()),
+                uuid: decoded(variable(uuid).ok_or_else(not_found)?),
+            },
+            _ => return Err(not_found()),
         }
-    }
+    };
+    Ok((target, href))
 }
 
-fn non_empty(s: &str, err: ReadError) -> Result<&str, ReadError> {
-    if s.is_empty() { Err(err) } else { Ok(s) }
-}
-
-/// Read a resource: the text of its single `application/json` content.
-pub async fn read(instances: &Instances, uri: &str) -> Result<String, ReadError> {
-    let target = parse(uri, instances.is_fleet())?;
+/// Read a resource: its normalized URI and the text of its single `application/json`
+/// content.
+pub async fn read(instances: &Instances, uri: &str) -> Result<(String, String), ReadError> {
+    let (target, href) = parse(uri, instances.is_fleet())?;
     let resolve = |name: Option<&str>| match name {
-        Some(n) => instances.resolve_exact(n),
+        Some("") => Err(ReadError::MissingInstance),
+        Some(n) => Ok(instances.resolve_exact(n)?),
         None => Ok(instances.default_instance()),
     };
-    match target {
+    let text = match target {
         Target::Overview { instance } => {
-            let client = resolve(instance)?.client();
-            Ok(crate::json::pretty(&reads::overview(&client).await))
+            let client = resolve(instance.as_deref())?.client();
+            crate::json::pretty(&reads::overview(&client).await)
         }
         Target::Application { instance, uuid } => {
-            let client = resolve(instance)?.client();
-            let app = reads::application_data(&client, uuid, Reveal::Masked)
+            let client = resolve(instance.as_deref())?.client();
+            if uuid.is_empty() {
+                return Err(ReadError::MissingUuid);
+            }
+            let app = reads::application_data(&client, &uuid, Reveal::Masked)
                 .await
                 .map_err(|e| ReadError::Upstream(e.message))?;
-            Ok(crate::json::pretty(&app))
+            crate::json::pretty(&app)
         }
-    }
+    };
+    Ok((href, text))
 }
 
 /// `completion/complete` values for a template argument.

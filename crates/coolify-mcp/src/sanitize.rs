@@ -21,6 +21,10 @@ pub const ALWAYS: &[&str] = &[
     "logdrain_newrelic_license_key",
     "client_secret",
     "webhook_secret",
+    // Beyond the reference (deliberate): a cloud-provider token (`/cloud-tokens`) and an S3
+    // secret key (backup destinations) have no legitimate read through this surface either.
+    "token",
+    "secret",
 ];
 
 /// Masked unless the caller asked for `reveal`.

@@ -22,7 +22,8 @@ use rmcp::model::{
     GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference, Resource,
-    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig, Tool,
+    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -157,6 +158,11 @@ impl CoolifyServer {
     }
 }
 
+/// -32601 with the reference's text (`Method not found`), not rmcp's method name.
+fn method_not_found() -> ErrorData {
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None)
+}
+
 fn invalid_params(message: String) -> ErrorData {
     ErrorData::new(ErrorCode::INVALID_PARAMS, message, None)
 }
@@ -229,10 +235,17 @@ impl ServerHandler for CoolifyServer {
         if let Err(text) = tools::validate(name, &schema, &args) {
             return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
         }
-        // Unknown properties are dropped, as the reference's schema layer does, so nothing
-        // outside the schema (e.g. `instance` in single mode) is ever forwarded upstream.
+        // The reference's schema layer (zod) rebuilds the arguments in schema order and drops
+        // unknown properties: request bodies built from "every argument" keep that order, and
+        // nothing outside the schema (e.g. `instance` in single mode) is ever forwarded.
         if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-            args.retain(|k, _| props.contains_key(k));
+            let mut ordered = Map::new();
+            for key in props.keys() {
+                if let Some(v) = args.shift_remove(key) {
+                    ordered.insert(key.clone(), v);
+                }
+            }
+            args = ordered;
         }
         let instance_name = if shared.mode.fleet {
             args.shift_remove("instance")
@@ -263,7 +276,38 @@ impl ServerHandler for CoolifyServer {
                 }
             }
         };
-        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+        // No `isError: false`: the reference omits the field on every handler answer.
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.is_error = None;
+        Ok(result.into())
+    }
+
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(method_not_found())
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(method_not_found())
+    }
+
+    #[allow(
+        deprecated,
+        reason = "logging/setLevel still reaches 2025-era servers; it must answer like the reference"
+    )]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(method_not_found())
     }
 
     async fn list_prompts(
@@ -370,15 +414,20 @@ impl ServerHandler for CoolifyServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
         match resources::read(&self.shared.instances, &uri).await {
-            Ok(text) => {
+            Ok((href, text)) => {
                 let contents =
-                    ResourceContents::text(text, uri.clone()).with_mime_type("application/json");
+                    ResourceContents::text(text, href).with_mime_type("application/json");
                 Ok(ReadResourceResult::new(vec![contents]).into())
             }
             Err(ReadError::NotFound(u)) => Err(ErrorData::new(
                 ErrorCode::INVALID_PARAMS,
                 format!("Resource not found: {u}"),
                 Some(serde_json::json!({"uri": u})),
+            )),
+            Err(ReadError::InvalidUri(u)) => Err(ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("Resource URI {u} is invalid"),
+                Some(serde_json::json!({"uri": u, "reason": "invalid_uri"})),
             )),
             Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
         }
@@ -391,11 +440,7 @@ impl ServerHandler for CoolifyServer {
     ) -> Result<CompleteResult, ErrorData> {
         let shared = &*self.shared;
         if !shared.mode.fleet {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "Method not found",
-                None,
-            ));
+            return Err(method_not_found());
         }
         let values = match &request.r#ref {
             Reference::Resource(_) => {

@@ -13,6 +13,7 @@ mod boot;
 mod canary;
 mod elicitation;
 mod golden;
+mod golden_calls;
 mod process;
 mod prompts;
 mod resources;

@@ -53,26 +53,21 @@ const CONFIGS: [&str; 5] = [
 ];
 
 #[tokio::test]
-async fn item_07_golden_tools_list_entries_per_tool() {
-    // Parity for this issue's tools (the full 45-tool surface is the parity issue).
+async fn item_07_golden_tools_list_is_the_reference_list() {
     for config in ["single", "fleet", "readonly"] {
         let h = Harness::start(setup_for(config)).await.unwrap();
         let ours = h.tools().await;
+        // The whole list: same tools, same order, byte-equal JSON (compact and pretty).
+        let golden = json_file(&dir(config).join("tools-list.json"));
+        let ours_list = json!({"tools": ours});
+        assert_eq!(
+            serde_json::to_string(&ours_list).unwrap(),
+            serde_json::to_string(&golden).unwrap(),
+            "{config}: tools/list"
+        );
         let roster: Vec<String> =
             serde_json::from_value(json_file(&dir(config).join("tools-roster.json"))).unwrap();
-        let ours_names: Vec<String> = ours
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect();
-        let in_reference_order: Vec<String> = roster
-            .iter()
-            .filter(|n| ours_names.contains(n))
-            .cloned()
-            .collect();
-        assert_eq!(
-            ours_names, in_reference_order,
-            "{config}: same relative order as the reference"
-        );
+        assert_eq!(ours.len(), roster.len(), "{config}");
         for tool in &ours {
             let name = tool["name"].as_str().unwrap();
             let golden = read(&dir(config).join("tools").join(format!("{name}.json")));

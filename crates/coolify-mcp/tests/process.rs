@@ -40,7 +40,7 @@ async fn stdio_process_serves_tools_and_calls_coolify() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(tools.len(), 21);
+    assert_eq!(tools.len(), 45);
     let mut params = rmcp::model::CallToolRequestParams::new("get_version");
     params.arguments = Some(Default::default());
     let r = tokio::time::timeout(TIMEOUT, client.peer().call_tool(params))
@@ -158,7 +158,7 @@ async fn http_process_requires_the_bearer_token_and_checks_host() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(tools.len(), 21);
+    assert_eq!(tools.len(), 45);
     let _ = tokio::time::timeout(TIMEOUT, client.cancel()).await;
     child.kill().await.unwrap();
 }

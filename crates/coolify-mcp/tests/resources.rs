@@ -120,46 +120,74 @@ async fn item_44_application_text_is_get_application_data() {
     assert_eq!(v["uuid"], "app-api");
 }
 
+/// The JSON-RPC error of a failed read: code, message and data.
+fn read_error(e: &rmcp::ServiceError) -> (i32, String, Value) {
+    match e {
+        rmcp::ServiceError::McpError(d) => (
+            d.code.0,
+            d.message.to_string(),
+            d.data.clone().unwrap_or(Value::Null),
+        ),
+        other => (0, other.to_string(), Value::Null),
+    }
+}
+
 #[tokio::test]
 async fn item_45_empty_segments_are_errors_without_requests() {
+    // As in the reference's SDK, an empty template variable never matches: the read is
+    // -32602 `Resource not found: <uri>` with `data.uri`, and nothing is sent.
     let h = Harness::start(Setup::default()).await.unwrap();
-    let err = h.read("coolify://application/").await.unwrap_err();
+    let h2 = Harness::start(Setup::default().fleet()).await.unwrap();
+    for (harness, uri) in [
+        (&h, "coolify://application/"),
+        (&h, "coolify://application/a/b"),
+        (&h, "coolify://application/a,b"),
+        (&h2, "coolify://staging/application/"),
+        (&h2, "coolify:///overview"),
+        (&h2, "coolify://overview"),
+    ] {
+        let err = harness.read(uri).await.unwrap_err();
+        assert_eq!(
+            read_error(&err),
+            (
+                -32602,
+                format!("Resource not found: {uri}"),
+                json!({"uri": uri})
+            ),
+            "{uri}"
+        );
+    }
+    // A URI that does not parse: -32602 with the reference's `invalid_uri` reason.
+    let err = h.read("not a uri").await.unwrap_err();
     assert_eq!(
-        rpc_error(&err),
-        (
-            -32603,
-            "Resource URI is missing its application uuid".into()
-        )
-    );
-    let err = h.read("coolify://application/a/b").await.unwrap_err();
-    assert_eq!(
-        rpc_error(&err),
+        read_error(&err),
         (
             -32602,
-            "Resource not found: coolify://application/a/b".into()
+            "Resource URI not a uri is invalid".to_string(),
+            json!({"uri": "not a uri", "reason": "invalid_uri"})
         )
     );
-    let h2 = Harness::start(Setup::default().fleet()).await.unwrap();
-    for (uri, msg) in [
-        (
-            "coolify://staging/application/",
-            "Resource URI is missing its application uuid",
-        ),
-        (
-            "coolify:///overview",
-            "Resource URI is missing its instance segment",
-        ),
-    ] {
-        let err = h2.read(uri).await.unwrap_err();
-        assert_eq!(rpc_error(&err).1, msg, "{uri}");
-    }
-    let err = h2.read("coolify://overview").await.unwrap_err();
-    assert_eq!(
-        rpc_error(&err),
-        (-32602, "Resource not found: coolify://overview".into()),
-        "no unscoped URI in fleet mode"
-    );
     assert!(h.log().is_empty() && h2.log().is_empty());
+}
+
+#[tokio::test]
+async fn application_uuids_in_uris_are_percent_decoded_once() {
+    // The reference passes the capture raw into the request path, where Coolify decodes it
+    // once; decoding here and encoding the id as one segment reaches the same application.
+    let h = Harness::start(Setup::default()).await.unwrap();
+    let v = h.read("coolify://application/app%2Dapi").await.unwrap();
+    assert_eq!(v["contents"][0]["uri"], "coolify://application/app%2Dapi");
+    let app: Value = serde_json::from_str(v["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(app["uuid"], "app-api");
+    assert_eq!(h.log(), ["GET /api/v1/applications/app-api"]);
+    // An encoded slash cannot escape the segment: refused before anything is sent.
+    h.fixture.clear_requests();
+    let err = h
+        .read("coolify://application/..%2Fservers")
+        .await
+        .unwrap_err();
+    assert_eq!(read_error(&err).0, -32603);
+    assert!(h.log().is_empty());
 }
 
 #[tokio::test]

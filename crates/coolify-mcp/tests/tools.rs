@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use crate::common::{Harness, Setup, quick_timing, rpc_error};
 
-const ISSUE_TOOLS: [&str; 21] = [
+/// The reference's `tools/list` order (SPEC §2.1), single instance.
+const ALL_TOOLS: [&str; 45] = [
     "get_version",
     "get_mcp_version",
     "get_infrastructure_overview",
@@ -15,17 +16,41 @@ const ISSUE_TOOLS: [&str; 21] = [
     "find_issues",
     "list_servers",
     "get_server",
+    "server_resources",
+    "server_domains",
+    "list_destinations",
+    "validate_server",
+    "projects",
+    "environments",
     "list_applications",
     "get_application",
     "application",
     "logs",
     "application_logs",
+    "list_databases",
+    "get_database",
+    "database",
+    "list_services",
+    "get_service",
+    "service",
     "control",
     "env_vars",
     "list_deployments",
     "deploy",
     "deployment",
+    "private_keys",
+    "github_apps",
+    "database_backups",
+    "teams",
+    "cloud_tokens",
+    "storages",
+    "scheduled_tasks",
+    "hetzner",
+    "system",
+    "tags",
+    "search_docs",
     "restart_project_apps",
+    "bulk_env_update",
     "stop_all_apps",
     "redeploy_project",
 ];
@@ -36,7 +61,7 @@ async fn item_08_only_non_default_annotation_hints() {
     let tools = h.tools().await;
     assert_eq!(
         h.tool_names().await,
-        ISSUE_TOOLS,
+        ALL_TOOLS,
         "registration order follows the reference"
     );
     for t in &tools {
@@ -44,6 +69,8 @@ async fn item_08_only_non_default_annotation_hints() {
         let allowed = [
             json!({"readOnlyHint": true}),
             json!({"destructiveHint": true}),
+            json!({"destructiveHint": false}),
+            json!({"destructiveHint": false, "idempotentHint": true}),
             json!({"readOnlyHint": true, "openWorldHint": false}),
         ];
         assert!(
@@ -63,7 +90,7 @@ async fn item_08_only_non_default_annotation_hints() {
 async fn item_09_fleet_adds_list_instances_third_and_instance_last() {
     let h = Harness::start(Setup::default().fleet()).await.unwrap();
     let tools = h.tools().await;
-    assert_eq!(tools.len(), 22);
+    assert_eq!(tools.len(), 46);
     assert_eq!(tools[2]["name"], "list_instances");
     assert!(
         tools[2]["inputSchema"]["properties"]
@@ -115,11 +142,20 @@ async fn item_23_read_only_registers_no_mutating_tool() {
             "find_issues",
             "list_servers",
             "get_server",
+            "server_resources",
+            "server_domains",
+            "list_destinations",
             "list_applications",
             "get_application",
             "logs",
             "application_logs",
-            "list_deployments"
+            "list_databases",
+            "get_database",
+            "list_services",
+            "get_service",
+            "list_deployments",
+            "teams",
+            "search_docs"
         ]
     );
     let err = h

@@ -1,7 +1,9 @@
 //! `COOLIFY_INSTANCES` (fleet mode, SPEC §1.3): every entry is validated and every problem
 //! names its entry as `COOLIFY_INSTANCES[i]` without echoing a token.
 
-use super::{InstanceSpec, TokenSource, clip};
+use std::time::Duration;
+
+use super::{InstanceSpec, REQUEST_TIMEOUT_VAR, TokenSource, clip, request_timeout_from_secs};
 
 fn valid_instance_name(name: &str) -> bool {
     let b = name.as_bytes();
@@ -12,7 +14,14 @@ fn valid_instance_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
 }
 
-pub(super) fn parse_instances(raw: &str, out: &mut Vec<InstanceSpec>, problems: &mut Vec<String>) {
+/// Append the `COOLIFY_INSTANCES` entries to `out`. An entry without its own
+/// `request_timeout` (seconds) inherits `default_timeout` (`COOLIFY_REQUEST_TIMEOUT`).
+pub(super) fn parse_instances(
+    raw: &str,
+    default_timeout: Duration,
+    out: &mut Vec<InstanceSpec>,
+    problems: &mut Vec<String>,
+) {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(raw) else {
         problems.push("COOLIFY_INSTANCES is not valid JSON. Expected an array like [{\"name\":\"prod\",\"url\":\"https://coolify.example.com\",\"token\":\"...\"}]".into());
         return;
@@ -74,15 +83,41 @@ pub(super) fn parse_instances(raw: &str, out: &mut Vec<InstanceSpec>, problems: 
                 "{at} (\"{name}\") \"headers\" must be an object of header name → value"
             )),
         }
+        let (request_timeout, timeout_setting) = match obj.get("request_timeout") {
+            None | Some(serde_json::Value::Null) => {
+                (default_timeout, REQUEST_TIMEOUT_VAR.to_string())
+            }
+            Some(v) => {
+                let setting = format!("{at}.request_timeout");
+                match v
+                    .as_f64()
+                    .map(|secs| request_timeout_from_secs(secs, &setting))
+                {
+                    Some(Ok(t)) => (t, setting),
+                    Some(Err(problem)) => {
+                        problems.push(problem);
+                        continue;
+                    }
+                    None => {
+                        problems.push(format!("{setting} must be a number of seconds, e.g. 30"));
+                        continue;
+                    }
+                }
+            }
+        };
         if out.iter().any(|i| i.name == name) {
             problems.push(format!("Instance name \"{name}\" is configured twice"));
             continue;
         }
         out.push(InstanceSpec {
-            name: name.to_string(),
-            url: url.strip_suffix('/').unwrap_or(url).to_string(),
-            token: TokenSource::Value(token.to_string()),
             headers,
+            request_timeout,
+            timeout_setting,
+            ..InstanceSpec::new(
+                name,
+                url.strip_suffix('/').unwrap_or(url),
+                TokenSource::Value(token.to_string()),
+            )
         });
     }
 }

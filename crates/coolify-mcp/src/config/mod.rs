@@ -11,44 +11,17 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 
 mod fleet;
 mod http;
+mod instance;
 
 use fleet::parse_instances;
 use http::http_spec;
-
-/// Where the Coolify token of an instance comes from.
-#[derive(Clone, PartialEq, Eq)]
-pub enum TokenSource {
-    /// The token itself (`COOLIFY_TOKEN`); never printed.
-    Value(String),
-    /// Re-read by the client when the file's mtime changes (SPEC §1.2).
-    File(PathBuf),
-}
-
-impl fmt::Debug for TokenSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TokenSource::Value(_) => f.write_str("Value(<redacted>)"),
-            TokenSource::File(p) => write!(f, "File({})", p.display()),
-        }
-    }
-}
-
-/// One configured Coolify instance.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InstanceSpec {
-    /// The instance's name, as tools and resource URIs give it.
-    pub name: String,
-    /// Base URL without `/api/v1` and without a trailing `/`.
-    pub url: String,
-    /// Where its API token comes from.
-    pub token: TokenSource,
-    /// Extra headers sent on every request to this instance (never logged).
-    pub headers: Vec<(String, String)>,
-}
+pub use instance::{
+    DEFAULT_REQUEST_TIMEOUT, InstanceSpec, MAX_REQUEST_TIMEOUT, MIN_REQUEST_TIMEOUT,
+    REQUEST_TIMEOUT_VAR, TokenSource, request_timeout_from_secs,
+};
 
 /// Which tools are registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,7 +154,9 @@ OPTIONS:
   -V, --version             print the version
 
 Coolify: COOLIFY_BASE_URL, COOLIFY_ACCESS_TOKEN or COOLIFY_ACCESS_TOKEN_FILE,
-COOLIFY_INSTANCES (fleet), CF_ACCESS_CLIENT_ID/CF_ACCESS_CLIENT_SECRET.
+COOLIFY_INSTANCES (fleet; an entry may set \"request_timeout\" in seconds),
+COOLIFY_REQUEST_TIMEOUT (seconds per request, default 30),
+CF_ACCESS_CLIENT_ID/CF_ACCESS_CLIENT_SECRET.
 HTTP: COOLIFY_MCP_HTTP_TOKEN (required unless --no-auth).
 ";
 
@@ -265,39 +240,21 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
 
     let instances_json = get("COOLIFY_INSTANCES");
     let mut instances = Vec::new();
-    let token = get("COOLIFY_ACCESS_TOKEN").map(|t| TokenSource::Value(t.trim_end().to_string()));
-    let token_file = get("COOLIFY_ACCESS_TOKEN_FILE").map(|p| TokenSource::File(PathBuf::from(p)));
-    if let Some(TokenSource::File(path)) = &token_file {
-        match std::fs::read_to_string(path) {
-            Ok(s) if !s.trim().is_empty() => {}
-            Ok(_) => problems.push(
-                "COOLIFY_ACCESS_TOKEN_FILE points at an empty file; put the token in it.".into(),
-            ),
-            Err(_) => problems.push(
-                "COOLIFY_ACCESS_TOKEN_FILE cannot be read; check the path and its permissions."
-                    .into(),
-            ),
-        }
-    }
-    let url = base_url.or_else(|| {
-        instances_json
-            .is_none()
-            .then(|| "http://localhost:3000".to_string())
-    });
-    match (url, token_file.or(token)) {
-        (Some(url), Some(token)) => instances.push(InstanceSpec {
-            name: "default".into(),
-            url,
-            token,
+    let request_timeout = instance::request_timeout_env(get(REQUEST_TIMEOUT_VAR), &mut problems);
+    instance::push_default(
+        instance::DefaultInstance {
+            base_url,
+            token: get("COOLIFY_ACCESS_TOKEN"),
+            token_file: get("COOLIFY_ACCESS_TOKEN_FILE"),
             headers: default_headers,
-        }),
-        (_, None) if instances_json.is_none() => problems.push(
-            "COOLIFY_ACCESS_TOKEN environment variable is required (or COOLIFY_ACCESS_TOKEN_FILE to allow rotation without a restart)".into(),
-        ),
-        _ => {}
-    }
+            request_timeout,
+            fleet_configured: instances_json.is_some(),
+        },
+        &mut instances,
+        &mut problems,
+    );
     if let Some(raw) = instances_json {
-        parse_instances(raw, &mut instances, &mut problems);
+        parse_instances(raw, request_timeout, &mut instances, &mut problems);
     }
     if instances.is_empty() && problems.is_empty() {
         problems.push("No Coolify instance configured".into());

@@ -149,14 +149,7 @@ pub async fn redeploy_project(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let client = &ctx.client;
     Ok(ToolOutput::Json(
         aggregate(&apps, |u| async move {
-            let param = if super::resolve::looks_like_uuid(&u) {
-                "uuid"
-            } else {
-                "tag"
-            };
-            let path = Path::new("deploy")
-                .with_query(vec![(param, Some(u)), ("force", Some(force.to_string()))]);
-            client.write(HttpMethod::Post, path, None).await
+            super::deploy::trigger(client, &u, force).await
         })
         .await,
     ))
@@ -227,6 +220,89 @@ pub async fn stop_all_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
                     None,
                 )
                 .await
+        })
+        .await,
+    ))
+}
+
+/// More apps than this in one `bulk_env_update` asks the human first (reference: 3).
+pub const BULK_ENV_CONFIRM_THRESHOLD: usize = 3;
+
+pub async fn bulk_env_update(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    let uuids: Vec<String> = args
+        .value("app_uuids")
+        .map(as_array)
+        .unwrap_or(&[])
+        .iter()
+        .map(crate::json::js_string)
+        .collect();
+    let key = args.str("key").unwrap_or_default();
+    let op = bulk_env_op(args, ctx, &uuids);
+    if uuids.len() <= BULK_ENV_CONFIRM_THRESHOLD {
+        return op.await;
+    }
+    let safe_key = crate::confirm::sanitize_for_prompt(key);
+    let summary = async {
+        let apps = list_applications_raw(&ctx.client, None, None)
+            .await
+            .map_err(|e| e.message)?;
+        let Some(rows) = apps.as_array() else {
+            return Err("apps.find is not a function".to_string());
+        };
+        let names: Vec<String> = uuids
+            .iter()
+            .map(|u| {
+                rows.iter()
+                    .find(|a| str_of(a, "uuid") == u)
+                    .map(|a| str_of(a, "name"))
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or(u)
+                    .to_string()
+            })
+            .collect();
+        Ok(Some(format!(
+            "Set env var \"{safe_key}\" on {}?\n\nExisting values for \"{safe_key}\" on those applications will be overwritten.",
+            blast_radius("application", &names)
+        )))
+    };
+    let label = format!(
+        "Set env var \"{safe_key}\" across {} applications.",
+        uuids.len()
+    );
+    super::guarded(ctx, &label, summary, op).await
+}
+
+/// `PATCH /applications/{uuid}/envs` on every app, concurrently, with the batch summary.
+async fn bulk_env_op(args: &Args, ctx: &CallCtx<'_>, uuids: &[String]) -> ToolResult {
+    if uuids.is_empty() {
+        return Ok(ToolOutput::Json(empty()));
+    }
+    let client = &ctx.client;
+    let apps = list_applications_raw(client, None, None).await?;
+    let resources: Vec<Value> = uuids
+        .iter()
+        .map(|u| {
+            let name = as_array(&apps)
+                .iter()
+                .find(|a| str_of(a, "uuid") == u)
+                .map(display_name)
+                .unwrap_or_else(|| u.clone());
+            json!({"uuid": u, "name": name})
+        })
+        .collect();
+    let body = args.pick(&["key", "value", "is_buildtime", "is_runtime"]);
+    Ok(ToolOutput::Json(
+        aggregate(&resources, |u| {
+            let body = body.clone();
+            async move {
+                client
+                    .write(
+                        HttpMethod::Patch,
+                        Path::new("applications").id(&u).lit("envs"),
+                        Some(body),
+                    )
+                    .await
+            }
         })
         .await,
     ))

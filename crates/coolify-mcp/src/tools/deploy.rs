@@ -34,7 +34,9 @@ pub async fn list_deployments(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     Ok(envelope(ctx, v, Vec::new(), pagination))
 }
 
-async fn trigger(
+/// `POST /deploy?uuid=<v>&force=<b>` (or `?tag=`), the value encoded like the reference's
+/// `encodeURIComponent` (a space is `%20`).
+pub(super) async fn trigger(
     client: &Client,
     tag_or_uuid: &str,
     force: bool,
@@ -44,10 +46,9 @@ async fn trigger(
     } else {
         "tag"
     };
-    let path = Path::new("deploy").with_query(vec![
-        (param, Some(tag_or_uuid.to_string())),
-        ("force", Some(force.to_string())),
-    ]);
+    let path = Path::new("deploy")
+        .query_component(param, tag_or_uuid)
+        .query_opt("force", Some(force.to_string()));
     client.write(HttpMethod::Post, path, None).await
 }
 

@@ -12,11 +12,20 @@
 mod application;
 mod args;
 mod batch;
+mod credentials;
+mod database;
 mod deploy;
 mod diagnose;
+mod docs;
+mod projects;
 pub mod reads;
 mod resolve;
 pub mod roster;
+mod scheduled;
+mod servers;
+mod service;
+mod storage;
+mod system;
 mod writes;
 
 use serde_json::{Value, json};
@@ -73,34 +82,81 @@ pub type ToolResult = Result<ToolOutput, ToolError>;
 
 /// Run one registered tool.
 pub async fn dispatch(tool: ToolName, args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
+    use ToolName as T;
     match tool {
-        ToolName::GetVersion => reads::get_version(ctx).await,
-        ToolName::GetMcpVersion => Ok(ToolOutput::Compact(
+        T::GetVersion => reads::get_version(ctx).await,
+        T::GetMcpVersion => Ok(ToolOutput::Compact(
             json!({"version": crate::MCP_SERVER_VERSION, "name": crate::MCP_PACKAGE_NAME}),
         )),
-        ToolName::ListInstances => reads::list_instances(ctx).await,
-        ToolName::GetInfrastructureOverview => {
-            Ok(ToolOutput::Json(reads::overview(&ctx.client).await))
-        }
-        ToolName::DiagnoseApp => diagnose::diagnose_app(args, ctx).await,
-        ToolName::DiagnoseServer => diagnose::diagnose_server(args, ctx).await,
-        ToolName::FindIssues => diagnose::find_issues(ctx).await,
-        ToolName::ListServers => reads::list_servers(args, ctx).await,
-        ToolName::GetServer => reads::get_server(args, ctx).await,
-        ToolName::ListApplications => reads::list_applications(args, ctx).await,
-        ToolName::GetApplication => reads::get_application(args, ctx).await,
-        ToolName::Application => application::application(args, ctx).await,
-        ToolName::Logs => reads::logs(args, ctx).await,
-        ToolName::ApplicationLogs => reads::application_logs(args, ctx).await,
-        ToolName::Control => writes::control(args, ctx).await,
-        ToolName::EnvVars => writes::env_vars(args, ctx).await,
-        ToolName::ListDeployments => deploy::list_deployments(args, ctx).await,
-        ToolName::Deploy => deploy::deploy(args, ctx).await,
-        ToolName::Deployment => deploy::deployment(args, ctx).await,
-        ToolName::RestartProjectApps => batch::restart_project_apps(args, ctx).await,
-        ToolName::StopAllApps => batch::stop_all_apps(args, ctx).await,
-        ToolName::RedeployProject => batch::redeploy_project(args, ctx).await,
+        T::ListInstances => reads::list_instances(ctx).await,
+        T::GetInfrastructureOverview => Ok(ToolOutput::Json(reads::overview(&ctx.client).await)),
+        T::DiagnoseApp => diagnose::diagnose_app(args, ctx).await,
+        T::DiagnoseServer => diagnose::diagnose_server(args, ctx).await,
+        T::FindIssues => diagnose::find_issues(ctx).await,
+        T::ListServers => reads::list_servers(args, ctx).await,
+        T::GetServer => reads::get_server(args, ctx).await,
+        T::ServerResources => servers::server_resources(args, ctx).await,
+        T::ServerDomains => servers::server_domains(args, ctx).await,
+        T::ListDestinations => servers::list_destinations(args, ctx).await,
+        T::ValidateServer => servers::validate_server(args, ctx).await,
+        T::Projects => projects::projects(args, ctx).await,
+        T::Environments => projects::environments(args, ctx).await,
+        T::ListApplications => reads::list_applications(args, ctx).await,
+        T::GetApplication => reads::get_application(args, ctx).await,
+        T::Application => application::application(args, ctx).await,
+        T::Logs => reads::logs(args, ctx).await,
+        T::ApplicationLogs => reads::application_logs(args, ctx).await,
+        T::ListDatabases => database::list_databases(args, ctx).await,
+        T::GetDatabase => database::get_database(args, ctx).await,
+        T::Database => database::database(args, ctx).await,
+        T::ListServices => service::list_services(args, ctx).await,
+        T::GetService => service::get_service(args, ctx).await,
+        T::Service => service::service(args, ctx).await,
+        T::Control => writes::control(args, ctx).await,
+        T::EnvVars => writes::env_vars(args, ctx).await,
+        T::ListDeployments => deploy::list_deployments(args, ctx).await,
+        T::Deploy => deploy::deploy(args, ctx).await,
+        T::Deployment => deploy::deployment(args, ctx).await,
+        T::PrivateKeys => credentials::private_keys(args, ctx).await,
+        T::GithubApps => credentials::github_apps(args, ctx).await,
+        T::DatabaseBackups => storage::database_backups(args, ctx).await,
+        T::Teams => system::teams(args, ctx).await,
+        T::CloudTokens => credentials::cloud_tokens(args, ctx).await,
+        T::Storages => storage::storages(args, ctx).await,
+        T::ScheduledTasks => scheduled::scheduled_tasks(args, ctx).await,
+        T::Hetzner => system::hetzner(args, ctx).await,
+        T::System => system::system(args, ctx).await,
+        T::Tags => system::tags(args, ctx).await,
+        T::SearchDocs => docs::search_docs(args).await,
+        T::RestartProjectApps => batch::restart_project_apps(args, ctx).await,
+        T::BulkEnvUpdate => batch::bulk_env_update(args, ctx).await,
+        T::StopAllApps => batch::stop_all_apps(args, ctx).await,
+        T::RedeployProject => batch::redeploy_project(args, ctx).await,
     }
+}
+
+/// A guarded operation (SPEC §6): ask the human with `summary` (or decide without asking,
+/// per the call's confirmation policy), then run `op`. A refusal is the tool's `Aborted: …`
+/// text and `op` never runs, so nothing is sent.
+pub async fn guarded<S, O>(ctx: &CallCtx<'_>, label: &str, summary: S, op: O) -> ToolResult
+where
+    S: std::future::Future<Output = Result<Option<String>, String>>,
+    O: std::future::Future<Output = ToolResult>,
+{
+    match crate::confirm::confirm(ctx, label, summary).await {
+        Ok(()) => op.await,
+        Err(refusal) => Ok(ToolOutput::Text(refusal)),
+    }
+}
+
+/// A summary that needs no lookup.
+pub async fn fixed_summary(text: String) -> Result<Option<String>, String> {
+    Ok(Some(text))
+}
+
+/// The JSON of a successful request, or its error.
+pub fn answer(r: Result<Value, ApiError>) -> ToolResult {
+    Ok(ToolOutput::Json(r?))
 }
 
 /// `{data, _actions?, _pagination?}` with `_actions` filtered to registered tools.

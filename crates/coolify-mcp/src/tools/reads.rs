@@ -70,11 +70,24 @@ pub async fn list_applications_raw(
 
 /// `GET /databases` merged with `standalone-*` rows of `/resources` missing from it.
 pub async fn list_databases_raw(client: &Client) -> Result<Value, ApiError> {
+    list_databases_paged(client, &[], false).await
+}
+
+/// [`list_databases_raw`] with `?page=&per_page=`; a paged listing is never merged (the
+/// merged rows would not belong to the page).
+pub async fn list_databases_paged(
+    client: &Client,
+    paging: &[(&'static str, Option<String>)],
+    paged: bool,
+) -> Result<Value, ApiError> {
     let (dbs, resources) = futures::join!(
-        client.get(Path::new("databases")),
+        client.get_query(Path::new("databases"), paging),
         client.get(Path::new("resources"))
     );
     let mut dbs = dbs?;
+    if paged {
+        return Ok(dbs);
+    }
     if let (Value::Array(list), Ok(Value::Array(res))) = (&mut dbs, resources) {
         let seen: Vec<Value> = list.iter().filter_map(|d| d.get("uuid").cloned()).collect();
         for r in res {

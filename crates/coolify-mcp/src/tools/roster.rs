@@ -49,17 +49,41 @@ tools! {
     FindIssues => "find_issues", true;
     ListServers => "list_servers", true;
     GetServer => "get_server", true;
+    ServerResources => "server_resources", true;
+    ServerDomains => "server_domains", true;
+    ListDestinations => "list_destinations", true;
+    ValidateServer => "validate_server", false;
+    Projects => "projects", false;
+    Environments => "environments", false;
     ListApplications => "list_applications", true;
     GetApplication => "get_application", true;
     Application => "application", false;
     Logs => "logs", true;
     ApplicationLogs => "application_logs", true;
+    ListDatabases => "list_databases", true;
+    GetDatabase => "get_database", true;
+    Database => "database", false;
+    ListServices => "list_services", true;
+    GetService => "get_service", true;
+    Service => "service", false;
     Control => "control", false;
     EnvVars => "env_vars", false;
     ListDeployments => "list_deployments", true;
     Deploy => "deploy", false;
     Deployment => "deployment", false;
+    PrivateKeys => "private_keys", false;
+    GithubApps => "github_apps", false;
+    DatabaseBackups => "database_backups", false;
+    Teams => "teams", true;
+    CloudTokens => "cloud_tokens", false;
+    Storages => "storages", false;
+    ScheduledTasks => "scheduled_tasks", false;
+    Hetzner => "hetzner", false;
+    System => "system", false;
+    Tags => "tags", false;
+    SearchDocs => "search_docs", true;
     RestartProjectApps => "restart_project_apps", false;
+    BulkEnvUpdate => "bulk_env_update", false;
     StopAllApps => "stop_all_apps", false;
     RedeployProject => "redeploy_project", false;
 }
@@ -198,7 +222,7 @@ mod tests {
                 "{tool:?}"
             );
         }
-        assert_eq!(definitions(&ToolSet::for_mode(FLEET_READ_WRITE)).len(), 22);
+        assert_eq!(definitions(&ToolSet::for_mode(FLEET_READ_WRITE)).len(), 46);
     }
 
     #[test]

@@ -159,12 +159,7 @@ pub struct Harness {
 }
 
 pub fn spec(name: &str, url: &str) -> InstanceSpec {
-    InstanceSpec {
-        name: name.into(),
-        url: url.into(),
-        token: TokenSource::Value(FIXTURE_TOKEN.into()),
-        headers: Vec::new(),
-    }
+    InstanceSpec::new(name, url, TokenSource::Value(FIXTURE_TOKEN.into()))
 }
 
 pub fn factory() -> BackendFactory {
@@ -378,5 +373,6 @@ pub fn quick_timing() -> Timing {
         deploy_poll_interval: Duration::from_millis(10),
         deploy_deadline: None,
         listing_deadline: Duration::from_millis(300),
+        task_poll_interval: Duration::from_millis(10),
     }
 }

@@ -18,7 +18,7 @@
 //   <config>/instructions.txt          the instructions string, raw
 //   <config>/tools-list.json           the whole tools/list result (not for the prompt-only configs)
 //   <config>/tools-roster.json         tool names in registration order
-//   <config>/tools/<name>.json         the tools/list entry of each tool issue 6 ships
+//   <config>/tools/<name>.json         the tools/list entry of every tool
 //   <config>/prompts-list.json, resources-list.json, resource-templates-list.json
 //   <config>/prompts/<variant>.json|.txt   prompts/get results (SPEC §7.4 #40 variants)
 //   <config>/reads/…                   resources/read and completion probes
@@ -37,15 +37,6 @@ const REFERENCE_VERSION = '3.5.0';
 const TOKEN = 'fixture-token-not-a-real-credential';
 const PROTOCOL_VERSION = '2025-06-18';
 const REQUEST_TIMEOUT_MS = 20_000;
-
-/** The tools issue 6 ships (SPEC §2; list_instances only exists in fleet mode). */
-const ISSUE_TOOLS = [
-  'get_version', 'get_mcp_version', 'list_instances', 'get_infrastructure_overview',
-  'diagnose_app', 'diagnose_server', 'find_issues', 'list_servers', 'get_server',
-  'list_applications', 'get_application', 'application', 'logs', 'application_logs',
-  'control', 'env_vars', 'list_deployments', 'deploy', 'deployment',
-  'restart_project_apps', 'stop_all_apps', 'redeploy_project',
-];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../../..');
@@ -293,9 +284,7 @@ async function capture(config, fixture) {
   // The prompt-only fleet configurations have the same tools as `fleet`; keep the tree small.
   if (!config.listsOnlyPrompts) {
     writeJson(join(out, 'tools-list.json'), tools);
-    for (const tool of tools.tools) {
-      if (ISSUE_TOOLS.includes(tool.name)) writeJson(join(out, 'tools', `${tool.name}.json`), tool);
-    }
+    for (const tool of tools.tools) writeJson(join(out, 'tools', `${tool.name}.json`), tool);
   }
   writeJson(join(out, 'prompts-list.json'), await result(client, 'prompts/list', {}));
   if (!config.listsOnlyPrompts) {
@@ -347,7 +336,6 @@ async function main() {
       node: process.version,
       protocolVersion: PROTOCOL_VERSION,
       fixture: 'crates/coolify-fixture (FIXTURE_TOKEN, SPEC §7.1 data)',
-      issueTools: ISSUE_TOOLS,
       configurations: summary,
     });
   } finally {
