@@ -22,6 +22,12 @@ pub fn string_literal(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// A JS number as JSON: integral values within the safe range become integers, so they
+/// compare and render like the numbers a client sent.
+pub fn number(f: f64) -> Value {
+    js_numbers(serde_json::json!(f))
+}
+
 /// A value as JS template interpolation renders it (`${v}`): strings raw, numbers as
 /// `String(n)`, arrays joined with `,`, objects as `[object Object]`.
 pub fn js_string(value: &Value) -> String {

@@ -148,26 +148,22 @@ pub fn action(tool: &str, args: Value, hint: &str) -> Value {
 }
 
 /// `_pagination` for a list tool (SPEC §5.5); `None` when there is nothing to point at.
+/// Pages are JS numbers (`page + 1` of any page a client may send never overflows).
 pub fn pagination(
     tool: &str,
-    page: Option<u64>,
-    per_page: Option<u64>,
+    page: Option<f64>,
+    per_page: Option<f64>,
     count: usize,
 ) -> Option<Value> {
-    let p = page.unwrap_or(1);
-    let pp = per_page.unwrap_or(50);
+    let p = page.unwrap_or(1.0);
+    let pp = per_page.unwrap_or(50.0);
+    let link = |page: f64| json!({"tool": tool, "args": {"page": crate::json::number(page), "per_page": crate::json::number(pp)}});
     let mut out = Map::new();
-    if p > 1 {
-        out.insert(
-            "prev".into(),
-            json!({"tool": tool, "args": {"page": p - 1, "per_page": pp}}),
-        );
+    if p > 1.0 {
+        out.insert("prev".into(), link(p - 1.0));
     }
-    if count > 0 && count as u64 >= pp {
-        out.insert(
-            "next".into(),
-            json!({"tool": tool, "args": {"page": p + 1, "per_page": pp}}),
-        );
+    if count > 0 && count as f64 >= pp {
+        out.insert("next".into(), link(p + 1.0));
     }
     (!out.is_empty()).then_some(Value::Object(out))
 }
@@ -179,11 +175,13 @@ mod tests {
     #[test]
     fn pagination_follows_the_reference() {
         assert_eq!(pagination("t", None, None, 3), None);
-        let both = pagination("t", Some(2), Some(2), 2).unwrap();
+        let both = pagination("t", Some(2.0), Some(2.0), 2).unwrap();
         assert_eq!(both["next"]["args"]["page"], 3);
         assert_eq!(both["prev"]["args"]["page"], 1);
         assert_eq!(
-            pagination("t", Some(2), Some(2), 1).unwrap().get("next"),
+            pagination("t", Some(2.0), Some(2.0), 1)
+                .unwrap()
+                .get("next"),
             None
         );
     }

@@ -14,6 +14,7 @@ mod canary;
 mod elicitation;
 mod golden;
 mod golden_calls;
+mod hardening;
 mod process;
 mod prompts;
 mod resources;

@@ -1,28 +1,32 @@
-//! Deployments: `list_deployments`, `deploy` (incl. waiting for a terminal status with
-//! progress notifications) and `deployment` (SPEC §2.3, §5.5).
+//! Deployments: `list_deployments` and `deploy`, including waiting for a terminal status
+//! with progress notifications (SPEC §2.3). The `deployment` tool is in `deployment.rs`.
 //!
-//! Invariant: the poll interval and the deadline come from [`crate::call_ctx::Timing`],
-//! so tests inject them instead of waiting on the clock.
+//! Invariants: the poll interval and the deadline come from [`crate::call_ctx::Timing`],
+//! so tests inject them instead of waiting on the clock; `timeout_seconds` is range-checked
+//! before the deploy is triggered (it becomes a [`Duration`], and `1e300` must never reach
+//! `Duration::from_secs_f64` after the POST went out).
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::deployment::truncate_logs;
 use super::resolve::looks_like_uuid;
 use super::{Args, ToolError, ToolOutput, ToolResult, envelope};
 use crate::backend::{HttpMethod, Path};
 use crate::call_ctx::CallCtx;
-use crate::instances::{Client, paging};
+use crate::instances::Client;
 use crate::projection::{self as proj, action, str_of, truthy};
-use crate::untrusted::{self, BOUNDARY_CHARS, utf16_len};
+use crate::untrusted::{self, BOUNDARY_CHARS};
 
-const TRUNCATION_PREFIX: &str = "...[truncated]...\n";
+/// Longest `deploy` wait accepted (one day).
+pub const MAX_DEPLOY_WAIT_SECS: f64 = 86_400.0;
 
 pub async fn list_deployments(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
-    let (page, per_page) = (args.u64("page"), args.u64("per_page"));
+    let (page, per_page) = (args.num("page"), args.num("per_page"));
     let v = ctx
         .client
-        .get_query(Path::new("deployments"), &paging(page, per_page))
+        .get_query(Path::new("deployments"), &args.paging())
         .await?;
     let v = if v.is_array() {
         proj::pick_all(&v, proj::DEPLOYMENT_LIST)
@@ -53,7 +57,11 @@ pub(super) async fn trigger(
 }
 
 /// `_actions` of a deployment (SPEC §5.4).
-fn deployment_actions(uuid: Option<&Value>, status: &str, app_uuid: Option<&Value>) -> Vec<Value> {
+pub(super) fn deployment_actions(
+    uuid: Option<&Value>,
+    status: &str,
+    app_uuid: Option<&Value>,
+) -> Vec<Value> {
     let mut actions = Vec::new();
     if status == "in_progress" || status == "queued" {
         let mut args = json!({"action": "cancel"});
@@ -85,7 +93,13 @@ pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
         )];
         return Ok(envelope(ctx, r, actions, None));
     }
-    let timeout_s = args.num("timeout_seconds").unwrap_or(300.0).max(0.0);
+    let timeout_s = args.num("timeout_seconds").unwrap_or(300.0);
+    // Checked before the POST, which is the side effect.
+    if !timeout_s.is_finite() || timeout_s > MAX_DEPLOY_WAIT_SECS {
+        return Ok(ToolOutput::guard(
+            "Error: timeout_seconds must be at most 86400 (one day); nothing was deployed.",
+        ));
+    }
     let triggered = trigger(&ctx.client, tag_or_uuid, force).await?;
     let deployments = triggered
         .get("deployments")
@@ -110,7 +124,7 @@ pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let deadline = ctx
         .timing
         .deploy_deadline
-        .unwrap_or(Duration::from_secs_f64(timeout_s));
+        .unwrap_or(Duration::from_secs_f64(timeout_s.max(0.0)));
     let mut result = poll(ctx, &first, deadline, timeout_s).await?;
     if !additional.is_empty() {
         result["additional_deployment_uuids"] = Value::Array(additional);
@@ -183,7 +197,7 @@ fn parse_epoch_seconds(s: &str) -> Option<f64> {
     Some((days * 86_400 + h * 3600 + mi * 60 + se - offset) as f64 + frac)
 }
 
-async fn fetch(client: &Client, uuid: &str) -> Result<Value, crate::backend::ApiError> {
+pub(super) async fn fetch(client: &Client, uuid: &str) -> Result<Value, crate::backend::ApiError> {
     client.get(Path::new("deployments").id(uuid)).await
 }
 
@@ -210,11 +224,11 @@ async fn poll(
         current = fetch(&ctx.client, uuid).await?;
     }
     let status = str_of(&current, "status").to_string();
+    // Keys the deployment lacks are left out (JS `undefined`), never `null`.
     let mut out = Map::new();
-    out.insert(
-        "status".into(),
-        current.get("status").cloned().unwrap_or(Value::Null),
-    );
+    if let Some(s) = current.get("status") {
+        out.insert("status".into(), s.clone());
+    }
     out.insert("deployment_uuid".into(), json!(uuid));
     if let Some(a) = current.get("application_uuid") {
         out.insert("application_uuid".into(), a.clone());
@@ -248,168 +262,12 @@ async fn poll(
     Ok(Value::Object(out))
 }
 
-/// A page of log lines (SPEC §5.5).
-pub struct Truncated {
-    pub logs: String,
-    pub total: usize,
-    pub start: usize,
-    pub end: usize,
-}
-
-impl Truncated {
-    fn meta(&self) -> Value {
-        json!({"total_entries": self.total, "showing": format!("{}-{} of {}", self.start, self.end, self.total)})
-    }
-}
-
-/// Newest `lines` entries of page `page`, within `char_limit` UTF-16 units.
-pub fn truncate_logs(logs: &str, lines: usize, char_limit: usize, page: usize) -> Truncated {
-    let all: Vec<String> = match serde_json::from_str::<Value>(logs) {
-        Ok(Value::Array(entries)) => entries
-            .iter()
-            .filter(|e| !e.get("hidden").is_some_and(truthy))
-            .map(|e| {
-                let field = |k: &str| match e.get(k) {
-                    None | Some(Value::Null) => String::new(),
-                    Some(Value::String(s)) => s.clone(),
-                    Some(other) => crate::json::compact(other),
-                };
-                format!("[{}] {}", field("timestamp"), field("output"))
-            })
-            .collect(),
-        _ => logs.split('\n').map(str::to_string).collect(),
-    };
-    let total = all.len();
-    let end = total as i64 - (page.max(1) as i64 - 1) * lines as i64;
-    let start = (end - lines as i64).max(0);
-    let slice = if end > 0 {
-        &all[start as usize..end as usize]
-    } else {
-        &all[0..0]
-    };
-    let mut result = slice.join("\n");
-    if utf16_len(&result) > char_limit {
-        let keep = char_limit.saturating_sub(TRUNCATION_PREFIX.len());
-        let units: Vec<u16> = result.encode_utf16().collect();
-        let tail = String::from_utf16_lossy(&units[units.len() - keep..]);
-        result = format!("{TRUNCATION_PREFIX}{tail}");
-    }
-    Truncated {
-        logs: result,
-        total,
-        start: start as usize + 1,
-        end: (end.max(0) as usize).min(total),
-    }
-}
-
-pub async fn deployment(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
-    let uuid = args.str("uuid").unwrap_or_default();
-    match args.str("action").unwrap_or("get") {
-        "get" => {
-            let raw = fetch(&ctx.client, uuid).await?;
-            let mut dep = proj::deployment_essential(&raw);
-            let mut pagination = None;
-            if let Some(ll) = args.u64("lines") {
-                let p = args.u64("page").unwrap_or(1);
-                let ll = ll as usize;
-                if let Some(logs) = raw.get("logs").filter(|l| truthy(l)) {
-                    let text = logs
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| logs.to_string());
-                    let max_chars = args.num("max_chars").unwrap_or(50_000.0) as i64;
-                    let budget = (max_chars - BOUNDARY_CHARS as i64).max(500) as usize;
-                    let t = truncate_logs(&text, ll, budget, p as usize);
-                    dep["logs"] = json!(untrusted::wrap(&t.logs));
-                    dep["logs_meta"] = t.meta();
-                    let mut pg = Map::new();
-                    if (p as usize) * ll < t.total {
-                        pg.insert("next".into(), json!({"tool": "deployment", "args": {"action": "get", "uuid": uuid, "lines": ll, "page": p + 1}}));
-                    }
-                    if p > 1 {
-                        pg.insert("prev".into(), json!({"tool": "deployment", "args": {"action": "get", "uuid": uuid, "lines": ll, "page": p - 1}}));
-                    }
-                    pagination = (!pg.is_empty()).then_some(Value::Object(pg));
-                } else if p > 1 {
-                    pagination = Some(
-                        json!({"prev": {"tool": "deployment", "args": {"action": "get", "uuid": uuid, "lines": ll, "page": p - 1}}}),
-                    );
-                }
-            }
-            let actions = deployment_actions(
-                dep.get("uuid"),
-                str_of(&dep, "status"),
-                dep.get("application_uuid"),
-            );
-            Ok(envelope(ctx, dep, actions, pagination))
-        }
-        "cancel" => Ok(ToolOutput::Json(
-            ctx.client
-                .write(
-                    HttpMethod::Post,
-                    Path::new("deployments").id(uuid).lit("cancel"),
-                    None,
-                )
-                .await?,
-        )),
-        "list_for_app" => {
-            let (page, per_page) = (args.u64("page"), args.u64("per_page"));
-            let include_logs = args.0.get("include_logs").is_some_and(truthy);
-            let mut q: Vec<(&str, Option<String>)> = Vec::new();
-            if page.is_some() || per_page.is_some() {
-                let p = page.unwrap_or(1).max(1);
-                let pp = per_page.unwrap_or(10).max(1);
-                q.push(("skip", Some(((p - 1) * pp).to_string())));
-                q.push(("take", Some(pp.to_string())));
-            }
-            let env = ctx
-                .client
-                .get_query(Path::new("deployments").lit("applications").id(uuid), &q)
-                .await?;
-            let deps = env.get("deployments").map(proj::as_array).unwrap_or(&[]);
-            let count = env
-                .get("count")
-                .filter(|c| c.is_number())
-                .cloned()
-                .unwrap_or(json!(deps.len()));
-            let rows: Vec<Value> = deps
-                .iter()
-                .map(|d| {
-                    let mut e = proj::deployment_essential(d);
-                    if include_logs && let Some(l) = d.get("logs").filter(|l| truthy(l)) {
-                        e["logs"] = match l.as_str() {
-                            Some(s) => json!(untrusted::wrap(s)),
-                            None => l.clone(),
-                        };
-                    }
-                    e
-                })
-                .collect();
-            Ok(ToolOutput::Json(
-                json!({"count": count, "deployments": rows}),
-            ))
-        }
-        other => Err(ToolError::Message(format!("Unknown action: {other}"))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn truncation_pages_from_the_newest_entry() {
-        let logs = "a\nb\nc\nd\ne";
-        let t = truncate_logs(logs, 2, 1000, 1);
-        assert_eq!(
-            (t.logs.as_str(), t.total, t.start, t.end),
-            ("d\ne", 5, 4, 5)
-        );
-        let t = truncate_logs(logs, 2, 1000, 2);
-        assert_eq!((t.logs.as_str(), t.start, t.end), ("b\nc", 2, 3));
-        let json_logs =
-            r#"[{"timestamp":"t1","output":"x"},{"hidden":true,"output":"h"},{"output":"y"}]"#;
-        assert_eq!(truncate_logs(json_logs, 10, 1000, 1).logs, "[t1] x\n[] y");
+    fn durations_are_whole_seconds_between_timestamps() {
         assert_eq!(
             duration_seconds(
                 &json!("2024-01-01T00:00:00Z"),

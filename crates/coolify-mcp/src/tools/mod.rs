@@ -15,6 +15,7 @@ mod batch;
 mod credentials;
 mod database;
 mod deploy;
+mod deployment;
 mod diagnose;
 mod docs;
 mod projects;
@@ -116,7 +117,7 @@ pub async fn dispatch(tool: ToolName, args: &Args, ctx: &CallCtx<'_>) -> ToolRes
         T::EnvVars => writes::env_vars(args, ctx).await,
         T::ListDeployments => deploy::list_deployments(args, ctx).await,
         T::Deploy => deploy::deploy(args, ctx).await,
-        T::Deployment => deploy::deployment(args, ctx).await,
+        T::Deployment => deployment::deployment(args, ctx).await,
         T::PrivateKeys => credentials::private_keys(args, ctx).await,
         T::GithubApps => credentials::github_apps(args, ctx).await,
         T::DatabaseBackups => storage::database_backups(args, ctx).await,

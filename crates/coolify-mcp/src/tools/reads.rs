@@ -18,18 +18,27 @@ pub async fn get_version(ctx: &CallCtx<'_>) -> ToolResult {
     Ok(ToolOutput::Json(json!({"version": v})))
 }
 
-/// `list_instances`: every configured instance with its version or error.
+/// `list_instances`: every configured instance with its version or the error reaching it.
+/// Each probe is bounded by the listing deadline (5 s), so one hanging instance cannot stall
+/// the answer (the reference waits on it indefinitely).
 pub async fn list_instances(ctx: &CallCtx<'_>) -> ToolResult {
     let instances = ctx.instances.all();
     let default = ctx.instances.default_instance().name().to_string();
+    let deadline = ctx.timing.listing_deadline;
     let rows = join_all(instances.iter().map(|i| {
         let default = default.clone();
         async move {
             let mut row =
                 json!({"name": i.name(), "url": i.spec.url, "default": i.name() == default});
-            match i.client().version().await {
-                Ok(v) => row["version"] = json!(v),
-                Err(e) => row["error"] = json!(e.message),
+            match tokio::time::timeout(deadline, i.client().version()).await {
+                Ok(Ok(v)) => row["version"] = json!(v),
+                Ok(Err(e)) => row["error"] = json!(e.message),
+                Err(_) => {
+                    row["error"] = json!(format!(
+                        "no answer to GET /version within {} s (list_instances waits at most that long per instance)",
+                        crate::json::compact(&json!(deadline.as_secs_f64()))
+                    ));
+                }
             }
             row
         }
@@ -159,7 +168,10 @@ pub fn unwrap_logs(v: &Value) -> String {
 
 /// `list_servers`: server summaries.
 pub async fn list_servers(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
-    let v = list_servers_raw(&ctx.client, args.u64("page"), args.u64("per_page")).await?;
+    let v = ctx
+        .client
+        .get_query(Path::new("servers"), &args.paging())
+        .await?;
     Ok(ToolOutput::Json(summaries(v, |s| pick(s, proj::SERVER))))
 }
 
@@ -174,11 +186,12 @@ pub async fn get_server(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
 
 /// `list_applications`: application summaries with pagination hints.
 pub async fn list_applications(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
-    let (page, per_page) = (args.u64("page"), args.u64("per_page"));
-    let v = summaries(
-        list_applications_raw(&ctx.client, page, per_page).await?,
-        |a| pick(a, proj::APPLICATION),
-    );
+    let (page, per_page) = (args.num("page"), args.num("per_page"));
+    let raw = ctx
+        .client
+        .get_query(Path::new("applications"), &args.paging())
+        .await?;
+    let v = summaries(raw, |a| pick(a, proj::APPLICATION));
     let pagination = proj::pagination("list_applications", page, per_page, len_of(&v));
     Ok(envelope(ctx, v, Vec::new(), pagination))
 }
