@@ -19,3 +19,4 @@ mod process;
 mod prompts;
 mod resources;
 mod tools;
+mod tools_more;

@@ -169,11 +169,24 @@ pub async fn diagnose_server(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
         }
     };
     let u = uuid.as_str();
+    // Read-only means no writes: the validation probe is a POST, so a read-only server
+    // skips it and says so (a deliberate difference; the reference sends it anyway).
+    let read_only = ctx.mode.read_only;
+    let validate = async {
+        if read_only {
+            return Ok(
+                json!({"message": format!("Not run: this server is read-only, and validating a server is a write (POST /servers/{u}/validate). Use validate_server on a server that is not read-only.")}),
+            );
+        }
+        client
+            .post_with_get_fallback(Path::new("servers").id(u).lit("validate"))
+            .await
+    };
     let (server, resources, domains, validation) = futures::join!(
         client.get(Path::new("servers").id(u)),
         client.get(Path::new("servers").id(u).lit("resources")),
         client.get(Path::new("servers").id(u).lit("domains")),
-        client.post_with_get_fallback(Path::new("servers").id(u).lit("validate")),
+        validate,
     );
     let mut errors = Vec::new();
     let server = settle(&mut errors, "server", server);
