@@ -17,7 +17,6 @@ use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -62,7 +61,7 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
         .with_cancellation_token(shutdown.child_token());
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(crate::wire::Sessions::default()),
         config,
     );
     let token: Arc<Option<String>> = Arc::new(match &spec.auth {

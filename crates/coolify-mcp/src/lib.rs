@@ -21,6 +21,7 @@ pub mod sanitize;
 pub mod server;
 pub mod tools;
 pub mod untrusted;
+pub mod wire;
 
 pub use backend::{ApiError, ApiRequest, Backend, BackendFactory, HttpMethod};
 pub use call_ctx::{Mode, Timing};

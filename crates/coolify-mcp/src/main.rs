@@ -91,7 +91,7 @@ fn main() -> ExitCode {
                 // blocking stdio. No blocking-pool thread per read or write: fewer threads
                 // (each with a stack and a malloc arena) and no hand-off per message.
                 let running = server
-                    .serve(rmcp::transport::stdio_pipes())
+                    .serve(coolify_mcp::wire::outgoing(rmcp::transport::stdio_pipes()))
                     .await
                     .map_err(|e| e.to_string())?;
                 running.waiting().await.map_err(|e| e.to_string())?;

@@ -12,6 +12,7 @@ mod common;
 mod boot;
 mod canary;
 mod elicitation;
+mod fidelity;
 mod golden;
 mod golden_calls;
 mod hardening;

@@ -107,6 +107,8 @@ pub struct Setup {
     pub timing: Timing,
     /// Name of the first (default) instance.
     pub default_name: String,
+    /// Request timeout of every instance's client (default: the production default).
+    pub request_timeout: Option<Duration>,
 }
 
 impl Default for Setup {
@@ -119,6 +121,7 @@ impl Default for Setup {
             extra: Vec::new(),
             timing: Timing::default(),
             default_name: "default".into(),
+            request_timeout: None,
         }
     }
 }
@@ -171,6 +174,14 @@ pub fn build_server(fixture_url: &str, setup: &Setup) -> CoolifyServer {
     for (name, url) in &setup.extra {
         instances.push(spec(name, url.as_deref().unwrap_or(fixture_url)));
     }
+    if let Some(t) = setup.request_timeout {
+        for (i, instance) in instances.iter_mut().enumerate() {
+            instance.request_timeout = t;
+            if i > 0 {
+                instance.timeout_setting = format!("COOLIFY_INSTANCES[{}].request_timeout", i - 1);
+            }
+        }
+    }
     CoolifyServer::new(ServerOptions {
         instances,
         access: setup.access,
@@ -192,7 +203,7 @@ impl Harness {
         let (a, b) = tokio::io::duplex(1 << 22);
         let srv = server.clone();
         tokio::spawn(async move {
-            if let Ok(running) = srv.serve(a).await {
+            if let Ok(running) = srv.serve(coolify_mcp::wire::outgoing(a)).await {
                 let _ = running.waiting().await;
             }
         });
