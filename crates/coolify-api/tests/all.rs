@@ -467,11 +467,7 @@ async fn validate_posts_on_a_current_instance_and_a_500_never_retries() {
 }
 
 #[tokio::test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one call per endpoint, each with the request it must send: a table, read top to bottom"
-)]
-async fn endpoint_requests_match_the_reference_mapping() {
+async fn read_endpoints_match_the_reference_mapping() {
     let fixture = Fixture::start().await.unwrap();
     let api = client(&fixture);
     api.list_applications(Paging {
@@ -514,6 +510,31 @@ async fn endpoint_requests_match_the_reference_mapping() {
     api.application_deployments("app-api", Some(SkipTake { skip: 10, take: 10 }))
         .await
         .unwrap();
+    api.environment("proj-saas", "production").await.unwrap();
+    assert_eq!(
+        log(&fixture),
+        vec![
+            req("GET", "/api/v1/applications?page=2&per_page=2"),
+            req("GET", "/api/v1/applications/app-api/logs?lines=50"),
+            req(
+                "GET",
+                "/api/v1/services/svc-umami/logs?sub_service_name=umami&lines=10&show_timestamps=true"
+            ),
+            req("GET", "/api/v1/applications/app-api/envs"),
+            req("GET", "/api/v1/deployments/applications/app-api"),
+            req(
+                "GET",
+                "/api/v1/deployments/applications/app-api?skip=10&take=10"
+            ),
+            req("GET", "/api/v1/projects/proj-saas/production"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn write_endpoints_match_the_reference_mapping() {
+    let fixture = Fixture::start().await.unwrap();
+    let api = client(&fixture);
     api.deploy(&DeployTarget::detect("app-api"), Force::No)
         .await
         .unwrap();
@@ -523,6 +544,10 @@ async fn endpoint_requests_match_the_reference_mapping() {
     )
     .await
     .unwrap();
+    // The reference builds `/deploy?tag=` with encodeURIComponent: a space is %20, not +.
+    api.deploy(&DeployTarget::detect("web frontend"), Force::No)
+        .await
+        .unwrap();
     api.control(
         ResourceKind::Application,
         "app-api",
@@ -561,27 +586,15 @@ async fn endpoint_requests_match_the_reference_mapping() {
         .await
         .unwrap();
     api.cancel_deployment("dep-9002").await.unwrap();
-    api.environment("proj-saas", "production").await.unwrap();
     assert_eq!(
         log(&fixture),
         vec![
-            req("GET", "/api/v1/applications?page=2&per_page=2"),
-            req("GET", "/api/v1/applications/app-api/logs?lines=50"),
-            req(
-                "GET",
-                "/api/v1/services/svc-umami/logs?sub_service_name=umami&lines=10&show_timestamps=true"
-            ),
-            req("GET", "/api/v1/applications/app-api/envs"),
-            req("GET", "/api/v1/deployments/applications/app-api"),
-            req(
-                "GET",
-                "/api/v1/deployments/applications/app-api?skip=10&take=10"
-            ),
             req("POST", "/api/v1/deploy?tag=app-api&force=false"),
             req(
                 "POST",
                 "/api/v1/deploy?uuid=h8k3m2n4p5q6r7s8t9u0v1w2&force=true"
             ),
+            req("POST", "/api/v1/deploy?tag=web%20frontend&force=false"),
             req("POST", "/api/v1/applications/app-api/restart"),
             req("POST", "/api/v1/services/svc-umami/restart?latest=true"),
             req("DELETE", "/api/v1/applications/app-api"),
@@ -592,13 +605,12 @@ async fn endpoint_requests_match_the_reference_mapping() {
             req("POST", "/api/v1/applications/app-api/move"),
             req("POST", "/api/v1/applications/public"),
             req("POST", "/api/v1/deployments/dep-9002/cancel"),
-            req("GET", "/api/v1/projects/proj-saas/production"),
         ]
     );
     let bodies: Vec<String> = fixture.requests().iter().map(|r| r.body.clone()).collect();
-    assert_eq!(bodies[12], r#"{"environment_uuid":"env-prod"}"#);
-    assert_eq!(bodies[13], r#"{"name":"x"}"#);
-    assert_eq!(bodies[6], "", "POST /deploy has no body");
+    assert_eq!(bodies[7], r#"{"environment_uuid":"env-prod"}"#);
+    assert_eq!(bodies[8], r#"{"name":"x"}"#);
+    assert_eq!(bodies[0], "", "POST /deploy has no body");
 }
 
 #[tokio::test]

@@ -15,6 +15,7 @@ mod elicitation;
 mod fidelity;
 mod golden;
 mod golden_calls;
+mod guarded;
 mod hardening;
 mod process;
 mod prompts;

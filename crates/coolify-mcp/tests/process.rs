@@ -12,7 +12,7 @@ use tokio::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_coolify-mcp");
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-fn command(fixture: &Fixture) -> Command {
+pub(crate) fn command(fixture: &Fixture) -> Command {
     let mut cmd = Command::new(BIN);
     cmd.env_clear()
         .env("COOLIFY_BASE_URL", fixture.url())
@@ -77,7 +77,20 @@ async fn spawn_http(
     extra: &[&str],
     token: Option<&str>,
 ) -> (tokio::process::Child, String) {
+    spawn_http_with(fixture, extra, token, None).await
+}
+
+/// [`spawn_http`] with an optional `COOLIFY_INSTANCES` (fleet mode).
+pub(crate) async fn spawn_http_with(
+    fixture: &Fixture,
+    extra: &[&str],
+    token: Option<&str>,
+    instances: Option<String>,
+) -> (tokio::process::Child, String) {
     let mut cmd = command(fixture);
+    if let Some(json) = instances {
+        cmd.env("COOLIFY_INSTANCES", json);
+    }
     cmd.args(["--transport", "http", "--port", "0"])
         .args(extra)
         .stdin(Stdio::null());

@@ -127,7 +127,7 @@ async fn item_09_fleet_adds_list_instances_third_and_instance_last() {
 }
 
 #[tokio::test]
-async fn item_23_read_only_registers_no_mutating_tool() {
+async fn item_10_23_read_only_registers_the_22_read_only_tools() {
     // Deliberate difference: read-only works on stdio (MCP_READONLY / COOLIFY_MCP_READONLY / --read-only).
     let h = Harness::start(Setup::default().read_only()).await.unwrap();
     let names = h.tool_names().await;
@@ -208,14 +208,9 @@ async fn item_23_get_application_actions_follow_status() {
     assert_eq!(hints, ["View logs", "Restart", "Stop"]);
 }
 
-#[tokio::test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "a table of every tool call and the requests it must send, read top to bottom"
-)]
-async fn item_11_endpoint_mapping() {
-    let h = Harness::start(Setup::default()).await.unwrap();
-    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+/// Read tools and actions with the request each sends (SPEC §2.3).
+fn read_endpoint_cases() -> Vec<(&'static str, Value, Vec<&'static str>)> {
+    vec![
         ("get_version", json!({}), vec!["GET /api/v1/version"]),
         (
             "list_servers",
@@ -262,6 +257,12 @@ async fn item_11_endpoint_mapping() {
             json!({"resource": "application", "action": "list", "uuid": "app-api"}),
             vec!["GET /api/v1/applications/app-api/envs"],
         ),
+    ]
+}
+
+/// Write tools and actions with the request each sends (SPEC §2.3).
+fn write_endpoint_cases() -> Vec<(&'static str, Value, Vec<&'static str>)> {
+    vec![
         (
             "env_vars",
             json!({"resource": "application", "action": "create", "uuid": "app-api", "key": "K", "value": "V", "is_preview": false}),
@@ -332,7 +333,15 @@ async fn item_11_endpoint_mapping() {
             json!({"action": "create_dockerimage", "project_uuid": "proj-saas", "server_uuid": "srv1-hetzner", "docker_registry_image_name": "nginx", "ports_exposes": "80"}),
             vec!["POST /api/v1/applications/dockerimage"],
         ),
-    ];
+    ]
+}
+
+#[tokio::test]
+async fn item_11_endpoint_mapping() {
+    let h = Harness::start(Setup::default()).await.unwrap();
+    let cases = read_endpoint_cases()
+        .into_iter()
+        .chain(write_endpoint_cases());
     for (tool, args, expected) in cases {
         h.fixture.clear_requests();
         h.call(tool, args.clone()).await;
@@ -480,7 +489,7 @@ async fn item_12_parameter_guards_make_no_request() {
 }
 
 #[tokio::test]
-async fn schema_violations_are_input_validation_errors() {
+async fn item_13_schema_violations_are_input_validation_errors() {
     let h = Harness::start(Setup::default()).await.unwrap();
     let (text, is_error) = h.call_raw("diagnose_app", json!({})).await.unwrap();
     assert!(is_error);

@@ -75,70 +75,80 @@ fn mask_row(mut row: Value, full: bool) -> Value {
     row
 }
 
+/// `env_vars list`: masked rows, or the one revealed key (SPEC §2.3).
+async fn list_envs(
+    args: &Args,
+    ctx: &CallCtx<'_>,
+    resource: &str,
+    coll: &'static str,
+) -> ToolResult {
+    let uuid = args.str("uuid").unwrap_or_default();
+    let key = args.str("key");
+    let reveal = args.bool("reveal") == Some(true);
+    let key_set = key.is_some_and(|k| !k.trim().is_empty());
+    if reveal && !key_set {
+        return Ok(ToolOutput::guard(
+            "Error: reveal=true requires an exact key; refusing to return every environment variable",
+        ));
+    }
+    let reveal_mode = if reveal {
+        crate::sanitize::Reveal::Plaintext
+    } else {
+        crate::sanitize::Reveal::Masked
+    };
+    let raw = ctx
+        .client
+        .send(
+            crate::backend::ApiRequest::get(Path::new(coll).id(uuid).lit("envs")),
+            reveal_mode,
+        )
+        .await?;
+    let rows = proj::as_array(&raw).to_vec();
+    let rows: Vec<Value> = if resource == "application" && !(reveal && key_set) {
+        rows.iter()
+            .map(|r| {
+                if reveal {
+                    proj::pick(r, proj::APP_ENV)
+                } else {
+                    mask_row(proj::pick(r, proj::APP_ENV), false)
+                }
+            })
+            .collect()
+    } else if reveal {
+        rows
+    } else {
+        rows.into_iter().map(|r| mask_row(r, true)).collect()
+    };
+    let filtered: Vec<Value> = match key {
+        Some(k) if !k.is_empty() => rows
+            .into_iter()
+            .filter(|r| r.get("key").and_then(Value::as_str) == Some(k))
+            .collect(),
+        _ => rows,
+    };
+    if reveal
+        && !filtered.is_empty()
+        && filtered.iter().all(|r| {
+            !has_returned_value(r.get("value")) && !has_returned_value(r.get("real_value"))
+        })
+    {
+        return Err(ToolError::Message("Coolify did not return the requested environment variable value. The API or token does not support sensitive env-var reads; use a token with read:sensitive permission (and the required owner/admin role on newer Coolify versions).".into()));
+    }
+    Ok(ToolOutput::Json(Value::Array(filtered)))
+}
+
 pub async fn env_vars(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let resource = args.str("resource").unwrap_or("application");
     let act = args.str("action").unwrap_or("list");
     let uuid = args.str("uuid").unwrap_or_default();
     let key = args.str("key");
-    let reveal = args.bool("reveal") == Some(true);
-    let key_set = key.is_some_and(|k| !k.trim().is_empty());
     let coll = match resource {
         "service" => "services",
         "database" => "databases",
         _ => "applications",
     };
     match act {
-        "list" => {
-            if reveal && !key_set {
-                return Ok(ToolOutput::guard(
-                    "Error: reveal=true requires an exact key; refusing to return every environment variable",
-                ));
-            }
-            let reveal_mode = if reveal {
-                crate::sanitize::Reveal::Plaintext
-            } else {
-                crate::sanitize::Reveal::Masked
-            };
-            let raw = ctx
-                .client
-                .send(
-                    crate::backend::ApiRequest::get(Path::new(coll).id(uuid).lit("envs")),
-                    reveal_mode,
-                )
-                .await?;
-            let rows = proj::as_array(&raw).to_vec();
-            let rows: Vec<Value> = if resource == "application" && !(reveal && key_set) {
-                rows.iter()
-                    .map(|r| {
-                        if reveal {
-                            proj::pick(r, proj::APP_ENV)
-                        } else {
-                            mask_row(proj::pick(r, proj::APP_ENV), false)
-                        }
-                    })
-                    .collect()
-            } else if reveal {
-                rows
-            } else {
-                rows.into_iter().map(|r| mask_row(r, true)).collect()
-            };
-            let filtered: Vec<Value> = match key {
-                Some(k) if !k.is_empty() => rows
-                    .into_iter()
-                    .filter(|r| r.get("key").and_then(Value::as_str) == Some(k))
-                    .collect(),
-                _ => rows,
-            };
-            if reveal
-                && !filtered.is_empty()
-                && filtered.iter().all(|r| {
-                    !has_returned_value(r.get("value")) && !has_returned_value(r.get("real_value"))
-                })
-            {
-                return Err(ToolError::Message("Coolify did not return the requested environment variable value. The API or token does not support sensitive env-var reads; use a token with read:sensitive permission (and the required owner/admin role on newer Coolify versions).".into()));
-            }
-            Ok(ToolOutput::Json(Value::Array(filtered)))
-        }
+        "list" => list_envs(args, ctx, resource, coll).await,
         "create" | "update" => {
             let value = args.nonempty("value");
             let (Some(k), Some(v)) = (key.filter(|k| !k.is_empty()), value) else {
