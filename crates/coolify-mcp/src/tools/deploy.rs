@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::deployment::truncate_logs;
+use super::deployment::{deployment_actions, fetch, truncate_logs};
 use super::resolve::looks_like_uuid;
 use super::{Args, ToolError, ToolOutput, ToolResult, envelope};
 use crate::backend::{HttpMethod, Path};
@@ -54,31 +54,6 @@ pub(super) async fn trigger(
         .query_component(param, tag_or_uuid)
         .query_opt("force", Some(force.to_string()));
     client.write(HttpMethod::Post, path, None).await
-}
-
-/// `_actions` of a deployment (SPEC §5.4).
-pub(super) fn deployment_actions(
-    uuid: Option<&Value>,
-    status: &str,
-    app_uuid: Option<&Value>,
-) -> Vec<Value> {
-    let mut actions = Vec::new();
-    if status == "in_progress" || status == "queued" {
-        let mut args = json!({"action": "cancel"});
-        if let Some(u) = uuid.filter(|u| !u.is_null()) {
-            args["uuid"] = u.clone();
-        }
-        actions.push(action("deployment", args, "Cancel"));
-    }
-    if let Some(app) = app_uuid.filter(|a| truthy(a)) {
-        actions.push(action("get_application", json!({"uuid": app}), "View app"));
-        actions.push(action(
-            "logs",
-            json!({"resource": "application", "uuid": app}),
-            "App logs",
-        ));
-    }
-    actions
 }
 
 pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
@@ -195,10 +170,6 @@ fn parse_epoch_seconds(s: &str) -> Option<f64> {
         _ => return None,
     };
     Some((days * 86_400 + h * 3600 + mi * 60 + se - offset) as f64 + frac)
-}
-
-pub(super) async fn fetch(client: &Client, uuid: &str) -> Result<Value, crate::backend::ApiError> {
-    client.get(Path::new("deployments").id(uuid)).await
 }
 
 async fn poll(

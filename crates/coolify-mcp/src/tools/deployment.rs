@@ -8,14 +8,44 @@
 
 use serde_json::{Map, Value, json};
 
-use super::deploy::{deployment_actions, fetch};
 use super::{Args, ToolError, ToolOutput, ToolResult, envelope};
 use crate::backend::{HttpMethod, Path};
 use crate::call_ctx::CallCtx;
-use crate::projection::{self as proj, str_of, truthy};
+use crate::instances::Client;
+use crate::projection::{self as proj, action, str_of, truthy};
 use crate::untrusted::{self, BOUNDARY_CHARS, utf16_len};
 
 const TRUNCATION_PREFIX: &str = "...[truncated]...\n";
+
+/// `_actions` of a deployment (SPEC §5.4).
+pub(super) fn deployment_actions(
+    uuid: Option<&Value>,
+    status: &str,
+    app_uuid: Option<&Value>,
+) -> Vec<Value> {
+    let mut actions = Vec::new();
+    if status == "in_progress" || status == "queued" {
+        let mut args = json!({"action": "cancel"});
+        if let Some(u) = uuid.filter(|u| !u.is_null()) {
+            args["uuid"] = u.clone();
+        }
+        actions.push(action("deployment", args, "Cancel"));
+    }
+    if let Some(app) = app_uuid.filter(|a| truthy(a)) {
+        actions.push(action("get_application", json!({"uuid": app}), "View app"));
+        actions.push(action(
+            "logs",
+            json!({"resource": "application", "uuid": app}),
+            "App logs",
+        ));
+    }
+    actions
+}
+
+/// `GET /deployments/{uuid}`, masked.
+pub(super) async fn fetch(client: &Client, uuid: &str) -> Result<Value, crate::backend::ApiError> {
+    client.get(Path::new("deployments").id(uuid)).await
+}
 
 /// A page of log lines (SPEC §5.5).
 pub struct Truncated {
