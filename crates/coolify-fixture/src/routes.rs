@@ -1,9 +1,10 @@
 //! Routing of `/api/v1/...` requests to canned answers (SPEC §7.1 "Routes").
 //!
 //! Pure: `route` maps (method, raw path, query, mutable fixture state) to a [`Reply`]; the HTTP
-//! layer in `fixture.rs` does I/O and logging. Paths are matched on the raw (still
-//! percent-encoded) request path, so an encoded id such as `..%2Fservers` is just an unknown id
-//! here — which is what makes the client's path-injection tests meaningful.
+//! layer in `fixture.rs` does I/O and logging. The raw path is split on `/` first and each
+//! segment then decoded once (as Coolify's router does), so `app%2Dapi` is `app-api` while an
+//! encoded id such as `..%2Fservers` stays one unknown segment — which is what makes the
+//! client's path-injection tests meaningful.
 
 use serde_json::{Value, json};
 
@@ -90,7 +91,18 @@ pub(crate) fn route(
     state: &mut RouteState<'_>,
 ) -> Reply {
     if method == "GET" {
-        let segs: Vec<&str> = p.trim_start_matches('/').split('/').collect();
+        // Each segment is decoded once, as Coolify's router does, after splitting on `/`: an
+        // encoded `%2F` stays inside its segment (an unknown id, never a path step).
+        let decoded: Vec<String> = p
+            .trim_start_matches('/')
+            .split('/')
+            .map(|s| {
+                percent_encoding::percent_decode_str(s)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .collect();
+        let segs: Vec<&str> = decoded.iter().map(String::as_str).collect();
         if let Some(reply) = get(&segs, query, state) {
             return reply;
         }
