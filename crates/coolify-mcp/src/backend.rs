@@ -100,9 +100,13 @@ impl Path {
         self.segments.push(Seg::Lit(segment));
         self
     }
-    /// Appends a caller-supplied id as exactly one encoded segment.
+    /// Append a caller-supplied id. It is percent-decoded once first: the reference puts ids
+    /// into the path raw and Coolify decodes them once, so `app%2Dapi` means `app-api` there
+    /// too. The decoded id is then encoded as exactly one segment (and refused by
+    /// `coolify-api` if it would change the path, e.g. `..%2Fservers`).
     pub fn id(mut self, id: &str) -> Self {
-        self.segments.push(Seg::Id(id.to_string()));
+        let decoded = percent_encoding::percent_decode_str(id).decode_utf8_lossy();
+        self.segments.push(Seg::Id(decoded.into_owned()));
         self
     }
     /// Append `key=value` (form-encoded) when `value` is `Some`.
@@ -247,6 +251,10 @@ mod tests {
         assert_eq!(p("../servers"), "/applications/..%2Fservers");
         assert_eq!(p(".."), "/applications/%2E%2E");
         assert_eq!(p("x?reveal=true"), "/applications/x%3Freveal%3Dtrue");
+        // Decoded once, as Coolify decodes the reference's raw path.
+        assert_eq!(p("app%2Dapi"), "/applications/app-api");
+        assert_eq!(p("50%25"), "/applications/50%25");
+        assert_eq!(p("..%2Fservers"), "/applications/..%2Fservers");
         let q = Path::new("deploy").with_query(vec![
             ("uuid", Some("a b".into())),
             ("x", None),

@@ -142,8 +142,8 @@ pub enum Target {
     Application {
         /// The instance segment, in fleet mode.
         instance: Option<String>,
-        /// Percent-decoded: the id Coolify would see (the reference passes the capture
-        /// raw into the request path, where Coolify decodes it once).
+        /// As captured (still percent-encoded): `Path::id` decodes it once, as Coolify decodes
+        /// the reference's raw request path.
         uuid: String,
     },
 }
@@ -176,12 +176,6 @@ fn variable(s: &str) -> Option<&str> {
     (!s.is_empty() && !s.contains(['/', ','])).then_some(s)
 }
 
-fn decoded(s: &str) -> String {
-    percent_encoding::percent_decode_str(s)
-        .decode_utf8_lossy()
-        .into_owned()
-}
-
 /// Match a URI against the templates of the mode, as the reference's SDK does: parse it
 /// as a WHATWG URL (unparseable → [`ReadError::InvalidUri`]), then match the normalized
 /// form. Returns the target and the normalized URI (what a read answers with).
@@ -199,7 +193,7 @@ pub fn parse(uri: &str, fleet: bool) -> Result<(Target, String), ReadError> {
             },
             [inst, "application", uuid] => Target::Application {
                 instance: Some(variable(inst).ok_or_else(not_found)?.to_string()),
-                uuid: decoded(variable(uuid).ok_or_else(not_found)?),
+                uuid: variable(uuid).ok_or_else(not_found)?.to_string(),
             },
             _ => return Err(not_found()),
         }
@@ -208,7 +202,7 @@ pub fn parse(uri: &str, fleet: bool) -> Result<(Target, String), ReadError> {
             ["overview"] => Target::Overview { instance: None },
             ["application", uuid] => Target::Application {
                 instance: None,
-                uuid: decoded(variable(uuid).ok_or_else(not_found)?),
+                uuid: variable(uuid).ok_or_else(not_found)?.to_string(),
             },
             _ => return Err(not_found()),
         }

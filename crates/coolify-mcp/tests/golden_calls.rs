@@ -110,7 +110,7 @@ async fn replay(h: &Harness, request: &Value) -> Replay {
                 serde_json::from_str(&r.body).unwrap_or(Value::String(r.body.clone()))
             };
             let body = stable_value(&body, &url);
-            format!("{} {} {:?} {body}", r.method, r.path, r.query)
+            format!("{} {:?} {:?} {body}", r.method, segments(&r.path), r.query)
         })
         .collect();
     let elicitations = h.asked()[before..]
@@ -124,6 +124,18 @@ async fn replay(h: &Harness, request: &Value) -> Replay {
     }
 }
 
+/// A request path as the segments Coolify sees (split on `/`, each decoded once): the
+/// reference sends ids raw and we encode them, which is the same request to Coolify.
+fn segments(path: &str) -> Vec<String> {
+    path.split('/')
+        .map(|s| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
 fn recorded_requests(golden: &Value) -> BTreeSet<String> {
     golden["requests"]
         .as_array()
@@ -131,10 +143,10 @@ fn recorded_requests(golden: &Value) -> BTreeSet<String> {
         .iter()
         .map(|r| {
             let query = r["query"].as_str().map(str::to_string);
+            let path = segments(r["path"].as_str().unwrap());
             format!(
-                "{} {} {query:?} {}",
+                "{} {path:?} {query:?} {}",
                 r["method"].as_str().unwrap(),
-                r["path"].as_str().unwrap(),
                 r["body"]
             )
         })

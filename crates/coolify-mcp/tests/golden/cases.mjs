@@ -26,6 +26,7 @@ const LIST = [
   ['get_application', { uuid: app, reveal: true }],
   ['diagnose_server', { query: 'hetzner-fsn1' }],
   ['get_server', { uuid: 'srv1-hetzner' }],
+  ['get_application', { uuid: 'app%2Dapi' }],
   ['logs', { resource: 'service', uuid: svc, container: 'umami' }],
   ['env_vars', { resource: 'service', action: 'list', uuid: svc }],
   ['env_vars', { resource: 'service', action: 'list', uuid: svc, key: 'APP_SECRET', reveal: true }],

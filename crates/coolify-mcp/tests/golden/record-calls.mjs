@@ -25,7 +25,7 @@
 //   single         COOLIFY_BASE_URL + token; the client has no elicitation capability
 //   fleet          + COOLIFY_INSTANCES=[staging]; every call names instance "staging"
 //   readonly       the server class built with {readonly: true} (SPEC §8.3), read-only tools
-//   require-human  the server class built with {requireElicitation: true}; guarded calls
+//   require-human  the server class built with {requireElicitation: true}; every call
 //   elicit         single, the client advertises elicitation and declines; guarded calls
 //   elicit-fleet   fleet + the declining client; guarded calls
 
@@ -180,7 +180,7 @@ function configurations(url, entries) {
     { name: 'single', entry: entries.main, env: single, pick: () => true },
     { name: 'fleet', entry: entries.main, env: fleet, instance: 'staging', pick: () => true },
     { name: 'readonly', entry: entries.readonly, env: single, pick: (c) => c.ro },
-    { name: 'require-human', entry: entries.requireHuman, env: single, pick: (c) => c.guarded },
+    { name: 'require-human', entry: entries.requireHuman, env: single, pick: () => true },
     { name: 'elicit', entry: entries.main, env: single, elicit: 'decline', pick: (c) => c.guarded },
     { name: 'elicit-fleet', entry: entries.main, env: fleet, instance: 'staging', elicit: 'decline', pick: (c) => c.guarded },
   ];
