@@ -163,27 +163,31 @@ pub fn catalog() -> Vec<Value> {
 }
 
 /// `tools/list` entries for a tool set (fleet mode adds the `instance` property).
+///
+/// Parsed straight into rmcp's `Tool` (no intermediate `Value` tree): this runs on the first
+/// `tools/list`, which start-up latency is measured to.
 #[allow(
     clippy::expect_used,
     reason = "every catalog entry is checked to be a valid Tool by a unit test; a broken entry is a build defect"
 )]
 pub fn definitions(set: &ToolSet) -> Vec<Tool> {
     let fleet = set.mode().fleet;
-    let catalog = catalog();
-    set.iter()
-        .filter_map(|name| catalog.iter().find(|d| d["name"] == name.as_str()).cloned())
-        .map(|mut def| {
+    let all: Vec<Tool> =
+        serde_json::from_str(CATALOG).expect("catalog entries are valid tools (unit-tested)");
+    all.into_iter()
+        .filter(|t| ToolName::parse(&t.name).is_some_and(|n| set.has(n)))
+        .map(|mut tool| {
             if fleet
-                && def["name"] != "list_instances"
-                && let Some(props) = def["inputSchema"]["properties"].as_object_mut()
+                && tool.name != "list_instances"
+                && let Some(Value::Object(props)) =
+                    Arc::make_mut(&mut tool.input_schema).get_mut("properties")
             {
                 props.insert(
                     "instance".into(),
                     json!({"description": "Instance name", "type": "string"}),
                 );
             }
-            serde_json::from_value::<Tool>(def)
-                .expect("catalog entries are valid tools (unit-tested)")
+            tool
         })
         .collect()
 }
