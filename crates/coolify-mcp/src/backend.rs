@@ -72,8 +72,11 @@ pub enum QueryStyle {
 /// One query parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
+    /// The parameter name (chosen by code).
     pub key: &'static str,
+    /// The unencoded value.
     pub value: String,
+    /// How the value is encoded on the wire.
     pub style: QueryStyle,
 }
 

@@ -27,6 +27,7 @@ pub struct Docs {
 /// One search result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocHit<'a> {
+    /// The page.
     pub entry: &'a DocEntry,
     /// Rounded to 2 decimals, as the reference reports it.
     pub score: f64,
@@ -46,10 +47,12 @@ impl Docs {
         DOCS.get_or_init(|| Docs::new(BUNDLED_INDEX))
     }
 
+    /// How many pages the index holds.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether the index holds no page.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

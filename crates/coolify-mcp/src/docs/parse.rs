@@ -5,9 +5,13 @@
 /// One page of the docs index.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocEntry {
+    /// The page title (the link text).
     pub title: String,
+    /// The absolute page URL.
     pub url: String,
+    /// The one-line description after the link, or empty.
     pub description: String,
+    /// The section label the link sits under, or empty.
     pub section: String,
 }
 
