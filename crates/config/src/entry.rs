@@ -16,6 +16,7 @@ use crate::mcp_json::McpFileContext;
 use crate::warning::{ConfigWarning, WarningKind};
 
 mod fields;
+mod oauth;
 
 use fields::wrong;
 
@@ -215,7 +216,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
         let kind = self.kind(obj, declared, url_key)?;
         match kind {
             Kind::Stdio => {
-                for key in ["headers", "bearerTokenEnv"] {
+                for key in ["headers", "bearerTokenEnv", "oauth"] {
                     self.warn_unused(obj, key, kind);
                 }
                 self.stdio(obj).map(McpTransport::Stdio)
@@ -392,10 +393,33 @@ impl<'r, 'a> EntryReader<'r, 'a> {
                 );
             }
         }
+        let oauth = self.oauth(obj);
+        if obj.contains_key("oauth") {
+            let static_credentials = if bearer_token_env.is_some() {
+                Some("bearerTokenEnv")
+            } else if headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+            {
+                Some("headers")
+            } else {
+                None
+            };
+            if let Some(winner) = static_credentials {
+                self.warn(
+                    self.path.key("oauth"),
+                    WarningKind::Superseded {
+                        key: "oauth",
+                        winner,
+                    },
+                );
+            }
+        }
         Some(HttpSpec {
             url: url?,
             headers,
             bearer_token_env,
+            oauth,
         })
     }
 }

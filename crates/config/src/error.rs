@@ -200,6 +200,8 @@ pub enum Expected {
     Bool,
     /// Seconds, a number greater than zero.
     Seconds,
+    /// A TCP port, 1 to 65535.
+    Port,
 }
 
 impl Expected {
@@ -211,6 +213,7 @@ impl Expected {
             Expected::StringMap => "an object of strings",
             Expected::Bool => "true or false",
             Expected::Seconds => "a number of seconds greater than 0",
+            Expected::Port => "a port number from 1 to 65535",
         }
     }
 
@@ -222,6 +225,7 @@ impl Expected {
             Expected::StringMap => "{\"NAME\": \"value\"}",
             Expected::Bool => "true",
             Expected::Seconds => "60",
+            Expected::Port => "8765",
         }
     }
 }
@@ -305,6 +309,21 @@ pub enum ProblemKind {
     BadHeaderValue,
     /// A string containing a NUL byte (cannot be passed to a process).
     NulByte,
+    /// A URL that must be https (`clientMetadataUrl`, `authServerMetadataUrl`); `reason`
+    /// never contains the URL.
+    NotHttps { reason: String },
+    /// An `oauth` key that only `"grant": "client_credentials"` uses.
+    OAuthKeyNeedsGrant { key: &'static str },
+    /// An `oauth` key the chosen grant needs.
+    MissingOAuthKey {
+        key: &'static str,
+        needed_for: &'static str,
+    },
+    /// Two keys that say the same thing in different ways; only one may be set.
+    ExclusiveKeys {
+        key: &'static str,
+        other: &'static str,
+    },
 }
 
 /// Why a server name is rejected (names become part of function names).
@@ -429,6 +448,25 @@ impl fmt::Display for ProblemKind {
             ),
             ProblemKind::NulByte => f.write_str(
                 "contains a NUL character, which cannot be passed to a program. Fix: remove it",
+            ),
+            ProblemKind::NotHttps { reason } => write!(
+                f,
+                "must be an https:// URL ({reason}). Fix: write a full https:// URL, e.g. \
+                 \"https://example.com/client-metadata.json\""
+            ),
+            ProblemKind::OAuthKeyNeedsGrant { key } => write!(
+                f,
+                "\"{key}\" is only used with \"grant\": \"client_credentials\". Fix: add \
+                 \"grant\": \"client_credentials\" or remove \"{key}\""
+            ),
+            ProblemKind::MissingOAuthKey { key, needed_for } => write!(
+                f,
+                "\"{key}\" is missing ({needed_for}). Fix: add \"{key}\" (secrets as \
+                 \"${{VAR}}\")"
+            ),
+            ProblemKind::ExclusiveKeys { key, other } => write!(
+                f,
+                "\"{key}\" and \"{other}\" cannot both be set. Fix: keep one of them"
             ),
         }
     }

@@ -25,6 +25,7 @@ pub(crate) const ENTRY_KEYS: &[&str] = &[
     "toolTimeoutSec",
     "approve",
     "expose",
+    "oauth",
 ];
 
 /// Entry keys other clients write that carry no behaviour (silently ignored).
@@ -43,10 +44,6 @@ pub(crate) const UNSUPPORTED_KEYS: &[(&str, &str)] = &[
     (
         "watchPaths",
         "restart the server by hand with `.mcp restart NAME`",
-    ),
-    (
-        "oauth",
-        "send credentials with \"headers\" or \"bearerTokenEnv\" instead",
     ),
 ];
 

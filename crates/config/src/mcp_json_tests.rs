@@ -70,6 +70,7 @@ fn http(name: &str, url: &str) -> McpServerSpec {
             url: url.into(),
             headers: vec![],
             bearer_token_env: None,
+            oauth: Default::default(),
         }),
         ..stdio(name, "", &[])
     }
@@ -185,6 +186,7 @@ fn http_entry_with_headers_and_bearer_env() {
             ("X-Trace".into(), "1".into()),
         ],
         bearer_token_env: Some("GITHUB_TOKEN".into()),
+        oauth: Default::default(),
     });
     assert_eq!(file.servers, vec![want]);
 }

@@ -81,6 +81,7 @@ fn spec(url: &str) -> McpServerSpec {
             url: url.to_owned(),
             headers: Vec::new(),
             bearer_token_env: None,
+            oauth: Default::default(),
         }),
         timeouts: Timeouts {
             startup: STARTUP,

@@ -105,6 +105,7 @@ async fn unusable_specs_fail_with_the_fix() {
             url: "http://127.0.0.1:1/sse".into(),
             headers: vec![],
             bearer_token_env: None,
+            oauth: Default::default(),
         }),
     );
     let token = http_spec(
@@ -113,6 +114,7 @@ async fn unusable_specs_fail_with_the_fix() {
             url: "http://127.0.0.1:1/mcp".into(),
             headers: vec![],
             bearer_token_env: Some("COYOTE_TEST_SURELY_UNSET_TOKEN".into()),
+            oauth: Default::default(),
         }),
     );
     let reserved = http_spec(
@@ -121,6 +123,7 @@ async fn unusable_specs_fail_with_the_fix() {
             url: "http://127.0.0.1:1/mcp".into(),
             headers: vec![("Accept".into(), "x".into())],
             bearer_token_env: None,
+            oauth: Default::default(),
         }),
     );
     runtime.start_all(vec![sse, token, reserved]).await;

@@ -6,6 +6,7 @@
 pub mod function;
 pub mod message;
 pub mod names;
+pub mod oauth;
 pub mod provider;
 pub mod server;
 
@@ -14,6 +15,7 @@ pub use message::{
     ArgumentsError, AssistantMessage, Message, ToolCall, ToolOutcome, ToolResult, Usage,
 };
 pub use names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
+pub use oauth::{ClientCredentials, OAuthGrant, OAuthSpec, PrivateKey};
 pub use provider::{
     ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, HttpTimeouts,
     KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,

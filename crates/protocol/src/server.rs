@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::oauth::OAuthSpec;
+
 /// Default time allowed for spawn/connect + `initialize`.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default inactivity timeout of one request (reset by progress notifications).
@@ -104,6 +106,10 @@ pub struct HttpSpec {
     pub headers: Vec<(String, String)>,
     /// Name of an env var holding a bearer token (`bearerTokenEnv` in mcp.json).
     pub bearer_token_env: Option<String>,
+    /// How to sign in when the server asks for OAuth (`"oauth"` in mcp.json; unused when
+    /// `bearer_token_env` or an `Authorization` header supplies the credentials).
+    #[serde(default, skip_serializing_if = "OAuthSpec::is_default")]
+    pub oauth: OAuthSpec,
 }
 
 impl fmt::Debug for HttpSpec {
@@ -117,6 +123,7 @@ impl fmt::Debug for HttpSpec {
             .field("url", &redact_url(&self.url))
             .field("headers", &headers)
             .field("bearer_token_env", &self.bearer_token_env)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -223,6 +230,10 @@ mod tests {
             url: "http://127.0.0.1:1/mcp?key=SECRET1".into(),
             headers: vec![("Authorization".into(), "Bearer SECRET2".into())],
             bearer_token_env: Some("TOKEN_VAR".into()),
+            oauth: OAuthSpec {
+                client_secret: Some("SECRET4".into()),
+                ..OAuthSpec::default()
+            },
         };
         let stdio = StdioSpec {
             command: "srv".into(),
@@ -231,7 +242,7 @@ mod tests {
             cwd: None,
         };
         let text = format!("{http:?} {stdio:?}");
-        for secret in ["SECRET1", "SECRET2", "SECRET3"] {
+        for secret in ["SECRET1", "SECRET2", "SECRET3", "SECRET4"] {
             assert!(!text.contains(secret), "{text}");
         }
     }

@@ -37,6 +37,7 @@ fn secrets_from_specs_and_env_are_redacted() {
                 url: "https://mcp.example/mcp".into(),
                 headers: vec![("Authorization".into(), "Bearer tok-abcdef".into())],
                 bearer_token_env: Some("REMOTE_TOKEN".into()),
+                oauth: Default::default(),
             }),
         ),
     ];

@@ -14,6 +14,7 @@ fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerSpec {
             url: url.to_owned(),
             headers: vec![("X-Coyote-Test".into(), "1".into())],
             bearer_token_env: None,
+            oauth: Default::default(),
         }),
         timeouts,
         approve: Default::default(),
