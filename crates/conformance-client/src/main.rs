@@ -3,9 +3,13 @@
 //! `MCP_CONFORMANCE_SCENARIO`; the runner passes the mock server's URL as the last argument.
 //!
 //! This is a thin shim over `coyote-mcp`'s public API: it has no protocol handling of its
-//! own, so a passing scenario is evidence about the product's MCP client. The one thing it
-//! adds is an elicitation hook that accepts and fills in every property's default — the
-//! product never approves anything on the user's behalf; that behaviour exists only here.
+//! own, so a passing scenario is evidence about the product's MCP client. It adds two things
+//! the product never does on a person's behalf: an elicitation hook that accepts and fills in
+//! every property's default, and a headless sign-in authorizer that GETs the authorization URL
+//! without following the redirect and takes `code` from its `Location` (the suite's mock
+//! authorization server approves at once). Auth scenarios (`auth/…`) connect, list the tools
+//! and call each one; credentials the suite hands out (`MCP_CONFORMANCE_CONTEXT`) become the
+//! server entry's `oauth` settings, exactly as a user would write them in mcp.json.
 //!
 //! Exit codes: 0 the scenario ran, 1 it failed, 2 bad usage or an unknown scenario.
 //! stdout is unused; diagnostics go to stderr.
@@ -19,12 +23,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
+use coyote_mcp::auth::{
+    AuthFailure, AuthOptions, AuthorizationPrompt, Authorizer, BeginRequest, PendingSignIn,
+    RedirectParams, SignIn, TokenStoreChoice,
+};
 use coyote_mcp::{
     ClientIdentity, ElicitationHook, ElicitationRequest, ElicitationResponse, McpRuntime,
     RuntimeOptions, ServerHandle, ServerState,
 };
-use coyote_protocol::{HttpSpec, McpServerSpec, McpTransport, Timeouts};
+use coyote_protocol::{
+    ClientCredentials, HttpSpec, McpServerSpec, McpTransport, OAuthGrant, OAuthSpec, PrivateKey,
+    Timeouts,
+};
 use futures::future::BoxFuture;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// The scenarios this shim knows, and what each asks of the client.
@@ -38,6 +50,8 @@ enum Scenario {
     ElicitationDefaults,
     /// Call `test_reconnection`; the answer arrives after an SSE reconnect.
     SseRetry,
+    /// Sign in as the scenario requires, list the tools and call each one.
+    Auth,
 }
 
 impl Scenario {
@@ -47,6 +61,7 @@ impl Scenario {
             "tools_call" => Some(Scenario::ToolsCall),
             "elicitation-sep1034-client-defaults" => Some(Scenario::ElicitationDefaults),
             "sse-retry" => Some(Scenario::SseRetry),
+            name if name.starts_with("auth/") => Some(Scenario::Auth),
             _ => None,
         }
     }
@@ -56,6 +71,8 @@ const SERVER: &str = "conformance";
 /// Generous per-step deadlines; the runner has its own overall timeout.
 const STARTUP: Duration = Duration::from_secs(30);
 const CALL: Duration = Duration::from_secs(30);
+/// Bound of one headless sign-in.
+const SIGN_IN: Duration = Duration::from_secs(20);
 
 /// Accepts every form elicitation with each property's `default` (SEP-1034).
 struct AcceptDefaults;
@@ -74,14 +91,109 @@ impl ElicitationHook for AcceptDefaults {
     }
 }
 
-fn spec(url: &str) -> McpServerSpec {
+/// The client identity URL the suite's CIMD scenario expects (used only where an
+/// authorization server supports Client ID Metadata Documents).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+/// Where the headless authorizer says the redirect goes (nothing listens: the `Location` of
+/// the authorization endpoint's answer is read instead).
+const HEADLESS_REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// What the suite hands out in `MCP_CONFORMANCE_CONTEXT`.
+#[derive(Debug, Default, Deserialize)]
+struct Context {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    private_key_pem: Option<String>,
+    signing_algorithm: Option<String>,
+}
+
+fn context() -> anyhow::Result<Context> {
+    match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => serde_json::from_str(&text).context("MCP_CONFORMANCE_CONTEXT is not JSON"),
+        Err(_) => Ok(Context::default()),
+    }
+}
+
+/// The entry's `oauth` object for a scenario, as a user would configure it.
+fn oauth(name: &str, context: Context) -> OAuthSpec {
+    let mut oauth = OAuthSpec {
+        client_id: context.client_id,
+        client_secret: context.client_secret,
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+        ..OAuthSpec::default()
+    };
+    if name.starts_with("auth/client-credentials") {
+        oauth.grant = OAuthGrant::ClientCredentials(ClientCredentials {
+            private_key: context.private_key_pem.map(PrivateKey::Pem),
+            signing_algorithm: context.signing_algorithm,
+        });
+    }
+    oauth
+}
+
+/// GETs the authorization URL without following the redirect; `code` comes from `Location`.
+struct Headless {
+    http: reqwest::Client,
+}
+
+struct HeadlessSignIn {
+    http: reqwest::Client,
+}
+
+impl Authorizer for Headless {
+    fn begin<'a>(
+        &'a self,
+        _request: BeginRequest<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn PendingSignIn>, AuthFailure>> {
+        let pending = HeadlessSignIn {
+            http: self.http.clone(),
+        };
+        Box::pin(std::future::ready(Ok(
+            Box::new(pending) as Box<dyn PendingSignIn>
+        )))
+    }
+}
+
+impl PendingSignIn for HeadlessSignIn {
+    fn redirect_uri(&self) -> &str {
+        HEADLESS_REDIRECT_URI
+    }
+
+    fn finish(
+        self: Box<Self>,
+        prompt: AuthorizationPrompt,
+    ) -> BoxFuture<'static, Result<RedirectParams, AuthFailure>> {
+        Box::pin(async move {
+            let failed = |reason: String| AuthFailure::Authorizer { reason };
+            let response = self
+                .http
+                .get(&prompt.authorization_url)
+                .send()
+                .await
+                .map_err(|e| failed(format!("GET of the authorization URL failed: {e}")))?;
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| {
+                    failed(format!(
+                        "the authorization endpoint answered {} without a redirect",
+                        response.status()
+                    ))
+                })?;
+            RedirectParams::from_url(location)
+        })
+    }
+}
+
+fn spec(url: &str, name: &str, context: Context) -> McpServerSpec {
     McpServerSpec {
         name: SERVER.to_owned(),
         transport: McpTransport::Http(HttpSpec {
             url: url.to_owned(),
             headers: Vec::new(),
             bearer_token_env: None,
-            oauth: Default::default(),
+            oauth: oauth(name, context),
         }),
         timeouts: Timeouts {
             startup: STARTUP,
@@ -109,10 +221,16 @@ async fn call(handle: &ServerHandle, tool: &str, args: Value) -> anyhow::Result<
     Ok(())
 }
 
-async fn run(runtime: &McpRuntime, scenario: Scenario, url: &str) -> anyhow::Result<()> {
-    runtime.start_all(vec![spec(url)]).await;
+async fn run(
+    runtime: &McpRuntime,
+    scenario: Scenario,
+    url: &str,
+    name: &str,
+) -> anyhow::Result<()> {
+    runtime.start_all(vec![spec(url, name, context()?)]).await;
     let handle = match runtime.state(SERVER) {
         Some(ServerState::Ready) => runtime.server(SERVER)?,
+        Some(ServerState::Failed(reason)) => bail!("could not connect to {url}: {reason}"),
         state => bail!("could not connect to {url}: {state:?}"),
     };
     match scenario {
@@ -129,6 +247,13 @@ async fn run(runtime: &McpRuntime, scenario: Scenario, url: &str) -> anyhow::Res
             call(&handle, "test_client_elicitation_defaults", json!({})).await?;
         }
         Scenario::SseRetry => call(&handle, "test_reconnection", json!({})).await?,
+        Scenario::Auth => {
+            let tools = handle.list_tools().await?;
+            eprintln!("signed in; {} tools", tools.len());
+            for tool in tools {
+                call(&handle, &tool.name, json!({})).await?;
+            }
+        }
     }
     Ok(())
 }
@@ -144,7 +269,7 @@ fn main() -> ExitCode {
     let Some(scenario) = Scenario::parse(&name) else {
         eprintln!(
             "unknown MCP_CONFORMANCE_SCENARIO {name:?}; supported: initialize, tools_call, \
-             elicitation-sep1034-client-defaults, sse-retry"
+             elicitation-sep1034-client-defaults, sse-retry, auth/…"
         );
         return ExitCode::from(2);
     };
@@ -161,16 +286,34 @@ fn main() -> ExitCode {
     };
     runtime.block_on(async {
         coyote_mcp::install_crypto_provider();
+        let http = match reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(SIGN_IN)
+            .build()
+        {
+            Ok(http) => http,
+            Err(e) => {
+                eprintln!("cannot build an HTTP client: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
         let options = RuntimeOptions {
             client: ClientIdentity {
                 name: "coyote-conformance-client".to_owned(),
                 version: env!("CARGO_PKG_VERSION").to_owned(),
             },
             elicitation: Arc::new(AcceptDefaults),
+            auth: AuthOptions {
+                store: TokenStoreChoice::Memory,
+                sign_in: SignIn::Interactive(Arc::new(Headless { http })),
+                login_timeout: SIGN_IN,
+                client_name: "coyote-conformance-client".to_owned(),
+                warn: None,
+            },
             ..RuntimeOptions::default()
         };
         let mcp = McpRuntime::new(options);
-        let result = run(&mcp, scenario, &url).await;
+        let result = run(&mcp, scenario, &url, &name).await;
         // Always close the connection before exiting (never rely on Drop).
         mcp.shutdown().await;
         match result {

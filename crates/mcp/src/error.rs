@@ -1,7 +1,8 @@
 //! The one error type of the MCP host. Every failure a caller can see is a variant here, with
 //! the server name and enough structure to act on it; wording lives in `Display` only and
 //! callers never match on strings (ARCHITECTURE.md style rule 1). rmcp's error types stop here:
-//! [`crate::handle`] and [`crate::connect`] map them into these variants.
+//! [`crate::handle`] and [`crate::connect`] map them into these variants. A failed OAuth
+//! sign-in is an [`AuthFailure`] inside [`McpError::SignIn`].
 
 use std::fmt;
 use std::time::Duration;
@@ -202,6 +203,34 @@ pub enum McpError {
         /// What is wrong.
         message: String,
     },
+
+    /// The server wants a sign-in that only `coyote mcp login NAME` starts.
+    #[error("MCP server '{server}' needs sign-in: run `coyote mcp login {server}`")]
+    NeedsAuth {
+        /// The server's configured name.
+        server: String,
+    },
+
+    /// The server refused an operation with 403 `insufficient_scope`.
+    #[error(
+        "MCP server '{server}' needs more permissions: it asks for the scope {scope} (HTTP 403 \
+         insufficient_scope); run `coyote mcp login {server}` to grant it"
+    )]
+    NeedsScope {
+        /// The server's configured name.
+        server: String,
+        /// The scope(s) the server named.
+        scope: String,
+    },
+
+    /// A sign-in (or token request) failed.
+    #[error("MCP server '{server}': sign-in failed: {failure}")]
+    SignIn {
+        /// The server's configured name.
+        server: String,
+        /// Why.
+        failure: AuthFailure,
+    },
 }
 
 impl McpError {
@@ -220,9 +249,129 @@ impl McpError {
             | McpError::TooManyPages { server, .. }
             | McpError::Unsupported { server, .. }
             | McpError::Spawn { server, .. }
-            | McpError::Config { server, .. } => Some(server),
+            | McpError::Config { server, .. }
+            | McpError::NeedsAuth { server }
+            | McpError::NeedsScope { server, .. }
+            | McpError::SignIn { server, .. } => Some(server),
         }
     }
+}
+
+// Sign-in failures are sentences a user can act on: what coyote asked, where (URL, HTTP status),
+// and what to do. Never a token, a secret or a Rust type name: messages are built from URLs,
+// status codes and the OAuth `error` / `error_description` fields only.
+
+/// A failed sign-in (or token request) for one server.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthFailure {
+    #[error(
+        "could not find out how to sign in to {url}: {detail}; check the server's URL, or set \
+         \"oauth\": {{\"authServerMetadataUrl\": \"https://…\"}} in mcp.json"
+    )]
+    Discovery { url: String, detail: String },
+
+    #[error(
+        "{url} asks for sign-in but publishes no OAuth metadata, and the fallback endpoint \
+         {endpoint} answered {answer}; if the server takes an API token, put it in \"headers\" or \
+         \"bearerTokenEnv\" instead"
+    )]
+    NoMetadata {
+        url: String,
+        endpoint: String,
+        answer: String,
+    },
+
+    #[error(
+        "the authorization server did not register coyote as a client ({endpoint} answered \
+         {answer}); register a client with it yourself and put its id in \"oauth\": \
+         {{\"clientId\": \"…\"}} (and \"clientSecret\" if it has one)"
+    )]
+    Registration { endpoint: String, answer: String },
+
+    #[error(
+        "the authorization server cannot be used: {detail}; check the server's OAuth settings \
+         or set \"oauth\" keys in mcp.json"
+    )]
+    Unusable { detail: String },
+
+    #[error(
+        "the token endpoint {endpoint} answered {answer}; {}",
+        match grant {
+            GrantKind::AuthorizationCode => "run the sign-in again; if it keeps failing, the \
+                                             authorization server has a problem",
+            GrantKind::ClientCredentials => "check \"clientId\" and \"clientSecret\"/\"privateKey\" \
+                                             of the server's \"oauth\" entry",
+            GrantKind::Refresh => "sign in again",
+        }
+    )]
+    Token {
+        endpoint: String,
+        answer: String,
+        grant: GrantKind,
+    },
+
+    #[error(
+        "the sign-in redirect to {redirect_uri} carried a state that does not belong to this \
+         sign-in (a stale or forged redirect); nothing was stored — start the sign-in again"
+    )]
+    StateMismatch { redirect_uri: String },
+
+    #[error("the authorization server refused the sign-in: {error}{}; start it again if this was a mistake",
+        description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    Denied {
+        error: String,
+        description: Option<String>,
+    },
+
+    #[error(
+        "no sign-in completed within {}: the browser never came back to {redirect_uri}; start \
+         it again (and finish it in the browser), or raise oauth_login_timeout in config.yaml",
+        fmt_duration(*after)
+    )]
+    TimedOut {
+        after: Duration,
+        redirect_uri: String,
+    },
+
+    #[error(
+        "cannot listen on {address} for the sign-in redirect ({reason}); free the port or choose \
+         another \"redirectPort\""
+    )]
+    Listener { address: String, reason: String },
+
+    #[error(
+        "{url} still answers 401 Unauthorized right after a successful sign-in: the server does \
+         not accept the tokens its authorization server issued; check the server's OAuth setup"
+    )]
+    StillUnauthorized { url: String },
+
+    #[error(
+        "{url} still refuses with 403 insufficient_scope (wants {scope}) after {attempts} \
+         sign-ins; stopped asking — the account may lack that permission"
+    )]
+    ScopeRetryLimit {
+        url: String,
+        scope: String,
+        attempts: u32,
+    },
+
+    #[error("cannot use the private key {what}: {reason}; give a PEM (PKCS#8, RSA or EC) key")]
+    PrivateKey { what: String, reason: String },
+
+    #[error("cannot store the sign-in: {reason}")]
+    Store { reason: String },
+
+    #[error("the sign-in could not be completed: {reason}")]
+    Authorizer { reason: String },
+}
+
+/// Which token request failed (selects the advice).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantKind {
+    AuthorizationCode,
+    ClientCredentials,
+    Refresh,
 }
 
 fn timeout_hint(phase: &TimeoutPhase) -> &'static str {

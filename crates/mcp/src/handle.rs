@@ -67,6 +67,8 @@ struct HandleInner {
     state: Arc<StateCell>,
     ended: watch::Receiver<bool>,
     max_message_bytes: usize,
+    /// Signs in with OAuth (auth errors mean needs-auth, not refused credentials).
+    oauth: bool,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -89,6 +91,7 @@ pub(crate) struct HandleParts {
     /// `true` once the transport stopped delivering messages.
     pub(crate) ended: watch::Receiver<bool>,
     pub(crate) max_message_bytes: usize,
+    pub(crate) oauth: bool,
 }
 
 impl ServerHandle {
@@ -114,6 +117,7 @@ impl ServerHandle {
                 state: parts.state,
                 ended: parts.ended,
                 max_message_bytes: parts.max_message_bytes,
+                oauth: parts.oauth,
             }),
         }
     }
@@ -229,6 +233,11 @@ impl ServerHandle {
         request: ClientRequest,
     ) -> Result<ServerResult, McpError> {
         let state = self.inner.state.get();
+        if state == ServerState::NeedsAuth {
+            return Err(McpError::NeedsAuth {
+                server: self.inner.name.clone(),
+            });
+        }
         if state != ServerState::Ready {
             return Err(McpError::ServerNotReady {
                 server: self.inner.name.clone(),
@@ -303,6 +312,17 @@ impl ServerHandle {
                     data: data.data.map(Box::new),
                 },
             },
+            ServiceError::TransportSend(ref sent)
+                if let Some(mapped) =
+                    crate::connect::classify_http(&server, sent, self.inner.oauth) =>
+            {
+                if matches!(mapped, McpError::NeedsAuth { .. })
+                    && self.inner.state.needs_auth_if_ready()
+                {
+                    tracing::warn!(server = %server, "MCP server needs sign-in again");
+                }
+                mapped
+            }
             ServiceError::TransportClosed
             | ServiceError::TransportSend(_)
             | ServiceError::Cancelled { .. } => {
@@ -322,6 +342,9 @@ impl ServerHandle {
                          over {} (MAX_MESSAGE_BYTES) is dropped this way; see the log)",
                         fmt_bytes(self.inner.max_message_bytes as u64)
                     ),
+                    (ServiceError::TransportSend(sent), _) => {
+                        crate::connect::describe_transport_error(sent)
+                    }
                     _ => error.to_string(),
                 };
                 McpError::Transport { server, message }

@@ -45,6 +45,7 @@ pub use client_handler::{
     ClientIdentity, DeclineElicitation, ElicitationHook, ElicitationRequest, ElicitationResponse,
     ListGenerations, PROTOCOL_VERSION,
 };
+pub use connect::auth;
 pub use connect::http::install_crypto_provider;
 pub use connect::line::MAX_MESSAGE_BYTES;
 pub use content::{
@@ -58,7 +59,7 @@ pub use meta::{
     FunctionTarget, MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names,
 };
 pub use render::{RenderContext, RenderError, SpillStore};
-pub use runtime::{McpRuntime, RuntimeOptions};
+pub use runtime::{LoginReport, McpRuntime, RuntimeOptions, login};
 pub use server::{
     McpServerFeatures, ServerCapabilityFlags, ServerInfo, ServerState, ServerStatus,
     ShutdownTimeouts,

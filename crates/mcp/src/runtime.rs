@@ -20,11 +20,15 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::client_handler::{ClientIdentity, DeclineElicitation, ElicitationHook};
+use crate::connect::auth::{AuthContext, AuthOptions};
 use crate::connect::line::MAX_MESSAGE_BYTES;
 use crate::connect::{self, ConnectOptions, Connection};
 use crate::error::McpError;
 use crate::handle::{HandleParts, ServerHandle};
 use crate::server::{McpServerFeatures, ServerState, ServerStatus, ShutdownTimeouts, StateCell};
+
+mod login;
+pub use login::{LoginReport, login};
 
 /// Runtime-wide settings; per-server deadlines come from each spec's `timeouts`.
 #[derive(Clone)]
@@ -37,6 +41,8 @@ pub struct RuntimeOptions {
     pub max_message_bytes: usize,
     /// How long each step of stopping a stdio server may take.
     pub shutdown: ShutdownTimeouts,
+    /// OAuth: token store, and whether sign-ins may start (only `login` lets them).
+    pub auth: AuthOptions,
 }
 
 impl Default for RuntimeOptions {
@@ -46,6 +52,7 @@ impl Default for RuntimeOptions {
             elicitation: Arc::new(DeclineElicitation),
             max_message_bytes: MAX_MESSAGE_BYTES,
             shutdown: ShutdownTimeouts::DEFAULT,
+            auth: AuthOptions::default(),
         }
     }
 }
@@ -56,6 +63,7 @@ impl std::fmt::Debug for RuntimeOptions {
             .field("client", &self.client)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("shutdown", &self.shutdown)
+            .field("auth", &self.auth)
             .finish_non_exhaustive()
     }
 }
@@ -110,6 +118,7 @@ impl McpRuntime {
             identity: options.client.clone(),
             elicitation: options.elicitation.clone(),
             max_message_bytes: options.max_message_bytes,
+            auth: Arc::new(AuthContext::new(options.auth.clone())),
         };
         McpRuntime {
             inner: Arc::new(Inner {
@@ -315,6 +324,9 @@ impl McpRuntime {
         };
         match (slot.state.get(), slot.handle()) {
             (ServerState::Ready, Some(handle)) => Ok(handle),
+            (ServerState::NeedsAuth, _) => Err(McpError::NeedsAuth {
+                server: name.to_owned(),
+            }),
             (state, _) => Err(McpError::ServerNotReady {
                 server: name.to_owned(),
                 state,
@@ -406,6 +418,7 @@ fn settle(
                 state: slot.state.clone(),
                 ended: connection.ended.clone(),
                 max_message_bytes,
+                oauth: connection.auth.is_some(),
             });
             let ended = connection.ended.clone();
             *slot.live() = Some(Live {
@@ -415,6 +428,10 @@ fn settle(
             slot.state.set(ServerState::Ready);
             tracing::info!(server = %name, "MCP server ready");
             tokio::spawn(watch_connection(slot, ended, observer));
+        }
+        Err(failure) if matches!(failure.error, McpError::NeedsAuth { .. }) => {
+            tracing::info!(server = %name, "MCP server needs sign-in");
+            slot.state.set(ServerState::NeedsAuth);
         }
         Err(failure) => {
             let reason = format!("{}{}", failure.error, failure.stderr_tail);

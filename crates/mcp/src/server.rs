@@ -23,6 +23,8 @@ pub enum ServerState {
     Ready,
     /// Why it failed, including the stderr tail of a stdio server.
     Failed(String),
+    /// The server wants a sign-in (OAuth) that only `coyote mcp login NAME` starts.
+    NeedsAuth,
     /// Shut down, or never to be used again.
     Closed,
 }
@@ -33,6 +35,7 @@ impl std::fmt::Display for ServerState {
             ServerState::Starting => f.write_str("starting"),
             ServerState::Ready => f.write_str("ready"),
             ServerState::Failed(reason) => write!(f, "failed: {reason}"),
+            ServerState::NeedsAuth => f.write_str("needs-auth"),
             ServerState::Closed => f.write_str("closed"),
         }
     }
@@ -70,10 +73,26 @@ impl StateCell {
         })
     }
 
+    /// Sets `NeedsAuth` over `Ready` (its tokens stopped working).
+    pub(crate) fn needs_auth_if_ready(&self) -> bool {
+        self.0.send_if_modified(|s| {
+            let ready = matches!(s, ServerState::Ready);
+            if ready {
+                *s = ServerState::NeedsAuth;
+            }
+            ready
+        })
+    }
+
     /// Waits (bounded) until the state is neither Starting nor Ready; returns it if so.
     pub(crate) async fn wait_not_ready(&self, wait: Duration) -> Option<ServerState> {
         let mut rx = self.0.subscribe();
-        let done = |s: &ServerState| matches!(s, ServerState::Failed(_) | ServerState::Closed);
+        let done = |s: &ServerState| {
+            matches!(
+                s,
+                ServerState::Failed(_) | ServerState::NeedsAuth | ServerState::Closed
+            )
+        };
         match tokio::time::timeout(wait, rx.wait_for(done)).await {
             Ok(Ok(state)) => Some(state.clone()),
             _ => None,

@@ -1,5 +1,6 @@
 //! Streamable HTTP servers: reqwest + rustls (ring), custom headers, a bearer token read from
-//! the env var the spec names, bounded reconnects, and the JSON/SSE size limits raised to
+//! the env var the spec names or OAuth ([`super::auth`]) when the entry supplies no credentials,
+//! bounded reconnects, and the JSON/SSE size limits raised to
 //! [`MAX_MESSAGE_BYTES`](super::line::MAX_MESSAGE_BYTES). Legacy HTTP+SSE is refused with a
 //! clear error: rmcp 3.x has no client for it.
 
@@ -13,6 +14,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
+use super::auth::{AuthContext, ServerAuth, SignInClient, uses_oauth};
 use crate::error::McpError;
 
 /// Reconnect attempts of one SSE stream before the request fails.
@@ -30,12 +32,69 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
+/// The transport of one HTTP server: plain, or signing in with OAuth.
+pub(crate) enum HttpTransport {
+    Plain(StreamableHttpClientTransport<reqwest::Client>),
+    OAuth(StreamableHttpClientTransport<SignInClient>, Arc<ServerAuth>),
+}
+
 /// Builds the rmcp streamable HTTP client transport for `spec`.
-pub(crate) fn transport(
+pub(crate) async fn transport(
     server: &str,
     spec: &HttpSpec,
     max_message_bytes: usize,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+    auth: &AuthContext,
+) -> Result<HttpTransport, McpError> {
+    let config = config(server, spec, max_message_bytes)?;
+    if !uses_oauth(spec) {
+        return Ok(HttpTransport::Plain(
+            StreamableHttpClientTransport::from_config(config),
+        ));
+    }
+    let server_auth = ServerAuth::new(server, spec, auth)
+        .await
+        .map_err(|failure| McpError::SignIn {
+            server: server.to_owned(),
+            failure,
+        })?;
+    let client = SignInClient::new(http_client(), server_auth.clone());
+    Ok(HttpTransport::OAuth(
+        StreamableHttpClientTransport::with_client(client, config),
+        server_auth,
+    ))
+}
+
+/// The reqwest client of MCP traffic, as rmcp builds its default one: no idle pooling (avoids
+/// delayed-ACK stalls) and only same-origin 307/308 redirects.
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            let keeps_body = matches!(
+                attempt.status(),
+                reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+            );
+            let same_origin = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if !keeps_body || !same_origin {
+                attempt.stop()
+            } else if attempt.previous().len() > 10 {
+                attempt.error("exceeded 10 redirects")
+            } else {
+                attempt.follow()
+            }
+        }))
+        .build()
+        .unwrap_or_default()
+}
+
+fn config(
+    server: &str,
+    spec: &HttpSpec,
+    max_message_bytes: usize,
+) -> Result<StreamableHttpClientTransportConfig, McpError> {
     install_crypto_provider();
     let config_error = |message: String| McpError::Config {
         server: server.to_owned(),
@@ -85,7 +144,7 @@ pub(crate) fn transport(
     backoff.base_duration = HTTP_RECONNECT_BASE_DELAY;
     backoff.max_delay = Some(HTTP_RECONNECT_MAX_DELAY);
     config.retry_config = Arc::new(backoff);
-    Ok(StreamableHttpClientTransport::from_config(config))
+    Ok(config)
 }
 
 /// The error for `type: "sse"` servers.

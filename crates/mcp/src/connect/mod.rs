@@ -6,6 +6,7 @@
 //! failed or timed-out start kills the child it spawned and reports its stderr tail; the
 //! response cache of rmcp is disabled (it can serve stale lists on errors).
 
+pub mod auth;
 pub mod http;
 pub mod line;
 mod scan;
@@ -19,7 +20,7 @@ use coyote_protocol::{McpServerSpec, McpTransport};
 use rmcp::service::{
     ClientInitializeError, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
 };
-use rmcp::transport::Transport;
+use rmcp::transport::{DynamicTransportError, Transport};
 use rmcp::{ClientCacheConfig, ServiceExt};
 use tokio::sync::watch;
 
@@ -37,6 +38,7 @@ pub(crate) struct ConnectOptions {
     pub(crate) identity: ClientIdentity,
     pub(crate) elicitation: Arc<dyn ElicitationHook>,
     pub(crate) max_message_bytes: usize,
+    pub(crate) auth: Arc<auth::AuthContext>,
 }
 
 /// A failed start: the error plus whatever the child wrote to stderr.
@@ -62,6 +64,8 @@ pub(crate) struct Connection {
     /// Becomes `true` once the transport stopped delivering messages (EOF, error, close).
     pub(crate) ended: watch::Receiver<bool>,
     pub(crate) generations: Arc<Generations>,
+    /// The OAuth state of an HTTP server that signs in.
+    pub(crate) auth: Option<Arc<auth::ServerAuth>>,
 }
 
 impl Connection {
@@ -98,6 +102,7 @@ pub(crate) async fn connect(
                         process: Some(process),
                         ended,
                         generations,
+                        auth: None,
                     })
                 }
                 Ok(Err(init_error)) => {
@@ -130,23 +135,15 @@ pub(crate) async fn connect(
             }
         }
         McpTransport::Http(http_spec) => {
-            let transport = http::transport(name, http_spec, options.max_message_bytes)?;
-            let (transport, ended) = Observed::new(transport);
-            match tokio::time::timeout(startup, handler.serve(transport)).await {
-                Ok(Ok(service)) => {
-                    disable_cache(&service).await;
-                    Ok(Connection {
-                        service,
-                        process: None,
-                        ended,
-                        generations,
-                    })
+            let transport =
+                http::transport(name, http_spec, options.max_message_bytes, &options.auth).await?;
+            match transport {
+                http::HttpTransport::Plain(transport) => {
+                    handshake(name, startup, handler, transport, None).await
                 }
-                Ok(Err(init_error)) => Err(StartError::from(McpError::Handshake {
-                    server: name.to_owned(),
-                    message: describe_init_error(&init_error),
-                })),
-                Err(_) => Err(StartError::from(startup_timeout(name, startup))),
+                http::HttpTransport::OAuth(transport, server_auth) => {
+                    handshake(name, startup, handler, transport, Some(server_auth)).await
+                }
             }
         }
         McpTransport::Sse(_) => Err(StartError::from(http::sse_unsupported(name))),
@@ -177,6 +174,7 @@ where
                 process: None,
                 ended,
                 generations,
+                auth: None,
             })
         }
         Ok(Err(init_error)) => Err(StartError::from(McpError::Handshake {
@@ -185,6 +183,91 @@ where
         })),
         Err(_) => Err(StartError::from(startup_timeout(name, startup))),
     }
+}
+
+/// The `initialize` handshake of an HTTP server. A sign-in it triggers (interactive runtimes
+/// only) is bounded by the login timeout, not by the startup timeout: the startup clock covers
+/// the exchanges with the server, and the sign-in's own time is added to it.
+async fn handshake<T>(
+    name: &str,
+    startup: Duration,
+    handler: Handler,
+    transport: T,
+    server_auth: Option<Arc<auth::ServerAuth>>,
+) -> Result<Connection, StartError>
+where
+    T: Transport<RoleClient> + Send + 'static,
+{
+    let generations = handler.generations();
+    let (transport, ended) = Observed::new(transport);
+    let deadline = match &server_auth {
+        Some(a) if matches!(a.sign_in, auth::SignIn::Interactive(_)) => startup + a.login_timeout,
+        _ => startup,
+    };
+    match tokio::time::timeout(deadline, handler.serve(transport)).await {
+        Ok(Ok(service)) => {
+            disable_cache(&service).await;
+            Ok(Connection {
+                service,
+                process: None,
+                ended,
+                generations,
+                auth: server_auth,
+            })
+        }
+        Ok(Err(init_error)) => {
+            if let ClientInitializeError::TransportError { error, .. } = &init_error
+                && let Some(mapped) = classify_http(name, error, server_auth.is_some())
+            {
+                return Err(StartError::from(mapped));
+            }
+            Err(StartError::from(McpError::Handshake {
+                server: name.to_owned(),
+                message: describe_init_error(&init_error),
+            }))
+        }
+        Err(_) => Err(StartError::from(startup_timeout(name, startup))),
+    }
+}
+
+/// The auth meaning of a failed HTTP send: needs-auth / needs more scope / a failed sign-in for
+/// an OAuth server; for a server with its own credentials, that they were refused.
+pub(crate) fn classify_http(
+    server: &str,
+    error: &DynamicTransportError,
+    oauth: bool,
+) -> Option<McpError> {
+    let mapped = auth::classify(server, error.error.as_ref())?;
+    if oauth {
+        return Some(mapped);
+    }
+    let status = match mapped {
+        McpError::NeedsAuth { .. } => "401 Unauthorized",
+        McpError::NeedsScope { .. } => "403 Forbidden",
+        other => return Some(other),
+    };
+    Some(McpError::Transport {
+        server: server.to_owned(),
+        message: format!(
+            "the server answered {status}: it does not accept the credentials of this entry \
+             (\"bearerTokenEnv\" or the Authorization header); check them"
+        ),
+    })
+}
+
+/// A transport error as a sentence: the transport's own message and its causes, without the
+/// transport's (Rust) type name that rmcp's `Display` puts first.
+pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(e) = current {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        current = e.source();
+    }
+    parts.join(": ")
 }
 
 fn startup_timeout(server: &str, after: Duration) -> McpError {
@@ -213,6 +296,7 @@ fn describe_init_error(error: &ClientInitializeError) -> String {
                 data.message, data.code.0
             )
         }
+        ClientInitializeError::TransportError { error, .. } => describe_transport_error(error),
         other => other.to_string(),
     }
 }
