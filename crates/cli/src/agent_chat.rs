@@ -9,7 +9,7 @@
 
 use coyote_config::{AppConfig, ConfigPaths};
 use coyote_llm::StreamMode;
-use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions, SpillStore};
+use coyote_mcp::{McpRuntime, SpillStore};
 use coyote_protocol::McpServerSpec;
 
 use crate::agent::{AgentHost, AgentStart, AppServers, HostParts, StartedAgent};
@@ -55,13 +55,7 @@ pub async fn start(
         config: app.clone(),
         app: runtime.clone(),
         app_specs: specs.to_vec(),
-        factory_options: RuntimeOptions {
-            client: ClientIdentity {
-                name: "coyote".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-            },
-            ..RuntimeOptions::default()
-        },
+        factory_options: crate::setup::runtime_options(paths),
         spill: SpillStore::new(paths.mcp_resources_dir()),
         stream: if args.no_stream {
             StreamMode::Whole

@@ -227,7 +227,9 @@ pub enum McpCommand {
     #[command(
         after_help = "Examples:\n  coyote mcp add everything -- npx -y @modelcontextprotocol/server-everything\n  \
                             coyote mcp add gh -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- github-mcp-server stdio\n  \
-                            coyote mcp add remote --url https://mcp.example.com/mcp --header 'X-Team: core'"
+                            coyote mcp add remote --url https://mcp.example.com/mcp --header 'X-Team: core'\n  \
+                            coyote mcp add slack --url https://mcp.slack.com/mcp --client-id 123.456 --scope chat:write\n\
+                            A remote server that asks for sign-in: `coyote mcp login NAME` (docs/remote-servers.md)."
     )]
     Add {
         name: String,
@@ -240,6 +242,12 @@ pub enum McpCommand {
         /// HTTP header, "K: V" (repeatable).
         #[arg(long = "header", value_name = "K:V", requires = "url")]
         headers: Vec<String>,
+        /// OAuth client id registered with the server's authorization server (`oauth.clientId`).
+        #[arg(long, value_name = "ID", requires = "url")]
+        client_id: Option<String>,
+        /// OAuth scope to ask for at sign-in (repeatable; `oauth.scopes`).
+        #[arg(long = "scope", value_name = "SCOPE", requires = "url")]
+        scopes: Vec<String>,
         /// Replace an existing entry of the same name.
         #[arg(long)]
         force: bool,
@@ -249,6 +257,16 @@ pub enum McpCommand {
     },
     /// Remove a server from mcp.json.
     Remove { name: String },
+    /// Sign in to a remote server (OAuth): opens $BROWSER (or xdg-open/open) and waits for the
+    /// redirect on a loopback port; the tokens are stored for every later command.
+    #[command(
+        after_help = "The URL is always printed on stderr, so it can be opened on another machine \
+                      (then forward the redirect port, or set \"redirectPort\"). See \
+                      docs/remote-servers.md."
+    )]
+    Login { name: String },
+    /// Forget a remote server's sign-in (its stored tokens).
+    Logout { name: String },
 }
 
 impl Cli {

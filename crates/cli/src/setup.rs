@@ -9,10 +9,13 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
+use std::sync::Arc;
+
 use coyote_config::{
-    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, ServerDefaults, TrustDecision,
-    TrustStore, load_app_config,
+    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, ServerDefaults,
+    SignInSettings, TokenStoreKind, TrustDecision, TrustStore, load_app_config,
 };
+use coyote_mcp::auth::{AuthOptions, SignIn, TOKEN_DIR, TokenStoreChoice};
 use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions};
 use coyote_protocol::McpServerSpec;
 
@@ -120,16 +123,63 @@ pub fn select(config: &McpConfig, only: Option<&str>) -> CliResult<Vec<McpServer
     )))
 }
 
-/// A runtime with `specs` started (concurrently; returns once each is Ready or Failed).
-pub async fn start(specs: Vec<McpServerSpec>) -> McpRuntime {
-    let options = RuntimeOptions {
+/// config.yaml's sign-in settings (the defaults when it does not load: the commands that need
+/// the file report its error; `$COYOTE_TOKEN_STORE` is honoured either way).
+fn sign_in_settings(paths: &ConfigPaths) -> SignInSettings {
+    match load_app_config(paths, &ProcessEnv) {
+        Ok(app) => app.sign_in,
+        Err(_) => SignInSettings {
+            token_store: std::env::var(coyote_config::TOKEN_STORE_ENV)
+                .ok()
+                .and_then(|v| TokenStoreKind::parse(&v))
+                .unwrap_or_default(),
+            ..SignInSettings::default()
+        },
+    }
+}
+
+/// OAuth settings of every runtime: tokens in `<state>/oauth` (or the keyring), and no sign-in
+/// ever starts (only `coyote mcp login` / `.mcp login` run one; see [`login_authorizer`]).
+pub fn auth_options(paths: &ConfigPaths) -> AuthOptions {
+    let settings = sign_in_settings(paths);
+    let dir = paths.state_dir().join(TOKEN_DIR);
+    AuthOptions {
+        store: match settings.token_store {
+            TokenStoreKind::File => TokenStoreChoice::File(dir),
+            TokenStoreKind::Keyring => TokenStoreChoice::Keyring { fallback: dir },
+        },
+        sign_in: SignIn::Never,
+        login_timeout: settings.login_timeout,
+        client_name: "coyote".into(),
+        warn: Some(Arc::new(|message: &str| {
+            eprintln!("coyote: warning: {message}")
+        })),
+    }
+}
+
+/// The options of a runtime started by the CLI.
+pub fn runtime_options(paths: &ConfigPaths) -> RuntimeOptions {
+    RuntimeOptions {
         client: ClientIdentity {
             name: "coyote".into(),
             version: env!("CARGO_PKG_VERSION").into(),
         },
+        auth: auth_options(paths),
         ..RuntimeOptions::default()
-    };
-    let runtime = McpRuntime::new(options);
+    }
+}
+
+/// The browser sign-in of `login`: `$BROWSER` (or xdg-open/open) plus a loopback listener; the
+/// URL and any browser trouble are printed on stderr.
+pub fn login_authorizer() -> Arc<coyote_mcp::auth::BrowserAuthorizer> {
+    Arc::new(coyote_mcp::auth::BrowserAuthorizer::from_env(Arc::new(
+        |message: &str| eprintln!("coyote: {message}"),
+    )))
+}
+
+/// A runtime with `specs` started (concurrently; returns once each is Ready or Failed).
+pub async fn start(specs: Vec<McpServerSpec>, paths: &ConfigPaths) -> McpRuntime {
+    let runtime = McpRuntime::new(runtime_options(paths));
     runtime.start_all(specs).await;
     runtime
 }

@@ -4,6 +4,8 @@
 //! model: local:qwen2.5-coder        # <client>:<model>; the model part may contain colons
 //! max_tool_rounds: 25
 //! compact_threshold: 80             # compact at this % of the model's context_window
+//! token_store: keyring              # OAuth tokens: file (default) or keyring
+//! oauth_login_timeout: 300          # seconds a browser sign-in may take
 //! clients:
 //!   - type: openai-compatible        # or: anthropic
 //!     name: local
@@ -123,6 +125,8 @@ pub struct AppConfig {
     pub expose: Exposure,
     /// `compact_threshold`: compact at this percentage of the context window (issue 5).
     pub compact_threshold: u8,
+    /// `token_store` (or `$COYOTE_TOKEN_STORE`) and `oauth_login_timeout` (issue 16).
+    pub sign_in: crate::SignInSettings,
 }
 
 /// A model to chat with, ready to build a provider from.

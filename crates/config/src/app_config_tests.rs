@@ -38,6 +38,8 @@ mapping_mcp_servers:
   docs: "fs, web"
 expose: meta
 compact_threshold: 75
+token_store: keyring
+oauth_login_timeout: 45
 "#;
 
 #[test]
@@ -92,6 +94,10 @@ fn full_file_validates_into_one_value() {
         ]),
         expose: Exposure::Meta,
         compact_threshold: 75,
+        sign_in: crate::SignInSettings {
+            token_store: crate::TokenStoreKind::Keyring,
+            login_timeout: std::time::Duration::from_secs(45),
+        },
     };
     assert_eq!(config, expected);
     // The model part keeps its own colons.
@@ -211,6 +217,21 @@ fn missing_key_is_reported_when_the_client_is_used_and_never_shows_values() {
 }
 
 #[test]
+fn the_token_store_env_var_wins_and_is_checked() {
+    let path = path();
+    let env = MapEnv::new().with("COYOTE_TOKEN_STORE", "file");
+    let app = parse_app_config("token_store: keyring\n", &path, None, &env).unwrap();
+    assert_eq!(app.sign_in.token_store, crate::TokenStoreKind::File);
+    let env = MapEnv::new().with("COYOTE_TOKEN_STORE", "keyring");
+    let app = parse_app_config("", &path, None, &env).unwrap();
+    assert_eq!(app.sign_in.token_store, crate::TokenStoreKind::Keyring);
+    assert_eq!(app.sign_in.login_timeout, crate::DEFAULT_LOGIN_TIMEOUT);
+    let env = MapEnv::new().with("COYOTE_TOKEN_STORE", "vault");
+    let error = parse_app_config("", &path, None, &env).unwrap_err().to_string();
+    assert!(error.contains("\"vault\" is not a token store"), "{error}");
+}
+
+#[test]
 fn invalid_values_name_the_key_and_the_fix() {
     let env = MapEnv::new();
     let cases = [
@@ -221,6 +242,10 @@ fn invalid_values_name_the_key_and_the_fix() {
         (
             "compact_threshold: 5\n",
             "`compact_threshold`: 5 is outside 10 to 100 (percent of the model's context window). Fix: use a percentage between 10 and 100 (default 80), or remove the key",
+        ),
+        (
+            "oauth_login_timeout: 0\n",
+            "`oauth_login_timeout`: is 0, so no sign-in could ever finish. Fix: use a number of seconds (default 300), or remove the key",
         ),
         (
             "temperature: 3\n",

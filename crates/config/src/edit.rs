@@ -36,12 +36,14 @@ pub struct StdioEntry {
     cwd: Option<String>,
 }
 
-/// `{"type": "http"|"sse", "url", "headers"}`.
+/// `{"type": "http"|"sse", "url", "headers", "oauth": {"clientId", "scopes"}}`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct HttpEntry {
     transport: HttpTransport,
     url: String,
     headers: Vec<(String, String)>,
+    client_id: Option<String>,
+    scopes: Vec<String>,
 }
 
 /// Which HTTP transport an entry declares.
@@ -70,6 +72,8 @@ impl ServerEntry {
             transport: HttpTransport::StreamableHttp,
             url: url.into(),
             headers: Vec::new(),
+            client_id: None,
+            scopes: Vec::new(),
         }
     }
 
@@ -79,6 +83,8 @@ impl ServerEntry {
             transport: HttpTransport::Sse,
             url: url.into(),
             headers: Vec::new(),
+            client_id: None,
+            scopes: Vec::new(),
         }
     }
 
@@ -107,6 +113,16 @@ impl ServerEntry {
                 obj.insert("url".into(), e.url.clone().into());
                 if !e.headers.is_empty() {
                     obj.insert("headers".into(), string_map(&e.headers));
+                }
+                let mut oauth = Map::new();
+                if let Some(id) = &e.client_id {
+                    oauth.insert("clientId".into(), id.clone().into());
+                }
+                if !e.scopes.is_empty() {
+                    oauth.insert("scopes".into(), e.scopes.clone().into());
+                }
+                if !oauth.is_empty() {
+                    obj.insert("oauth".into(), Value::Object(oauth));
                 }
             }
         }
@@ -161,6 +177,23 @@ impl HttpEntry {
     }
 }
 
+impl HttpEntry {
+    /// A client registered with the server's authorization server (`--client-id`).
+    pub fn client_id(mut self, id: impl Into<String>) -> Self {
+        self.client_id = Some(id.into());
+        self
+    }
+
+    /// One OAuth scope to ask for (`--scope`, repeatable); duplicates are dropped.
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        let scope = scope.into();
+        if !self.scopes.contains(&scope) {
+            self.scopes.push(scope);
+        }
+        self
+    }
+}
+
 impl From<StdioEntry> for ServerEntry {
     fn from(e: StdioEntry) -> Self {
         ServerEntry::Stdio(e)
@@ -195,6 +228,8 @@ impl fmt::Debug for ServerEntry {
                 .field("transport", &e.transport)
                 .field("url", &"<redacted>")
                 .field("headers", &names(&e.headers))
+                .field("client_id", &e.client_id)
+                .field("scopes", &e.scopes)
                 .finish(),
         }
     }

@@ -95,6 +95,24 @@ fn add_keeps_other_entries_keys_and_order() {
 }
 
 #[test]
+fn oauth_client_id_and_scopes_are_written() {
+    let (_tmp, path) = tmp_file();
+    let entry = ServerEntry::http("https://mcp.example/mcp")
+        .client_id("app-1")
+        .scope("read")
+        .scope("write")
+        .scope("read")
+        .into();
+    add_server(&path, "remote", &entry, IfExists::Refuse).unwrap();
+    let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        v["mcpServers"]["remote"],
+        serde_json::json!({"type": "http", "url": "https://mcp.example/mcp",
+            "oauth": {"clientId": "app-1", "scopes": ["read", "write"]}})
+    );
+}
+
+#[test]
 fn existing_name_is_refused_unless_replacing() {
     let (_tmp, path) = tmp_file();
     fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -66,7 +66,7 @@ pub(crate) async fn declarations(
                 }
             }
             ServerState::Closed => {}
-            state @ (ServerState::Starting | ServerState::Failed(_)) => {
+            state @ (ServerState::Starting | ServerState::Failed(_) | ServerState::NeedsAuth) => {
                 // Unknown capabilities: declare what D7 declares without a handshake result.
                 features.push(McpServerFeatures {
                     name: status.name.clone(),

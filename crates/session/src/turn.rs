@@ -315,6 +315,11 @@ fn warn_not_ready(ctx: &TurnContext<'_>, not_ready: &[NotReady], warned: &mut Ve
                  its state",
                 server.server
             ),
+            coyote_mcp::ServerState::NeedsAuth => format!(
+                "MCP server '{0}' needs sign-in; run `coyote mcp login {0}` (in the REPL: \
+                 `.mcp login {0}`)",
+                server.server
+            ),
             state => format!(
                 "MCP server '{}' is not available ({state}); check `coyote mcp servers`",
                 server.server

@@ -17,6 +17,8 @@ pub struct AddArgs {
     pub env: Vec<String>,
     pub url: Option<String>,
     pub headers: Vec<String>,
+    pub client_id: Option<String>,
+    pub scopes: Vec<String>,
     pub force: bool,
     pub command: Vec<String>,
 }
@@ -34,6 +36,12 @@ pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
             for h in &a.headers {
                 let (k, v) = parse_header(h).map_err(usage)?;
                 http = http.header(k, v);
+            }
+            if let Some(id) = &a.client_id {
+                http = http.client_id(id.clone());
+            }
+            for scope in &a.scopes {
+                http = http.scope(scope.clone());
             }
             ServerEntry::Http(http)
         }

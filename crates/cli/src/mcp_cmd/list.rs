@@ -117,6 +117,13 @@ pub async fn servers(
         };
         let (state, reason) = match &status.state {
             ServerState::Failed(reason) => ("failed", Some(reason.clone())),
+            ServerState::NeedsAuth => (
+                "needs-auth",
+                Some(format!(
+                    "needs sign-in: run `coyote mcp login {}`",
+                    status.name
+                )),
+            ),
             other => (state_label(other), None),
         };
         let info = status.info.as_ref();
@@ -210,6 +217,7 @@ fn state_label(state: &ServerState) -> &'static str {
         ServerState::Starting => "starting",
         ServerState::Ready => "ready",
         ServerState::Failed(_) => "failed",
+        ServerState::NeedsAuth => "needs-auth",
         ServerState::Closed => "closed",
     }
 }

@@ -5,6 +5,7 @@
 mod call;
 mod edit;
 mod list;
+mod login;
 mod via_meta;
 
 use coyote_mcp::{McpError, McpRuntime, ServerHandle};
@@ -22,6 +23,8 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             env,
             url,
             headers,
+            client_id,
+            scopes,
             force,
             command,
         } => {
@@ -32,12 +35,22 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
                     env,
                     url,
                     headers,
+                    client_id,
+                    scopes,
                     force,
                     command,
                 },
             );
         }
         McpCommand::Remove { name } => return edit::remove(&paths, &name),
+        McpCommand::Login { name } => {
+            let config = setup::load_mcp(global, &paths)?;
+            return login::login(&config, &paths, &name).await;
+        }
+        McpCommand::Logout { name } => {
+            let config = setup::load_mcp(global, &paths)?;
+            return login::logout(&config, &paths, &name).await;
+        }
         _ => {}
     }
     let config = setup::load_mcp(global, &paths)?;
@@ -46,7 +59,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
         Some("") => Vec::new(),
         other => setup::select(&config, other)?,
     };
-    let runtime = setup::start(specs).await;
+    let runtime = setup::start(specs, &paths).await;
     let result = dispatch(&runtime, &config, &paths, cmd).await;
     runtime.shutdown().await;
     result
@@ -75,7 +88,10 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
                 None => Some(String::new()),
             }
         }
-        McpCommand::Add { .. } | McpCommand::Remove { .. } => None,
+        McpCommand::Add { .. }
+        | McpCommand::Remove { .. }
+        | McpCommand::Login { .. }
+        | McpCommand::Logout { .. } => None,
     }
 }
 
@@ -160,7 +176,10 @@ async fn dispatch(
             d.declarations(&runtime.server_features()).await;
             via_meta::meta(&d, &function_name, &json_args).await
         }
-        McpCommand::Add { .. } | McpCommand::Remove { .. } => Ok(()),
+        McpCommand::Add { .. }
+        | McpCommand::Remove { .. }
+        | McpCommand::Login { .. }
+        | McpCommand::Logout { .. } => Ok(()),
     }
 }
 

@@ -67,6 +67,7 @@ impl Repl {
             factory_options: RuntimeOptions {
                 client: ClientIdentity::default(),
                 elicitation: std::sync::Arc::new(self.questions.clone()),
+                auth: crate::setup::auth_options(paths),
                 ..RuntimeOptions::default()
             },
             spill: self.spill.clone(),

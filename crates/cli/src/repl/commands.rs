@@ -81,8 +81,8 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: CommandName::Mcp,
         word: ".mcp",
-        usage: "status | restart NAME | enable NAME | disable NAME",
-        description: "Show server states, restart one server, or enable/disable one for this session",
+        usage: "status | restart NAME | enable NAME | disable NAME | login NAME",
+        description: "Show server states, restart one server, enable/disable one for this session, or sign in to a remote one",
         validity: Validity::Always,
     },
     CommandSpec {
@@ -199,7 +199,7 @@ impl ListTarget {
 }
 
 /// The `.mcp` subcommands.
-pub const MCP_SUBCOMMANDS: &[&str] = &["status", "restart", "enable", "disable"];
+pub const MCP_SUBCOMMANDS: &[&str] = &["status", "restart", "enable", "disable", "login"];
 
 /// `.session …`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,6 +220,8 @@ pub enum Command {
     List(ListTarget),
     McpStatus,
     McpRestart(String),
+    /// `.mcp login NAME`: sign in to a remote server, then restart it.
+    McpLogin(String),
     /// `.prompt` with everything after the command word, unparsed (quotes need the prompt
     /// argument parser, see `prompt_cmd.rs`).
     Prompt(String),
@@ -318,6 +320,7 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
         CommandName::Mcp => match args.as_slice() {
             ["status"] => Ok(Command::McpStatus),
             ["restart", name] => Ok(Command::McpRestart((*name).to_owned())),
+            ["login", name] => Ok(Command::McpLogin((*name).to_owned())),
             ["enable", name] => Ok(Command::McpToggle(coyote_config::Toggle::Enable(
                 (*name).to_owned(),
             ))),

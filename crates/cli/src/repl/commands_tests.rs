@@ -46,6 +46,7 @@ fn commands_parse_with_their_arguments() {
         (".list mcp-servers", Command::List(ListTarget::McpServers)),
         (".mcp status", Command::McpStatus),
         (".mcp restart fs", Command::McpRestart("fs".into())),
+        (".mcp login remote", Command::McpLogin("remote".into())),
         (
             ".mcp enable fs",
             Command::McpToggle(coyote_config::Toggle::Enable("fs".into())),

@@ -24,6 +24,7 @@ pub mod completer;
 pub mod editor;
 pub mod form;
 pub mod line;
+mod login_cmd;
 pub mod macro_cmd;
 pub mod prompt_cmd;
 pub mod questions;
@@ -261,6 +262,7 @@ impl Repl {
                 self.print(&text);
             }
             Command::McpRestart(name) => self.restart(&name),
+            Command::McpLogin(name) => self.login(&name),
             Command::McpToggle(toggle) => self.mcp_toggle(&toggle),
             Command::Role(name) => self.role_command(name.as_deref()),
             Command::Agent(name) => self.agent_command(name.as_deref()),
@@ -389,11 +391,11 @@ impl Repl {
 
 /// SIGINT deliveries from now on (a fresh listener never sees earlier ones). `None` when
 /// signals cannot be watched; then Ctrl-C cannot cancel a turn.
-fn interrupt_signals() -> Option<tokio::signal::unix::Signal> {
+pub(crate) fn interrupt_signals() -> Option<tokio::signal::unix::Signal> {
     tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok()
 }
 
-async fn next_interrupt(signals: &mut Option<tokio::signal::unix::Signal>) {
+pub(crate) async fn next_interrupt(signals: &mut Option<tokio::signal::unix::Signal>) {
     match signals {
         Some(s) => {
             if s.recv().await.is_none() {

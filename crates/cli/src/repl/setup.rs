@@ -81,6 +81,7 @@ pub fn start(
     let runtime = McpRuntime::new(RuntimeOptions {
         client: ClientIdentity::default(),
         elicitation: Arc::new(questions.clone()),
+        auth: crate::setup::auth_options(&paths),
         ..RuntimeOptions::default()
     });
     let specs = mcp.servers.clone();

@@ -248,6 +248,13 @@ pub fn servers(
                 reasons.push(format!("{}: failed: {reason}", s.name));
                 "failed".to_owned()
             }
+            ServerState::NeedsAuth => {
+                reasons.push(format!(
+                    "{}: needs sign-in: run `.mcp login {}`",
+                    s.name, s.name
+                ));
+                "needs-auth".to_owned()
+            }
             other => other.to_string(),
         };
         let on = if enabled(&s.name) { "yes" } else { "no" };

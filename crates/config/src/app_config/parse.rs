@@ -31,6 +31,8 @@ struct RawAppConfig {
     mapping_mcp_servers: BTreeMap<String, RawServerList>,
     expose: Option<Exposure>,
     compact_threshold: Option<u8>,
+    token_store: Option<crate::TokenStoreKind>,
+    oauth_login_timeout: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -223,6 +225,7 @@ impl Validator<'_> {
                 }
             }
         }
+        let sign_in = self.sign_in(raw.token_store, raw.oauth_login_timeout)?;
         Ok(AppConfig {
             source,
             path: self.path.to_owned(),
@@ -234,7 +237,40 @@ impl Validator<'_> {
             mapping_mcp_servers: mapping,
             expose: raw.expose.unwrap_or_default(),
             compact_threshold: raw.compact_threshold.unwrap_or(DEFAULT_COMPACT_THRESHOLD),
+            sign_in,
         })
+    }
+
+    /// `token_store` (overridden by `$COYOTE_TOKEN_STORE`) and `oauth_login_timeout`.
+    fn sign_in(
+        &self,
+        token_store: Option<crate::TokenStoreKind>,
+        timeout: Option<u64>,
+    ) -> Result<crate::SignInSettings, AppConfigError> {
+        let mut settings = crate::SignInSettings::default();
+        if let Some(text) = self.env.var(crate::TOKEN_STORE_ENV).filter(|t| !t.is_empty()) {
+            settings.token_store = crate::TokenStoreKind::parse(&text).ok_or_else(|| {
+                self.invalid(
+                    crate::TOKEN_STORE_ENV,
+                    format!("\"{}\" is not a token store", text.escape_debug()),
+                    "set it to file or keyring, or unset it",
+                )
+            })?;
+        } else if let Some(kind) = token_store {
+            settings.token_store = kind;
+        }
+        match timeout {
+            Some(0) => {
+                return Err(self.invalid(
+                    "oauth_login_timeout",
+                    "is 0, so no sign-in could ever finish",
+                    "use a number of seconds (default 300), or remove the key",
+                ));
+            }
+            Some(secs) => settings.login_timeout = std::time::Duration::from_secs(secs),
+            None => {}
+        }
+        Ok(settings)
     }
 
     fn client(&self, i: usize, raw: RawClient) -> Result<ClientEntry, AppConfigError> {

@@ -152,8 +152,9 @@ pub enum DispatchError {
         /// What to call to find it.
         hint: String,
     },
-    /// The server failed the request.
-    #[error(transparent)]
+    /// The server failed the request (in words for the model: a server waiting for sign-in says
+    /// what to ask the user).
+    #[error("{}", for_the_model(.0))]
     Server(#[from] McpError),
     /// Rendering the result failed.
     #[error(transparent)]
@@ -164,6 +165,21 @@ pub enum DispatchError {
     /// A prompt's arguments are incomplete.
     #[error(transparent)]
     PromptArguments(#[from] PromptArgsError),
+}
+
+/// A server error as the model reads it: a server waiting for sign-in says what to ask the user.
+fn for_the_model(error: &McpError) -> String {
+    match error {
+        McpError::NeedsAuth { server } => format!(
+            "MCP server `{server}`: this server needs sign-in: ask the user to run \
+             `coyote mcp login {server}`"
+        ),
+        McpError::NeedsScope { server, scope } => format!(
+            "MCP server `{server}`: this server needs more permissions (scope {scope}): ask the \
+             user to run `coyote mcp login {server}`"
+        ),
+        other => other.to_string(),
+    }
 }
 
 impl DispatchError {
