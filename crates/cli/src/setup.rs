@@ -12,8 +12,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
 
 use coyote_config::{
-    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, ServerDefaults,
-    SignInSettings, TokenStoreKind, TrustDecision, TrustStore, load_app_config,
+    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, ServerDefaults, SignInSettings,
+    TokenStoreKind, TrustDecision, TrustStore, load_app_config,
 };
 use coyote_mcp::auth::{AuthOptions, SignIn, TOKEN_DIR, TokenStoreChoice};
 use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions};

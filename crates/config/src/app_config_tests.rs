@@ -227,7 +227,9 @@ fn the_token_store_env_var_wins_and_is_checked() {
     assert_eq!(app.sign_in.token_store, crate::TokenStoreKind::Keyring);
     assert_eq!(app.sign_in.login_timeout, crate::DEFAULT_LOGIN_TIMEOUT);
     let env = MapEnv::new().with("COYOTE_TOKEN_STORE", "vault");
-    let error = parse_app_config("", &path, None, &env).unwrap_err().to_string();
+    let error = parse_app_config("", &path, None, &env)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("\"vault\" is not a token store"), "{error}");
 }
 

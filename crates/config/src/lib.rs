@@ -73,5 +73,6 @@ pub use sessions_store::{
     SESSION_FILE_VERSION, SessionEntry, SessionFile, SessionFormat, SessionMeta, SessionStore,
     SessionStoreError,
 };
+pub use sign_in::{DEFAULT_LOGIN_TIMEOUT, SignInSettings, TOKEN_STORE_ENV, TokenStoreKind};
 pub use trust::{ProjectFile, TrustDecision, TrustStatus, TrustStore, sha256_hex};
 pub use warning::{ConfigWarning, WarningKind};

@@ -402,10 +402,10 @@ enum StartError {
 /// A bounded ring of the last bytes a child wrote; drained by one thread per pipe so a chatty
 /// server never blocks on a full pipe.
 #[derive(Clone, Default)]
-struct OutputTail(Arc<Mutex<VecDeque<u8>>>);
+pub(crate) struct OutputTail(Arc<Mutex<VecDeque<u8>>>);
 
 impl OutputTail {
-    fn drain(&self, mut pipe: impl Read + Send + 'static) {
+    pub(crate) fn drain(&self, mut pipe: impl Read + Send + 'static) {
         let buffer = Arc::clone(&self.0);
         thread::spawn(move || {
             let mut chunk = [0u8; 4096];
@@ -423,7 +423,7 @@ impl OutputTail {
         });
     }
 
-    fn snapshot(&self) -> String {
+    pub(crate) fn snapshot(&self) -> String {
         let tail = self
             .0
             .lock()
@@ -432,11 +432,15 @@ impl OutputTail {
     }
 }
 
-fn package_dir(package: &str) -> PathBuf {
+pub(crate) fn package_dir(package: &str) -> PathBuf {
     repo_root().join("node_modules").join(package)
 }
 
-fn existing(path: PathBuf, peer: &'static str, fix: &'static str) -> Result<PathBuf, PeerError> {
+pub(crate) fn existing(
+    path: PathBuf,
+    peer: &'static str,
+    fix: &'static str,
+) -> Result<PathBuf, PeerError> {
     if path.is_file() {
         Ok(path)
     } else {
@@ -446,14 +450,14 @@ fn existing(path: PathBuf, peer: &'static str, fix: &'static str) -> Result<Path
 
 /// A port that was free a moment ago on 127.0.0.1 (the listener is closed before returning;
 /// the caller retries when another process wins the race).
-fn free_port() -> io::Result<u16> {
+pub(crate) fn free_port() -> io::Result<u16> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
     Ok(listener.local_addr()?.port())
 }
 
 /// SIGKILL the process group led by `pgid` (the child was spawned with `process_group(0)`).
 #[allow(unsafe_code)]
-fn kill_process_group(pgid: u32) {
+pub(crate) fn kill_process_group(pgid: u32) {
     let Ok(pgid) = libc::pid_t::try_from(pgid) else {
         return;
     };

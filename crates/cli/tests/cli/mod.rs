@@ -7,5 +7,6 @@ mod docs;
 mod everything;
 mod exposure;
 mod fake;
+mod oauth;
 mod repl;
 mod scoping;

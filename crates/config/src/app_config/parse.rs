@@ -248,7 +248,11 @@ impl Validator<'_> {
         timeout: Option<u64>,
     ) -> Result<crate::SignInSettings, AppConfigError> {
         let mut settings = crate::SignInSettings::default();
-        if let Some(text) = self.env.var(crate::TOKEN_STORE_ENV).filter(|t| !t.is_empty()) {
+        if let Some(text) = self
+            .env
+            .var(crate::TOKEN_STORE_ENV)
+            .filter(|t| !t.is_empty())
+        {
             settings.token_store = crate::TokenStoreKind::parse(&text).ok_or_else(|| {
                 self.invalid(
                     crate::TOKEN_STORE_ENV,

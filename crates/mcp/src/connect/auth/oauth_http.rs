@@ -139,11 +139,7 @@ impl JournalingClient {
 
 impl OAuthHttpClient for JournalingClient {
     fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
-        Box::pin(async move {
-            self.run(request)
-                .await
-                .map_err(OAuthHttpClientError::from)
-        })
+        Box::pin(async move { self.run(request).await.map_err(OAuthHttpClientError::from) })
     }
 }
 

@@ -1,0 +1,334 @@
+//! Remote servers that ask for sign-in (issue 16): `coyote mcp login/logout` against the
+//! TypeScript SDK's OAuth demo (a real server and authorization server no one here wrote), with
+//! a `$BROWSER` stand-in that follows the redirects; then the bad inputs — broken metadata, a
+//! token endpoint answering 500 or garbage, a forged `state`, a server that loops on 401, a
+//! browser that never comes back — each ending in a clear error while other servers work.
+
+use std::path::Path;
+
+use coyote_test_support::Scenario;
+use coyote_test_support::fake_oauth::{FakeOAuthServer, Misbehaviour};
+use coyote_test_support::oauth_peers::{SdkOAuthDemo, browser_command};
+use coyote_test_support::peers::{self, node_options};
+use serde_json::{Value, json};
+
+use super::common::{Home, output_async};
+
+/// `coyote ARGS` with `$BROWSER` set (and `extra` env), as (code, stdout, stderr).
+fn run_with_browser(
+    home: &Home,
+    browser: &str,
+    extra: &[(&str, &str)],
+    args: &[&str],
+) -> (i32, String, String) {
+    let mut cmd = home.coyote();
+    cmd.env("BROWSER", browser)
+        .env("NODE_OPTIONS", node_options());
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let out = cmd.args(args).output().expect("run coyote");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+async fn run_with_browser_async(
+    home: &Home,
+    browser: &str,
+    extra: &[(&str, &str)],
+    args: &[&str],
+) -> (i32, String, String) {
+    let mut cmd = home.coyote();
+    cmd.env("BROWSER", browser)
+        .env("NODE_OPTIONS", node_options());
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    cmd.args(args);
+    output_async(cmd).await
+}
+
+fn server_row<'a>(servers: &'a Value, name: &str) -> &'a Value {
+    servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no row {name}: {servers:#}"))
+}
+
+/// Every text a test saw or coyote wrote to disk, to search for secrets.
+fn everything_written(home: &Home, seen: &[String]) -> String {
+    let mut all = seen.join("\n");
+    all.push_str(&std::fs::read_to_string(home.mcp_json_path()).unwrap_or_default());
+    let logs = home.path().join("state").join("logs");
+    for entry in std::fs::read_dir(&logs).into_iter().flatten().flatten() {
+        all.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+    }
+    all
+}
+
+fn token_files(home: &Home) -> Vec<std::path::PathBuf> {
+    let dir = home.path().join("state").join("oauth");
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect()
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn sign_in_to_the_sdk_oauth_demo_then_call_and_sign_out() {
+    let Some(demo) = peers::require(SdkOAuthDemo::start()) else {
+        return;
+    };
+    let Some(browser) = peers::require(browser_command()) else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({"demo": {"url": demo.url()}}));
+    let opened = home.path().join("browser.log");
+    let opened_env = opened.to_string_lossy().into_owned();
+    let log_env = [("COYOTE_TEST_BROWSER_LOG", opened_env.as_str())];
+    let mut seen = Vec::new();
+
+    // Before login: needs-auth, with the command to run; no command but login opens a browser.
+    let (code, out, err) =
+        run_with_browser(&home, &browser, &log_env, &["mcp", "servers", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let servers: Value = serde_json::from_str(&out).unwrap();
+    let row = server_row(&servers, "demo");
+    assert_eq!(row["state"], "needs-auth", "{servers:#}");
+    assert!(
+        row["reason"]
+            .as_str()
+            .unwrap()
+            .contains("coyote mcp login demo"),
+        "{row:#}"
+    );
+    seen.extend([out, err]);
+    let (code, out, err) = run_with_browser(
+        &home,
+        &browser,
+        &log_env,
+        &["mcp", "call", "demo", "greet", "name=x"],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("needs sign-in: run `coyote mcp login demo`"),
+        "{err}"
+    );
+    assert!(
+        !opened.exists(),
+        "a command other than login opened a browser"
+    );
+    seen.extend([out, err]);
+
+    // Login: the URL is printed, the browser stand-in follows it, the tokens are stored.
+    let (code, out, err) = run_with_browser(&home, &browser, &log_env, &["mcp", "login", "demo"]);
+    assert_eq!(code, 0, "{err}\n{}", demo.output_tail());
+    assert!(err.contains("open this URL in a browser"), "{err}");
+    assert!(err.contains("signed in to MCP server 'demo'"), "{err}");
+    let opened_urls = std::fs::read_to_string(&opened).unwrap();
+    assert_eq!(opened_urls.lines().count(), 1, "{opened_urls}");
+    assert!(
+        err.contains(opened_urls.trim()),
+        "the opened URL is printed: {err}"
+    );
+    seen.extend([out, err]);
+
+    let files = token_files(&home);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(mode(&files[0]), 0o600);
+    assert_eq!(mode(files[0].parent().unwrap()), 0o700);
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    let token = &record["credentials"]["token_response"];
+    let mut secrets: Vec<String> = vec![
+        token["access_token"]
+            .as_str()
+            .expect("access token")
+            .to_owned(),
+    ];
+    secrets.extend(token["refresh_token"].as_str().map(str::to_owned));
+    secrets.extend(
+        record["client"]["client_secret"]
+            .as_str()
+            .map(str::to_owned),
+    );
+
+    // Signed in: calls work, in a new process, from the stored tokens.
+    let (code, out, err) = run_with_browser(
+        &home,
+        &browser,
+        &log_env,
+        &["mcp", "call", "demo", "greet", "name=x"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Hello, x"), "{out}");
+    seen.extend([out, err]);
+    let (code, out, err) = run_with_browser(
+        &home,
+        &browser,
+        &log_env,
+        &["mcp", "call", "demo", "greet", "name=x", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    seen.extend([out, err]);
+    let (code, out, err) =
+        run_with_browser(&home, &browser, &log_env, &["mcp", "servers", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        server_row(&serde_json::from_str(&out).unwrap(), "demo")["state"],
+        "ready"
+    );
+    seen.extend([out, err]);
+
+    // Logout: the tokens are gone and the server needs sign-in again.
+    let (code, out, err) = run_with_browser(&home, &browser, &log_env, &["mcp", "logout", "demo"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("signed out"), "{err}");
+    seen.extend([out, err]);
+    assert!(token_files(&home).is_empty());
+    let (code, out, err) =
+        run_with_browser(&home, &browser, &log_env, &["mcp", "servers", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        server_row(&serde_json::from_str(&out).unwrap(), "demo")["state"],
+        "needs-auth"
+    );
+    seen.extend([out, err]);
+    assert_eq!(
+        std::fs::read_to_string(&opened).unwrap(),
+        opened_urls,
+        "only login opened a browser"
+    );
+
+    let written = everything_written(&home, &seen);
+    for secret in &secrets {
+        assert!(
+            !written.contains(secret.as_str()),
+            "a token or secret leaked"
+        );
+    }
+}
+
+/// No Rust type name (`coyote_mcp::…`, `Observed<…>`) in a user-facing message.
+fn assert_sentence(err: &str) {
+    assert!(!err.contains("::") || err.contains("://"), "{err}");
+    for word in [
+        "Observed<",
+        "rmcp",
+        "Transport [",
+        "StreamableHttp",
+        "AuthError",
+    ] {
+        assert!(!err.contains(word), "{word} in {err}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broken_authorization_servers_end_in_clear_errors() {
+    let Some(browser) = peers::require(browser_command()) else {
+        return;
+    };
+    let cases = [
+        (
+            Misbehaviour::MalformedMetadata,
+            "none published usable metadata",
+        ),
+        (
+            Misbehaviour::TokenEndpoint500,
+            "answered HTTP 500 Internal Server Error",
+        ),
+        (
+            Misbehaviour::TokenEndpointGarbage,
+            "answered HTTP 200 OK with an answer that is not a JSON object",
+        ),
+        (
+            Misbehaviour::Loops401,
+            "still answers 401 Unauthorized right after a successful sign-in",
+        ),
+    ];
+    for (misbehaviour, expected) in cases {
+        let fake = FakeOAuthServer::start(misbehaviour).await.unwrap();
+        let home = Home::new();
+        home.write_servers(json!({"bad": {"url": fake.url()}}));
+        let (code, _out, err) =
+            run_with_browser_async(&home, &browser, &[], &["mcp", "login", "bad"]).await;
+        assert_eq!(code, 1, "{misbehaviour:?}: {err}");
+        assert!(err.contains(expected), "{misbehaviour:?}: {err}");
+        assert!(
+            err.contains(fake.base()),
+            "{misbehaviour:?} names the URL: {err}"
+        );
+        assert!(!err.contains("fake-access-token-LOOP"), "{err}");
+        assert_sentence(&err);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_state_or_an_abandoned_sign_in_fails_and_other_servers_work() {
+    let Some(browser) = peers::require(browser_command()) else {
+        return;
+    };
+    let fake = FakeOAuthServer::start(Misbehaviour::Loops401)
+        .await
+        .unwrap();
+    let home = Home::new();
+    let good = Scenario::builder().write_to(home.path()).unwrap();
+    home.write_servers(json!({"bad": {"url": fake.url()}, "good": good.mcp_json_entry()}));
+    std::fs::write(
+        home.config_dir().join("config.yaml"),
+        "oauth_login_timeout: 3\n",
+    )
+    .unwrap();
+
+    let forge = [("COYOTE_TEST_BROWSER", "forge-state")];
+    let (code, _out, err) =
+        run_with_browser_async(&home, &browser, &forge, &["mcp", "login", "bad"]).await;
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("carried a state that does not belong to this sign-in"),
+        "{err}"
+    );
+    assert_sentence(&err);
+    assert!(token_files(&home).iter().all(|f| {
+        !std::fs::read_to_string(f)
+            .unwrap()
+            .contains("fake-access-token")
+    }));
+
+    // A browser that never comes back: the (shortened) login timeout ends it.
+    let (code, _out, err) =
+        run_with_browser_async(&home, "true", &[], &["mcp", "login", "bad"]).await;
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no sign-in completed within 3 s"), "{err}");
+    assert!(err.contains("oauth_login_timeout"), "{err}");
+    assert_sentence(&err);
+
+    // Meanwhile the other server works, and the 401 server is needs-auth, not failed.
+    let (code, out, err) =
+        run_with_browser_async(&home, "true", &[], &["mcp", "servers", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let servers: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        server_row(&servers, "good")["state"],
+        "ready",
+        "{servers:#}"
+    );
+    assert_eq!(
+        server_row(&servers, "bad")["state"],
+        "needs-auth",
+        "{servers:#}"
+    );
+}
