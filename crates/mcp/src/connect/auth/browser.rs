@@ -13,8 +13,8 @@ use futures::future::BoxFuture;
 use super::authorizer::{
     AuthorizationPrompt, Authorizer, BeginRequest, PendingSignIn, RedirectParams,
 };
-use crate::error::AuthFailure;
 use super::loopback::Loopback;
+use crate::error::AuthFailure;
 
 /// Receives what the user must see (the URL to open, browser problems).
 pub type Notice = Arc<dyn Fn(&str) + Send + Sync>;

@@ -21,11 +21,11 @@ use rmcp::transport::auth::{
 };
 
 use super::authorizer::{AuthorizationPrompt, Authorizer, BeginRequest};
-use crate::error::{AuthFailure, GrantKind};
 use super::jwt;
 use super::oauth_http::{OAUTH_HTTP_TIMEOUT, strip_query};
 use super::server_auth::{Challenge, ServerAuth, merge};
 use super::store::ClientRecord;
+use crate::error::{AuthFailure, GrantKind};
 
 /// Bound of discovery (several metadata requests, each bounded by [`OAUTH_HTTP_TIMEOUT`]).
 const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(30);

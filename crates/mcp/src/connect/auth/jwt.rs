@@ -14,8 +14,8 @@ use ring::rand::SystemRandom;
 use ring::signature::{self, EcdsaKeyPair, RsaKeyPair};
 use rmcp::transport::auth::{OAuthTokenResponse, StoredCredentials};
 
-use crate::error::{AuthFailure, GrantKind};
 use super::oauth_http::{OAUTH_HTTP_TIMEOUT, strip_query, unusable_answer};
+use crate::error::{AuthFailure, GrantKind};
 
 /// Lifetime of one assertion.
 const ASSERTION_LIFETIME_SECS: u64 = 300;

@@ -37,11 +37,11 @@ use coyote_protocol::{HttpSpec, McpServerSpec, McpTransport};
 use rmcp::transport::auth::AuthError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
+pub use crate::error::{AuthFailure, GrantKind};
 pub use authorizer::{
     AuthorizationPrompt, Authorizer, BeginRequest, PendingSignIn, RedirectParams,
 };
 pub use browser::{BrowserAuthorizer, Notice};
-pub use crate::error::{AuthFailure, GrantKind};
 pub use loopback::{CALLBACK_PATH, Loopback};
 pub use oauth_http::OAUTH_HTTP_TIMEOUT;
 pub use store::StoreKey;

@@ -16,10 +16,10 @@ use rmcp::transport::auth::{
 };
 
 use super::credentials::CellCredentials;
-use crate::error::AuthFailure;
 use super::oauth_http::{Journal, JournalingClient};
 use super::store::RecordCell;
 use super::{AuthContext, MAX_SIGN_INS_PER_REQUEST, SignIn, flow, store_key};
+use crate::error::AuthFailure;
 
 /// A 401 or 403 with its `WWW-Authenticate` header.
 #[derive(Debug, Clone)]
