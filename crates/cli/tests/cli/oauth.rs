@@ -8,7 +8,7 @@ use std::path::Path;
 
 use coyote_test_support::Scenario;
 use coyote_test_support::fake_oauth::{FakeOAuthServer, Misbehaviour};
-use coyote_test_support::oauth_peers::{SdkOAuthDemo, browser_command};
+use coyote_test_support::oauth_peers::{SdkOAuthDemo, SecretServiceSession, browser_command};
 use coyote_test_support::peers::{self, node_options};
 use serde_json::{Value, json};
 
@@ -331,4 +331,97 @@ async fn a_forged_state_or_an_abandoned_sign_in_fails_and_other_servers_work() {
         "needs-auth",
         "{servers:#}"
     );
+}
+
+#[test]
+fn the_keyring_store_keeps_tokens_out_of_files() {
+    let Some(demo) = peers::require(SdkOAuthDemo::start()) else {
+        return;
+    };
+    let Some(browser) = peers::require(browser_command()) else {
+        return;
+    };
+    let Some(keyring) = peers::require(SecretServiceSession::start()) else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({"demo": {"url": demo.url()}}));
+    let bus = keyring.bus_address();
+    let env = [
+        ("COYOTE_TOKEN_STORE", "keyring"),
+        ("DBUS_SESSION_BUS_ADDRESS", bus.as_str()),
+    ];
+    let (code, _out, err) = run_with_browser(&home, &browser, &env, &["mcp", "login", "demo"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("kept in the OS keyring"), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert!(token_files(&home).is_empty(), "tokens went to a file");
+    let (code, out, err) = run_with_browser(
+        &home,
+        &browser,
+        &env,
+        &["mcp", "call", "demo", "greet", "name=k"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Hello, k"), "{out}");
+    // Without the keyring, the file store has nothing: the tokens live in the keyring only.
+    let (code, _out, err) = run_with_browser(
+        &home,
+        &browser,
+        &[],
+        &["mcp", "call", "demo", "greet", "name=k"],
+    );
+    assert_eq!(code, 1, "{err}");
+    let (code, _out, err) = run_with_browser(&home, &browser, &env, &["mcp", "logout", "demo"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("signed out"), "{err}");
+    let (code, out, err) = run_with_browser(&home, &browser, &env, &["mcp", "servers", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        server_row(&serde_json::from_str(&out).unwrap(), "demo")["state"],
+        "needs-auth"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_keyring_warns_once_and_falls_back_to_the_file_store() {
+    let Some(browser) = peers::require(browser_command()) else {
+        return;
+    };
+    let (one, two) = (
+        FakeOAuthServer::start(Misbehaviour::Loops401)
+            .await
+            .unwrap(),
+        FakeOAuthServer::start(Misbehaviour::Loops401)
+            .await
+            .unwrap(),
+    );
+    let home = Home::new();
+    home.write_servers(json!({"one": {"url": one.url()}, "two": {"url": two.url()}}));
+    let nowhere = format!("unix:path={}", home.path().join("no-bus").display());
+    let env = [
+        ("COYOTE_TOKEN_STORE", "keyring"),
+        ("DBUS_SESSION_BUS_ADDRESS", nowhere.as_str()),
+    ];
+    let (code, out, err) =
+        run_with_browser_async(&home, &browser, &env, &["mcp", "servers", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.matches("the OS keyring is not available").count(),
+        1,
+        "{err}"
+    );
+    let fallback = home.path().join("state").join("oauth");
+    assert!(
+        err.contains(&format!("kept in {} instead", fallback.display())),
+        "{err}"
+    );
+    let servers: Value = serde_json::from_str(&out).unwrap();
+    for name in ["one", "two"] {
+        assert_eq!(
+            server_row(&servers, name)["state"],
+            "needs-auth",
+            "{servers:#}"
+        );
+    }
 }

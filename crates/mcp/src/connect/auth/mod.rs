@@ -198,12 +198,8 @@ pub async fn logout(spec: &McpServerSpec, options: &AuthOptions) -> Result<bool,
     let http = oauth_http_spec(spec)?;
     let store = AuthContext::new(options.clone()).store().await;
     let key = store_key(http);
-    tokio::task::spawn_blocking(move || store.delete(&key))
+    store::blocking(move || store.delete(&key))
         .await
-        .map_err(|e| AuthFailure::Store {
-            reason: e.to_string(),
-        })
-        .and_then(|deleted| deleted)
         .map_err(|failure| McpError::SignIn {
             server: spec.name.clone(),
             failure,

@@ -5,7 +5,7 @@
 //! Invariants: a record is written whole (temp file + rename) and read whole; a record that
 //! does not parse is treated as absent (and logged without its contents); no token ever enters
 //! a log line, an error message or `Debug` output. Stores are synchronous: callers run them on
-//! a blocking thread ([`RecordCell::persist`]).
+//! a blocking thread, bounded in time ([`RecordCell`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -271,6 +271,28 @@ impl TokenStore for MemoryStore {
     }
 }
 
+/// Bound of one store operation (a keyring may wait for an unlock prompt).
+const STORE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs a store operation on a blocking thread, bounded by [`STORE_TIMEOUT`].
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, AuthFailure> + Send + 'static,
+) -> Result<T, AuthFailure> {
+    match tokio::time::timeout(STORE_TIMEOUT, tokio::task::spawn_blocking(work)).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(e)) => Err(AuthFailure::Store {
+            reason: e.to_string(),
+        }),
+        Err(_) => Err(AuthFailure::Store {
+            reason: format!(
+                "the token store did not answer within {} s (a locked keyring waiting for its \
+                 password?)",
+                STORE_TIMEOUT.as_secs()
+            ),
+        }),
+    }
+}
+
 /// One server's record in memory, written through to its store. Shared by the flows and by
 /// rmcp (as its credential store, [`super::credentials`]). The memory copy is the truth while
 /// coyote runs; every change is persisted whole on a blocking thread, latest state wins.
@@ -288,15 +310,11 @@ impl RecordCell {
         key: StoreKey,
         store: Arc<dyn TokenStore>,
     ) -> Result<Arc<Self>, AuthFailure> {
-        let (loaded, store) = {
-            let key = key.clone();
-            tokio::task::spawn_blocking(move || (store.load(&key), store))
-                .await
-                .map_err(|e| AuthFailure::Store {
-                    reason: e.to_string(),
-                })?
+        let loaded = {
+            let (key, store) = (key.clone(), store.clone());
+            blocking(move || store.load(&key)).await?
         };
-        let record = loaded?.unwrap_or_else(|| SignInRecord::new(&key));
+        let record = loaded.unwrap_or_else(|| SignInRecord::new(&key));
         Ok(Arc::new(RecordCell {
             key,
             store,
@@ -336,15 +354,12 @@ impl RecordCell {
 
     async fn persist(self: &Arc<Self>) -> Result<(), AuthFailure> {
         let cell = self.clone();
-        tokio::task::spawn_blocking(move || {
+        blocking(move || {
             let _one_writer = cell.persisting.lock().unwrap_or_else(|p| p.into_inner());
             let snapshot = cell.get();
             cell.store.save(&cell.key, &snapshot)
         })
         .await
-        .map_err(|e| AuthFailure::Store {
-            reason: e.to_string(),
-        })?
     }
 }
 
