@@ -21,8 +21,13 @@ pub fn init(log_dir: &Path, level: Option<&str>) -> Option<PathBuf> {
         .mode(0o600)
         .open(&path)
         .ok()?;
-    let filter =
+    let mut filter =
         EnvFilter::try_new(level.unwrap_or("info")).unwrap_or_else(|_| EnvFilter::new("info"));
+    // rmcp's OAuth code logs authorization codes and token responses at debug level: never
+    // below info, whatever the chosen level (tokens stay out of coyote.log).
+    if let Ok(cap) = "rmcp::transport::auth=info".parse() {
+        filter = filter.add_directive(cap);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)

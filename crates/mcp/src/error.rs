@@ -359,10 +359,10 @@ pub enum AuthFailure {
     #[error("cannot use the private key {what}: {reason}; give a PEM (PKCS#8, RSA or EC) key")]
     PrivateKey { what: String, reason: String },
 
-    #[error("cannot store the sign-in: {reason}")]
+    #[error("cannot keep the sign-in: {reason}; sign in again once that is fixed")]
     Store { reason: String },
 
-    #[error("the sign-in could not be completed: {reason}")]
+    #[error("the sign-in could not be completed: {reason}; start it again")]
     Authorizer { reason: String },
 }
 

@@ -46,6 +46,12 @@ pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
             ServerEntry::Http(http)
         }
         (None, Some((cmd, args))) => {
+            if a.client_id.is_some() || !a.scopes.is_empty() || !a.headers.is_empty() {
+                return Err(CliError::usage(
+                    "--client-id, --scope and --header apply to HTTP servers: give --url URL \
+                     instead of a command",
+                ));
+            }
             let mut stdio = ServerEntry::stdio(cmd.clone()).args(args.iter().cloned());
             for e in &a.env {
                 let (k, v) = parse_env_assignment(e).map_err(usage)?;

@@ -134,8 +134,10 @@ fn sign_in_to_the_sdk_oauth_demo_then_call_and_sign_out() {
     );
     seen.extend([out, err]);
 
-    // Login: the URL is printed, the browser stand-in follows it, the tokens are stored.
-    let (code, out, err) = run_with_browser(&home, &browser, &log_env, &["mcp", "login", "demo"]);
+    // Login (logging at debug level: tokens stay out of the log even then): the URL is printed,
+    // the browser stand-in follows it, the tokens are stored.
+    let debug_env = [log_env[0], ("COYOTE_LOG", "debug")];
+    let (code, out, err) = run_with_browser(&home, &browser, &debug_env, &["mcp", "login", "demo"]);
     assert_eq!(code, 0, "{err}\n{}", demo.output_tail());
     assert!(err.contains("open this URL in a browser"), "{err}");
     assert!(err.contains("signed in to MCP server 'demo'"), "{err}");
@@ -424,4 +426,33 @@ async fn an_unreachable_keyring_warns_once_and_falls_back_to_the_file_store() {
             "{servers:#}"
         );
     }
+}
+
+#[test]
+fn add_writes_the_oauth_client_id_and_scopes() {
+    let home = Home::new();
+    let (code, _out, err) = home.run(&[
+        "mcp",
+        "add",
+        "remote",
+        "--url",
+        "https://mcp.example.com/mcp",
+        "--client-id",
+        "app-1",
+        "--scope",
+        "read",
+        "--scope",
+        "write",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.mcp_json_path()).unwrap()).unwrap();
+    assert_eq!(
+        written["mcpServers"]["remote"],
+        json!({"type": "http", "url": "https://mcp.example.com/mcp",
+            "oauth": {"clientId": "app-1", "scopes": ["read", "write"]}})
+    );
+    let (code, _out, err) = home.run(&["mcp", "add", "local", "--client-id", "x", "--", "srv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--url"), "{err}");
 }

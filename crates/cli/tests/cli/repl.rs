@@ -849,3 +849,65 @@ async fn agent_variables_are_asked_and_leaving_restores_the_plain_conversation()
     assert_ne!(request["messages"][0]["role"], "system");
     assert_eq!(llm.violations(), Vec::<String>::new());
 }
+
+/// Issue 16: `.mcp status` shows a remote server that needs sign-in and the command to run;
+/// `.mcp login NAME` signs in through `$BROWSER` and restarts the server, which is then ready.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_login_signs_in_and_restarts_the_server() {
+    use coyote_test_support::oauth_peers::{SdkOAuthDemo, browser_command};
+    use coyote_test_support::peers;
+    if !tmux_available() {
+        return;
+    }
+    let Some(demo) = peers::require(
+        tokio::task::spawn_blocking(SdkOAuthDemo::start)
+            .await
+            .unwrap(),
+    ) else {
+        return;
+    };
+    let Some(browser) = peers::require(browser_command()) else {
+        return;
+    };
+    let llm = FakeLlm::start(LlmWire::OpenAi, vec![]).await;
+    let home = Home::new();
+    home.write_servers(json!({"demo": {"url": demo.url()}}));
+    write_config(&home, &llm);
+    let node_options = peers::node_options();
+    let term = Terminal::start(
+        &home,
+        &[("BROWSER", &browser), ("NODE_OPTIONS", &node_options)],
+    );
+    term.wait_prompts(1).await;
+    let mut prompts = 1;
+    loop {
+        term.type_text(".mcp status");
+        term.keys(&["Enter"]);
+        prompts += 1;
+        let screen = term.wait_prompts(prompts).await;
+        if screen.contains("demo: needs sign-in: run `.mcp login demo`") {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    term.type_text(".mcp login demo");
+    term.keys(&["Enter"]);
+    term.wait_text("Signed in to MCP server 'demo' (7 tools)")
+        .await;
+    prompts += 1;
+    term.wait_prompts(prompts).await;
+    loop {
+        term.type_text(".mcp status");
+        term.keys(&["Enter"]);
+        prompts += 1;
+        let screen = term.wait_prompts(prompts).await;
+        let last = screen.rsplit("coyote> .mcp status").next().unwrap_or("");
+        if last
+            .lines()
+            .any(|l| l.starts_with("demo") && l.contains("ready"))
+        {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}

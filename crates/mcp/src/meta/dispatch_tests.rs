@@ -689,3 +689,26 @@ fn arguments_are_parsed_leniently_where_models_slip_and_strictly_elsewhere() {
         "mcp_search_s: `query` must be a string, got a number"
     );
 }
+
+#[test]
+fn a_server_waiting_for_sign_in_tells_the_model_what_to_ask_the_user() {
+    let err = DispatchError::from(McpError::NeedsAuth {
+        server: "linear".into(),
+    });
+    assert_eq!(
+        err.to_string(),
+        "MCP server `linear`: this server needs sign-in: ask the user to run `coyote mcp login \
+         linear`"
+    );
+    assert!(!err.is_usage());
+    let err = DispatchError::from(McpError::NeedsScope {
+        server: "gh".into(),
+        scope: "repo".into(),
+    });
+    assert!(
+        err.to_string().contains(
+            "needs more permissions (scope repo): ask the user to run `coyote mcp login gh`"
+        ),
+        "{err}"
+    );
+}

@@ -282,3 +282,7 @@ pub(crate) fn classify(
         _ => None,
     }
 }
+
+#[cfg(test)]
+#[path = "auth_tests.rs"]
+mod tests;

@@ -283,6 +283,7 @@ async fn fresh_manager(
     cell: &Arc<RecordCell>,
     journal: &Journal,
 ) -> Result<AuthorizationManager, AuthFailure> {
+    crate::connect::http::install_crypto_provider();
     let client = JournalingClient::new(journal.clone()).map_err(|e| AuthFailure::Unusable {
         detail: format!("cannot build an HTTP client ({e})"),
     })?;
