@@ -81,8 +81,8 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: CommandName::Mcp,
         word: ".mcp",
-        usage: "status | restart NAME | enable NAME | disable NAME | login NAME",
-        description: "Show server states, restart one server, enable/disable one for this session, or sign in to a remote one",
+        usage: "status | restart|enable|disable|login NAME",
+        description: "Show server states; restart a server, enable/disable it for this session, or sign in to it",
         validity: Validity::Always,
     },
     CommandSpec {

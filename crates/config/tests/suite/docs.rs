@@ -51,6 +51,7 @@ fn env() -> MapEnv {
         .with("DOCS_API_KEY", "k")
         .with("SEARCH_TOKEN", "s")
         .with("API_KEY", "a")
+        .with("SLACK_CLIENT_SECRET", "c")
 }
 
 fn load(body: &str) -> Result<coyote_config::McpFile, coyote_config::ConfigError> {
