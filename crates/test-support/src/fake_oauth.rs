@@ -3,6 +3,7 @@
 //! `resource_metadata` challenge) and its authorization server (metadata, registration, an
 //! authorize endpoint that approves at once, a token endpoint), with one [`Misbehaviour`].
 //! Every answer is what RFC 9728 / RFC 8414 / RFC 6749 clients expect, except the one chosen.
+//! The secrets it hands out ([`CANARIES`]) let tests check that none of them is ever shown.
 
 use std::net::SocketAddr;
 
@@ -13,6 +14,13 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+
+/// The registered client's secret, and the access and refresh tokens the fake issues.
+pub const CANARIES: [&str; 3] = [
+    "fake-client-secret-CANARY",
+    "fake-access-token-CANARY",
+    "fake-refresh-token-CANARY",
+];
 
 /// What goes wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,7 +130,7 @@ async fn server_metadata(State(app): State<App>) -> Response {
         "registration_endpoint": format!("{base}/register"),
         "response_types_supported": ["code"],
         "code_challenge_methods_supported": ["S256"],
-        "token_endpoint_auth_methods_supported": ["none"],
+        "token_endpoint_auth_methods_supported": ["client_secret_post", "none"],
     }))
     .into_response()
 }
@@ -131,7 +139,11 @@ async fn register(body: axum::Json<serde_json::Value>) -> Response {
     let redirect_uris = body.get("redirect_uris").cloned().unwrap_or(json!([]));
     (
         StatusCode::CREATED,
-        axum::Json(json!({"client_id": "fake-client", "redirect_uris": redirect_uris})),
+        axum::Json(json!({
+            "client_id": "fake-client",
+            "client_secret": CANARIES[0],
+            "redirect_uris": redirect_uris,
+        })),
     )
         .into_response()
 }
@@ -163,7 +175,8 @@ async fn token(State(app): State<App>, _headers: HeaderMap) -> Response {
         )
             .into_response(),
         Misbehaviour::MalformedMetadata | Misbehaviour::Loops401 => axum::Json(json!({
-            "access_token": "fake-access-token-LOOP",
+            "access_token": CANARIES[1],
+            "refresh_token": CANARIES[2],
             "token_type": "Bearer",
             "expires_in": 3600,
         }))

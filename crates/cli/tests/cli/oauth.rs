@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use coyote_test_support::Scenario;
-use coyote_test_support::fake_oauth::{FakeOAuthServer, Misbehaviour};
+use coyote_test_support::fake_oauth::{CANARIES, FakeOAuthServer, Misbehaviour};
 use coyote_test_support::oauth_peers::{SdkOAuthDemo, SecretServiceSession, browser_command};
 use coyote_test_support::peers::{self, node_options};
 use serde_json::{Value, json};
@@ -455,4 +455,36 @@ fn add_writes_the_oauth_client_id_and_scopes() {
     let (code, _out, err) = home.run(&["mcp", "add", "local", "--client-id", "x", "--", "srv"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--url"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_bearer_token_is_a_sentence_not_a_sign_in() {
+    let fake = FakeOAuthServer::start(Misbehaviour::Loops401)
+        .await
+        .unwrap();
+    let home = Home::new();
+    home.write_servers(json!({
+        "static": {"url": fake.url(), "bearerTokenEnv": "STATIC_TOKEN"}
+    }));
+    let mut cmd = home.coyote();
+    cmd.env("STATIC_TOKEN", "static-token-CANARY")
+        .args(["mcp", "servers", "--json"]);
+    let (code, out, err) = output_async(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let servers: Value = serde_json::from_str(&out).unwrap();
+    let row = server_row(&servers, "static");
+    assert_eq!(row["state"], "failed", "{row:#}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(
+            "answered 401 Unauthorized: it does not accept the credentials of this entry"
+        ),
+        "{reason}"
+    );
+    assert_sentence(reason);
+    assert!(!out.contains("static-token-CANARY") && !err.contains("static-token-CANARY"));
+    assert!(
+        token_files(&home).is_empty(),
+        "no sign-in for a bearer-token entry"
+    );
 }
