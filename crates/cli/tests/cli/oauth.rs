@@ -261,20 +261,43 @@ async fn broken_authorization_servers_end_in_clear_errors() {
             "still answers 401 Unauthorized right after a successful sign-in",
         ),
     ];
+    let debug = [("COYOTE_LOG", "debug")];
     for (misbehaviour, expected) in cases {
         let fake = FakeOAuthServer::start(misbehaviour).await.unwrap();
         let home = Home::new();
         home.write_servers(json!({"bad": {"url": fake.url()}}));
-        let (code, _out, err) =
-            run_with_browser_async(&home, &browser, &[], &["mcp", "login", "bad"]).await;
+        let (code, out, err) =
+            run_with_browser_async(&home, &browser, &debug, &["mcp", "login", "bad"]).await;
         assert_eq!(code, 1, "{misbehaviour:?}: {err}");
         assert!(err.contains(expected), "{misbehaviour:?}: {err}");
         assert!(
             err.contains(fake.base()),
             "{misbehaviour:?} names the URL: {err}"
         );
-        assert!(!err.contains("fake-access-token-LOOP"), "{err}");
         assert_sentence(&err);
+        // The 401 loop got (and stored) a client secret and tokens: none is ever shown.
+        let (code, json_out, json_err) =
+            run_with_browser_async(&home, &browser, &debug, &["mcp", "servers", "--json"]).await;
+        assert_eq!(code, 0, "{json_err}");
+        if misbehaviour == Misbehaviour::Loops401 {
+            let stored: String = token_files(&home)
+                .iter()
+                .map(|f| std::fs::read_to_string(f).unwrap())
+                .collect();
+            for canary in CANARIES {
+                assert!(
+                    stored.contains(canary),
+                    "the secrets exist (in the 0600 token file)"
+                );
+            }
+        }
+        let written = everything_written(&home, &[out, err, json_out, json_err]);
+        for canary in CANARIES {
+            assert!(
+                !written.contains(canary),
+                "{misbehaviour:?}: {canary} leaked"
+            );
+        }
     }
 }
 
@@ -304,11 +327,11 @@ async fn a_forged_state_or_an_abandoned_sign_in_fails_and_other_servers_work() {
         "{err}"
     );
     assert_sentence(&err);
-    assert!(token_files(&home).iter().all(|f| {
-        !std::fs::read_to_string(f)
-            .unwrap()
-            .contains("fake-access-token")
-    }));
+    assert!(
+        token_files(&home)
+            .iter()
+            .all(|f| !std::fs::read_to_string(f).unwrap().contains(CANARIES[1]))
+    );
 
     // A browser that never comes back: the (shortened) login timeout ends it.
     let (code, _out, err) =
