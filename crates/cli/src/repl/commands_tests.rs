@@ -106,7 +106,7 @@ fn bad_commands_say_how_to_write_them() {
     );
     assert_eq!(
         parse_command(".mcp restart").unwrap_err().to_string(),
-        "usage: .mcp status | restart NAME | enable NAME | disable NAME"
+        "usage: .mcp status | restart|enable|disable|login NAME"
     );
     assert_eq!(
         parse_command(".prompt").unwrap_err().to_string(),
