@@ -64,7 +64,6 @@ pub use mcp_json::{
 };
 pub use paths::{ConfigPaths, PathOverrides};
 pub use roles::{Role, list_roles, load_role, parse_role};
-pub use sign_in::{DEFAULT_LOGIN_TIMEOUT, SignInSettings, TOKEN_STORE_ENV, TokenStoreKind};
 pub use selection::{
     ALL_SERVERS, ResolvedSelection, Selection, SelectionLayers, SelectionSource, ServerListValue,
     Toggle, expand_server_list, resolve_selection,

@@ -39,7 +39,9 @@ impl TokenStoreKind {
 /// The validated settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SignInSettings {
+    /// `token_store` (or `$COYOTE_TOKEN_STORE`).
     pub token_store: TokenStoreKind,
+    /// `oauth_login_timeout`.
     pub login_timeout: Duration,
 }
 

@@ -92,7 +92,9 @@ pub struct ClientCredentials {
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PrivateKey {
+    /// The PEM text itself (`privateKey`, `${VAR}`-expanded).
     Pem(String),
+    /// A PEM file (`privateKeyFile`, relative paths taken from the config dir).
     File(PathBuf),
 }
 

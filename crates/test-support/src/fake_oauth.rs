@@ -49,6 +49,7 @@ pub struct FakeOAuthServer {
 }
 
 impl FakeOAuthServer {
+    /// Binds 127.0.0.1 on a free port and serves with `misbehaviour`.
     pub async fn start(misbehaviour: Misbehaviour) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
         let base = format!("http://127.0.0.1:{}", listener.local_addr()?.port());

@@ -177,6 +177,7 @@ fn program(name: &str) -> Result<PathBuf, PeerError> {
 }
 
 impl SecretServiceSession {
+    /// Starts the bus and the keyring and waits until `org.freedesktop.secrets` is on the bus.
     pub fn start() -> Result<Self, PeerError> {
         let (dbus, keyring, send) = (
             program("dbus-daemon")?,

@@ -87,6 +87,25 @@ fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
 
+/// The one token file (0600 in a 0700 directory) and the secrets it holds: the access token,
+/// and the refresh token and registered client secret when the server issued them.
+fn stored_secrets(home: &Home) -> Vec<String> {
+    let files = token_files(home);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(mode(&files[0]), 0o600);
+    assert_eq!(mode(files[0].parent().unwrap()), 0o700);
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    let token = &record["credentials"]["token_response"];
+    let mut secrets = vec![token["access_token"].as_str().unwrap().to_owned()];
+    secrets.extend(token["refresh_token"].as_str().map(str::to_owned));
+    secrets.extend(
+        record["client"]["client_secret"]
+            .as_str()
+            .map(str::to_owned),
+    );
+    secrets
+}
+
 #[test]
 fn sign_in_to_the_sdk_oauth_demo_then_call_and_sign_out() {
     let Some(demo) = peers::require(SdkOAuthDemo::start()) else {
@@ -149,24 +168,7 @@ fn sign_in_to_the_sdk_oauth_demo_then_call_and_sign_out() {
     );
     seen.extend([out, err]);
 
-    let files = token_files(&home);
-    assert_eq!(files.len(), 1, "{files:?}");
-    assert_eq!(mode(&files[0]), 0o600);
-    assert_eq!(mode(files[0].parent().unwrap()), 0o700);
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
-    let token = &record["credentials"]["token_response"];
-    let mut secrets: Vec<String> = vec![
-        token["access_token"]
-            .as_str()
-            .expect("access token")
-            .to_owned(),
-    ];
-    secrets.extend(token["refresh_token"].as_str().map(str::to_owned));
-    secrets.extend(
-        record["client"]["client_secret"]
-            .as_str()
-            .map(str::to_owned),
-    );
+    let secrets = stored_secrets(&home);
 
     // Signed in: calls work, in a new process, from the stored tokens.
     let (code, out, err) = run_with_browser(

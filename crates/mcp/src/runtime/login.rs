@@ -17,6 +17,7 @@ use crate::server::{ServerState, StateCell};
 /// What a login did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoginReport {
+    /// The server's name in mcp.json.
     pub server: String,
     /// A sign-in (or a client-credentials grant) ran; `false`: the server never asked.
     pub signed_in: bool,

@@ -20,6 +20,7 @@ pub struct BeginRequest<'a> {
 /// The authorization request to complete.
 #[derive(Debug, Clone)]
 pub struct AuthorizationPrompt {
+    /// The server's name in mcp.json.
     pub server: String,
     /// Open this (authorization endpoint with PKCE challenge, `state`, scopes, resource).
     pub authorization_url: String,
@@ -30,11 +31,15 @@ pub struct AuthorizationPrompt {
 /// What came back to the redirect URI (query parameters).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RedirectParams {
+    /// The authorization code.
     pub code: Option<String>,
+    /// The `state` sent with the authorization request.
     pub state: Option<String>,
     /// RFC 9207 `iss`.
     pub iss: Option<String>,
+    /// An OAuth error (`access_denied`, …) instead of a code.
     pub error: Option<String>,
+    /// Its human-readable description.
     pub error_description: Option<String>,
 }
 
@@ -74,6 +79,7 @@ impl RedirectParams {
 /// Starts sign-ins. `begin` comes first because the redirect URI must be known before the
 /// client registers (it is part of the registration).
 pub trait Authorizer: Send + Sync {
+    /// Prepares one sign-in (e.g. binds the redirect listener).
     fn begin<'a>(
         &'a self,
         request: BeginRequest<'a>,

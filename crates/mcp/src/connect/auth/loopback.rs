@@ -68,6 +68,7 @@ impl Loopback {
         })
     }
 
+    /// `http://127.0.0.1:PORT/callback` (`localhost` for a fixed port).
     pub fn redirect_uri(&self) -> &str {
         &self.redirect_uri
     }

@@ -90,13 +90,18 @@ pub enum TokenStoreChoice {
     File(PathBuf),
     /// The OS keyring (Secret Service); when it does not answer within
     /// [`KEYRING_PROBE_TIMEOUT`], one warning and the file store in `fallback`.
-    Keyring { fallback: PathBuf },
+    Keyring {
+        /// The directory of the file store used instead.
+        fallback: PathBuf,
+    },
 }
 
 /// Runtime-wide OAuth settings.
 #[derive(Clone)]
 pub struct AuthOptions {
+    /// Where tokens are kept.
     pub store: TokenStoreChoice,
+    /// Whether sign-ins may start (only `login` lets them).
     pub sign_in: SignIn,
     /// Bound of one browser sign-in (`oauth_login_timeout` in config.yaml).
     pub login_timeout: Duration,

@@ -188,7 +188,7 @@ impl ServerAuth {
             Challenge::Unauthorized { .. } if !machine && !interactive => return Verdict::PassOn,
             Challenge::Unauthorized { .. } => {}
             Challenge::InsufficientScope { scope, header } => {
-                let params = WWWAuthenticateParams::parse(header, &dummy_base(&self.url));
+                let params = challenge_params(header, &self.url);
                 if !params.is_insufficient_scope() && params.error.is_some() {
                     return Verdict::PassOn;
                 }
@@ -296,14 +296,18 @@ async fn fresh_manager(
     Ok(manager)
 }
 
-/// `url` as a base for relative `resource_metadata` values (only `scope`/`error` are read).
-fn dummy_base(url: &str) -> url::Url {
-    url::Url::parse(url).unwrap_or_else(|_| url::Url::parse("http://localhost/").expect("valid"))
+/// The parameters of a `WWW-Authenticate` challenge (`url` resolves a relative
+/// `resource_metadata`; only `scope` and `error` are read here).
+fn challenge_params(header: &str, url: &str) -> WWWAuthenticateParams {
+    match url::Url::parse(url).or_else(|_| url::Url::parse("http://localhost/")) {
+        Ok(base) => WWWAuthenticateParams::parse(header, &base),
+        Err(_) => WWWAuthenticateParams::default(),
+    }
 }
 
 /// The scopes a `WWW-Authenticate` challenge names.
 pub(crate) fn challenge_scope(header: &str) -> Option<String> {
-    WWWAuthenticateParams::parse(header, &dummy_base("http://localhost/")).scope
+    challenge_params(header, "http://localhost/").scope
 }
 
 /// Adds the scopes of `more` not in `into`, keeping order.

@@ -22,7 +22,9 @@ use crate::error::AuthFailure;
 /// Which record: the server URL plus the configured client id (`None`: coyote registers one).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StoreKey {
+    /// The server's URL as configured.
     pub server_url: String,
+    /// The configured `clientId`, if any.
     pub client_id: Option<String>,
 }
 
