@@ -258,6 +258,28 @@ pub(crate) fn classify_http(
 /// A transport error as a sentence: the transport's own message and its causes, without the
 /// transport's (Rust) type name that rmcp's `Display` puts first.
 pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    // An HTTP request that failed: say where and why, with the cause rmcp's wrapper hides.
+    if let Some(StreamableHttpError::Client(e)) = error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        let url = e
+            .url()
+            .map(|u| coyote_protocol::redact_url(u.as_str()))
+            .unwrap_or_else(|| "the server".to_owned());
+        let mut cause: &dyn std::error::Error = e;
+        while let Some(next) = cause.source() {
+            cause = next;
+        }
+        return if e.is_timeout() {
+            format!("no answer from {url} in time")
+        } else if e.is_connect() {
+            format!("cannot connect to {url} ({cause})")
+        } else {
+            format!("the request to {url} failed ({cause})")
+        };
+    }
     let mut parts: Vec<String> = Vec::new();
     let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
     while let Some(e) = current {
