@@ -109,6 +109,10 @@ pub struct OutputArgs {
     /// Print JSON (one document) instead of a table, for scripts.
     #[arg(long)]
     pub json: bool,
+    /// Show every table cell whole, however wide the table gets (default: fit the terminal,
+    /// or $COLUMNS, cutting descriptions with …).
+    #[arg(long, conflicts_with = "json")]
+    pub wide: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -14,6 +14,7 @@ mod models_cmd;
 mod output;
 mod repl;
 mod setup;
+mod term;
 
 use std::process::ExitCode;
 

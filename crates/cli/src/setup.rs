@@ -59,7 +59,7 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
         }
     }
     for warning in &config.warnings {
-        eprintln!("coyote: warning: {warning}");
+        crate::term::warning_line(&warning.to_string());
     }
     Ok(config)
 }

@@ -55,6 +55,8 @@ struct CodeBlock {
 /// Renders a stream of text deltas.
 pub struct MarkdownRenderer {
     style: Style,
+    /// Set when the answer goes to a terminal: the model's text is sanitized first.
+    sanitizer: Option<crate::term::sanitize::Sanitizer>,
     /// The current line, not rendered yet (ANSI only).
     pending: String,
     code: Option<CodeBlock>,
@@ -66,14 +68,26 @@ impl MarkdownRenderer {
     pub fn new(style: Style) -> Self {
         MarkdownRenderer {
             style,
+            sanitizer: None,
             pending: String::new(),
             code: None,
             at_line_start: true,
         }
     }
 
+    /// Sanitizes the model's text before rendering (the answer goes to a terminal).
+    pub fn sanitized(mut self) -> Self {
+        self.sanitizer = Some(crate::term::sanitize::Sanitizer::default());
+        self
+    }
+
     /// Feeds a delta; returns what can be written now.
     pub fn push(&mut self, delta: &str) -> String {
+        let delta = match self.sanitizer.as_mut() {
+            Some(s) => s.push(delta),
+            None => delta.to_owned(),
+        };
+        let delta = delta.as_str();
         if delta.is_empty() {
             return String::new();
         }
@@ -100,6 +114,12 @@ impl MarkdownRenderer {
     /// ends or something else (a status line) is about to be shown.
     pub fn finish_line(&mut self) -> String {
         let mut out = String::new();
+        if let Some(rest) = self.sanitizer.as_mut().map(|s| s.finish()) {
+            match self.style {
+                Style::Plain => out.push_str(&rest),
+                Style::Ansi => self.pending.push_str(&rest),
+            }
+        }
         if !self.pending.is_empty() {
             let line = std::mem::take(&mut self.pending);
             out.push_str(&self.render_line(&line));

@@ -157,15 +157,16 @@ fn output_mode(args: &ChatArgs) -> Mode {
     if args.json {
         return Mode::Json;
     }
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let answer = if !no_color && std::io::stdout().is_terminal() {
+    let caps = crate::term::caps();
+    let answer = if caps.color_stdout {
         Style::Ansi
     } else {
         Style::Plain
     };
     Mode::Text {
         answer,
-        status_color: !no_color && std::io::stderr().is_terminal(),
+        status_color: caps.color_stderr,
+        sanitize: caps.ttys.stdout,
     }
 }
 

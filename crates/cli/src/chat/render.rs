@@ -13,6 +13,7 @@ use coyote_session::{EventSink, SessionEvent, ToolCallStatus};
 use serde_json::{Value, json};
 
 use super::markdown::{MarkdownRenderer, Style};
+use crate::term::{Paint, sanitize};
 
 /// Where rendered output goes (stdout/stderr, or buffers in tests).
 pub struct Streams {
@@ -32,7 +33,12 @@ impl Streams {
 /// Output mode chosen by the flags and the terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    Text { answer: Style, status_color: bool },
+    Text {
+        answer: Style,
+        status_color: bool,
+        /// The answer goes to a terminal: it passes the sanitizer.
+        sanitize: bool,
+    },
     Json,
 }
 
@@ -58,15 +64,18 @@ pub const REFUSAL_HINT: &str =
 
 impl Output {
     pub fn new(mode: Mode, streams: Streams) -> Self {
-        let style = match mode {
-            Mode::Text { answer, .. } => answer,
-            Mode::Json => Style::Plain,
+        let markdown = match mode {
+            Mode::Text {
+                answer, sanitize, ..
+            } if sanitize => MarkdownRenderer::new(answer).sanitized(),
+            Mode::Text { answer, .. } => MarkdownRenderer::new(answer),
+            Mode::Json => MarkdownRenderer::new(Style::Plain),
         };
         Output {
             mode,
             state: Mutex::new(State {
                 streams,
-                markdown: MarkdownRenderer::new(style),
+                markdown,
                 out_broken: false,
                 refusal_hinted: false,
                 round_calls: 0,
@@ -113,6 +122,7 @@ impl State {
         }
     }
 
+    /// Writes to stderr as it is: callers sanitize the parts they did not write themselves.
     fn write_err(&mut self, text: &str) {
         let err = &mut self.streams.err;
         let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
@@ -174,7 +184,7 @@ impl EventSink for Output {
             SessionEvent::Warning { message } => {
                 let rest = state.markdown.finish_line();
                 state.write_out(&rest);
-                state.write_err(&format!("coyote: warning: {message}\n"));
+                state.write_err(&format!("coyote: warning: {}\n", sanitize(&message)));
             }
             SessionEvent::TurnFinished { .. } => {
                 let rest = state.markdown.finish_line();
@@ -186,7 +196,7 @@ impl EventSink for Output {
                 message,
             } => state.write_err(&format!(
                 "{}\n",
-                delegate_progress_line(&agent, depth, &message)
+                sanitize(&delegate_progress_line(&agent, depth, &message))
             )),
             SessionEvent::Usage { .. } | SessionEvent::RoundFinished { .. } => {}
         }
@@ -203,9 +213,10 @@ pub fn status_line(
     color: bool,
 ) -> String {
     let target = match (server, tool) {
-        (Some(server), Some(tool)) => format!(" ({server}: {tool})"),
+        (Some(server), Some(tool)) => format!(" ({}: {})", sanitize(server), sanitize(tool)),
         _ => String::new(),
     };
+    let name = sanitize(name);
     let word = match status {
         ToolCallStatus::Ok => "ok",
         ToolCallStatus::Error => "error",
@@ -213,16 +224,14 @@ pub fn status_line(
         ToolCallStatus::Cancelled => "cancelled",
         ToolCallStatus::Repeated => "not run (repeated call)",
     };
-    let word = if color {
-        let code = match status {
-            ToolCallStatus::Ok => "32",
-            ToolCallStatus::Error => "31",
-            ToolCallStatus::Refused | ToolCallStatus::Cancelled | ToolCallStatus::Repeated => "33",
-        };
-        format!("\x1b[{code}m{word}\x1b[0m")
-    } else {
-        word.to_owned()
+    let paint = match status {
+        ToolCallStatus::Ok => Paint::Ok,
+        ToolCallStatus::Error => Paint::Error,
+        ToolCallStatus::Refused | ToolCallStatus::Cancelled | ToolCallStatus::Repeated => {
+            Paint::Warn
+        }
     };
+    let word = crate::term::paint(word, paint, color);
     format!("tool {name}{target}: {word}, {duration_ms} ms\n")
 }
 
@@ -316,6 +325,7 @@ mod tests {
             Mode::Text {
                 answer: Style::Plain,
                 status_color: false,
+                sanitize: false,
             },
             Streams {
                 out: Box::new(out.clone()),

@@ -67,20 +67,20 @@ pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
         AddOutcome::Added => "added",
         AddOutcome::Replaced => "replaced",
     };
-    eprintln!(
-        "coyote: {verb} MCP server '{}' in {}",
+    crate::term::note_line(&format!(
+        "{verb} MCP server '{}' in {}",
         a.name,
         path.display()
-    );
+    ));
     Ok(())
 }
 
 pub fn remove(paths: &ConfigPaths, name: &str) -> CliResult {
     let path = paths.mcp_json();
     remove_server(&path, name).map_err(|e| CliError::usage(e.to_string()))?;
-    eprintln!(
-        "coyote: removed MCP server '{name}' from {}",
+    crate::term::note_line(&format!(
+        "removed MCP server '{name}' from {}",
         path.display()
-    );
+    ));
     Ok(())
 }

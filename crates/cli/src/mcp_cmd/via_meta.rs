@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use crate::args::{KindArg, OutputArgs};
 use crate::exit::{CliError, CliResult};
-use crate::output::{Table, print, print_json};
+use crate::output::{Table, print, print_json, print_table};
 
 /// A dispatcher spilling into `<cache>/mcp-resources`.
 pub fn dispatcher(runtime: &McpRuntime, paths: &ConfigPaths) -> MetaDispatcher {
@@ -69,9 +69,9 @@ pub async fn search(
         let s = |k: &str| hit[k].as_str().unwrap_or_default().to_owned();
         t.row(vec![s("kind"), s("id"), s("description")]);
     }
-    print(&t.render())?;
+    print_table(&t, out.wide)?;
     for w in body["warnings"].as_array().into_iter().flatten() {
-        eprintln!("coyote: warning: {}", w.as_str().unwrap_or_default());
+        crate::term::warning_line(w.as_str().unwrap_or_default());
     }
     Ok(())
 }
@@ -139,26 +139,26 @@ pub async fn read(d: &MetaDispatcher, server: &str, a: ReadArgs, out: OutputArgs
         if let Some(text) = item["text"].as_str() {
             print(text)?;
             if item["truncated"] == json!(true) {
-                eprintln!(
-                    "coyote: note: showing part of {} ({} bytes in all); next page: --offset {}",
+                crate::term::note_line(&format!(
+                    "note: showing part of {} ({} bytes in all); next page: --offset {}",
                     item["uri"].as_str().unwrap_or("the resource"),
                     item["total_bytes"],
                     item["next_offset"]
-                );
+                ));
             }
         } else if item["spilled"] == json!(true) {
             print(&format!("{}\n", item["path"].as_str().unwrap_or_default()))?;
-            eprintln!(
-                "coyote: binary content ({}, {} bytes, sha256 {}) saved to the path above",
+            crate::term::note_line(&format!(
+                "binary content ({}, {} bytes, sha256 {}) saved to the path above",
                 item["mime_type"].as_str().unwrap_or("unknown type"),
                 item["size_bytes"],
                 item["sha256"].as_str().unwrap_or_default()
-            );
+            ));
         } else if let Some(err) = item["error"].as_str() {
-            eprintln!("coyote: {err}");
+            crate::term::error_line(err);
             failed = true;
         } else if let Some(note) = item["note"].as_str() {
-            eprintln!("coyote: note: {note}");
+            crate::term::note_line(&format!("note: {note}"));
         }
     }
     if failed {

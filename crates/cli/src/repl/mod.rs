@@ -411,7 +411,7 @@ pub fn run_loop(repl: &mut Repl, editor: &mut reedline::Reedline) {
         let input = match editor.read_line(&prompt) {
             Ok(signal) => editor::Input::from(signal),
             Err(error) => {
-                eprintln!("coyote: the terminal failed: {error}");
+                crate::term::error_line(&format!("the terminal failed: {error}"));
                 break;
             }
         };

@@ -24,6 +24,7 @@ use inquire::InquireError;
 use super::form::{self, Answer, Choice, Field, FieldKind};
 use super::prompt_cmd::{ArgumentAsker, MissingArgument};
 use super::screen::Screen;
+use crate::term::sanitize;
 
 /// Longest argument text shown in an approval question.
 const MAX_SHOWN_ARGUMENTS: usize = 600;
@@ -132,7 +133,7 @@ impl Approver for Questions {
                     note: Some("no terminal to ask the user".to_owned()),
                 };
             }
-            let question = approval_question(&request);
+            let question = sanitize(&approval_question(&request)).into_owned();
             let answer = self
                 .blocking(move || {
                     let labels: Vec<&str> = APPROVAL_CHOICES.iter().map(|(_, l)| *l).collect();
@@ -197,7 +198,11 @@ impl ElicitationHook for Questions {
                     return ElicitationResponse::Decline;
                 }
             };
-            let header = format!("MCP server `{}` asks: {}", request.server, request.message);
+            let header = sanitize(&format!(
+                "MCP server `{}` asks: {}",
+                request.server, request.message
+            ))
+            .into_owned();
             self.blocking(move || run_form(&header, &fields))
                 .await
                 .unwrap_or(ElicitationResponse::Cancel)
@@ -236,8 +241,11 @@ fn run_form(header: &str, fields: &[Field]) -> ElicitationResponse {
 }
 
 fn ask_field(field: &Field) -> Result<Answer, InquireError> {
-    let label = field.label();
-    let help = field.description.clone();
+    let label = sanitize(&field.label()).into_owned();
+    let help = field
+        .description
+        .as_deref()
+        .map(|d| sanitize(d).into_owned());
     match &field.kind {
         FieldKind::Boolean => ask_boolean(field, &label, help.as_deref()),
         FieldKind::Choice(choices) => ask_choice(field, choices, &label, help.as_deref()),
@@ -431,8 +439,11 @@ fn ask_text(
 
 impl ArgumentAsker for Questions {
     fn ask(&self, prompt: &str, argument: &MissingArgument) -> BoxFuture<'_, Option<String>> {
-        let label = format!("{} for prompt `{prompt}`", argument.name);
-        let help = argument.description.clone();
+        let label = sanitize(&format!("{} for prompt `{prompt}`", argument.name)).into_owned();
+        let help = argument
+            .description
+            .as_deref()
+            .map(|d| sanitize(d).into_owned());
         Box::pin(async move {
             if self.mode == Interactivity::None {
                 return None;

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use coyote_session::{EventSink, SessionEvent, StopReason, ToolCallStatus};
 
 use super::screen::Screen;
+use crate::term::{Paint, paint as paint_text, sanitize};
 
 /// The REPL's [`EventSink`].
 #[derive(Debug)]
@@ -61,6 +62,22 @@ pub fn status_line(
     )
 }
 
+/// The status line with its mark coloured (green ok, red otherwise) when stderr allows it.
+fn painted(line: &str, status: ToolCallStatus) -> String {
+    let paint = match status {
+        ToolCallStatus::Ok => Paint::Ok,
+        ToolCallStatus::Error => Paint::Error,
+        ToolCallStatus::Refused | ToolCallStatus::Cancelled | ToolCallStatus::Repeated => {
+            Paint::Warn
+        }
+    };
+    let enabled = crate::term::caps().color_stderr;
+    match line.strip_prefix("  ").and_then(|l| l.split_once(' ')) {
+        Some((mark, rest)) => format!("  {} {rest}", paint_text(mark, paint, enabled)),
+        None => line.to_owned(),
+    }
+}
+
 fn format_duration(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
@@ -103,13 +120,14 @@ impl EventSink for TurnRenderer {
                     running.remove(&call_id);
                     running.values().next().cloned()
                 };
-                self.screen.line(&status_line(
+                let line = status_line(
                     &name,
                     server.as_deref(),
                     tool.as_deref(),
                     status,
                     duration_ms,
-                ));
+                );
+                self.screen.styled_line(&painted(&sanitize(&line), status));
                 match next {
                     Some(label) => self.screen.spin(&format!("running {label}…")),
                     None => self.screen.spin("thinking…"),

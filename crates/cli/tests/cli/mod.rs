@@ -8,4 +8,6 @@ mod everything;
 mod exposure;
 mod fake;
 mod repl;
+mod sanitize;
 mod scoping;
+mod terminal;
