@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     name = "coyote",
     version,
+    disable_help_subcommand = true,
     about = "An LLM command-line client with a complete MCP client",
     long_about = "coyote talks to MCP servers configured in mcp.json (Claude Desktop format).\n\
                   `coyote mcp …` runs every MCP operation from the shell, without an LLM.",
@@ -58,6 +59,13 @@ pub struct GlobalArgs {
     /// Log level for the log file (error, warn, info, debug, trace); default info.
     #[arg(long, global = true, env = "COYOTE_LOG", value_name = "LEVEL")]
     pub log_level: Option<String>,
+    /// Colours for a dark or light terminal background; `auto` asks the terminal (default:
+    /// config.yaml `theme`, else auto).
+    #[arg(long, global = true, value_enum, value_name = "THEME")]
+    pub theme: Option<crate::markdown::ThemeChoice>,
+    /// Show the model's answers as the Markdown it wrote, without rendering.
+    #[arg(long, global = true)]
+    pub raw: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,6 +80,29 @@ pub enum Command {
     },
     /// Start the interactive REPL (also what `coyote` alone does on a terminal).
     Repl(ReplArgs),
+    /// Show the help of a command (`coyote help mcp call`) or a topic of the manual
+    /// (`coyote help configuration`); without arguments, the list of topics.
+    Help {
+        /// A command path or a topic.
+        #[arg(value_name = "TOPIC")]
+        topic: Vec<String>,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Install, e.g.:\n  \
+        bash: coyote completions bash > ~/.local/share/bash-completion/completions/coyote\n  \
+        zsh:  coyote completions zsh > ~/.zfunc/_coyote   (with fpath+=~/.zfunc before compinit)\n  \
+        fish: coyote completions fish > ~/.config/fish/completions/coyote.fish")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout, or write one page per command into DIR.
+    Man {
+        /// Write coyote.1, coyote-mcp.1, coyote-mcp-call.1, … into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// Options of the REPL.
@@ -130,6 +161,10 @@ pub enum McpCommand {
     Servers {
         #[command(flatten)]
         out: OutputArgs,
+        /// Only the configured names, one per line, without starting any server (used by
+        /// the shell completion scripts).
+        #[arg(long, hide = true, conflicts_with = "json")]
+        names: bool,
     },
     /// List tools (of one server, or of all).
     Tools {
@@ -226,6 +261,9 @@ pub enum McpCommand {
         /// Arguments as a JSON object.
         #[arg(default_value = "{}")]
         json_args: String,
+        /// Print `{"function_name", "is_error", "text"}` as JSON instead of the text.
+        #[arg(long)]
+        json: bool,
     },
     /// Add a server to mcp.json: `add NAME [-e K=V…] -- CMD ARGS…` or `add NAME --url URL`.
     #[command(
@@ -247,12 +285,38 @@ pub enum McpCommand {
         /// Replace an existing entry of the same name.
         #[arg(long)]
         force: bool,
+        /// Print `{"action", "name", "file"}` as JSON on stdout.
+        #[arg(long)]
+        json: bool,
         /// The command and its arguments, after `--`.
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
     },
     /// Remove a server from mcp.json.
-    Remove { name: String },
+    Remove {
+        name: String,
+        /// Print `{"action", "name", "file"}` as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl ChatArgs {
+    /// When no message is given on a terminal the REPL starts; one-shot options that cannot
+    /// apply to it are a usage error instead of being silently ignored.
+    pub fn repl_misfit(&self) -> Option<String> {
+        let given = [
+            (self.json, "--json"),
+            (self.yes, "--yes"),
+            (self.no_stream, "--no-stream"),
+        ];
+        let (_, flag) = given.into_iter().find(|(set, _)| *set)?;
+        Some(format!(
+            "`{flag}` applies to a one-shot question, and no message was given (so the REPL \
+             would start, which does not take it); pass the message: `coyote {flag} \"…\"`, or \
+             leave out {flag} to start the REPL"
+        ))
+    }
 }
 
 impl Cli {
@@ -264,6 +328,9 @@ impl Cli {
             Some(Command::Mcp(_)) => "mcp …",
             Some(Command::Models { .. }) => "models",
             Some(Command::Repl(_)) => "repl",
+            Some(Command::Help { .. }) => "help",
+            Some(Command::Completions { .. }) => "completions",
+            Some(Command::Man { .. }) => "man",
         };
         let chat = &self.chat;
         let given = [

@@ -47,7 +47,7 @@ pub async fn run(global: &GlobalArgs, out: OutputArgs) -> CliResult {
     if views.is_empty() {
         return print(&format!(
             "No models configured. Add `clients:` to {} or export OPENAI_API_KEY, \
-             ANTHROPIC_API_KEY or OLLAMA_HOST (see docs/chat.md).\n",
+             ANTHROPIC_API_KEY or OLLAMA_HOST (see `coyote help chat`).\n",
             app.path.display()
         ));
     }

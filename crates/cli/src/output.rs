@@ -174,6 +174,11 @@ pub fn print_table(table: &Table, wide: bool) -> CliResult {
     write_stdout(&table.render_with(Fit::stdout(wide), term::caps().color_stdout))
 }
 
+/// Writes what the Markdown renderer produced (already sanitized and styled) to stdout.
+pub fn print_rendered(text: &str) -> CliResult {
+    write_stdout(text)
+}
+
 /// Writes text for people to stdout (sanitized on a terminal), turning a closed pipe
 /// (`| head`) into a quiet success.
 pub fn print(text: &str) -> CliResult {

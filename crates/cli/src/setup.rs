@@ -133,3 +133,13 @@ pub async fn start(specs: Vec<McpServerSpec>) -> McpRuntime {
     runtime.start_all(specs).await;
     runtime
 }
+
+/// The theme: `--theme`, else config.yaml `theme`, else auto.
+pub fn theme(global: &GlobalArgs, app: &coyote_config::AppConfig) -> crate::markdown::ThemeChoice {
+    use crate::markdown::ThemeChoice;
+    global.theme.unwrap_or(match app.theme {
+        coyote_config::ThemeSetting::Auto => ThemeChoice::Auto,
+        coyote_config::ThemeSetting::Dark => ThemeChoice::Dark,
+        coyote_config::ThemeSetting::Light => ThemeChoice::Light,
+    })
+}

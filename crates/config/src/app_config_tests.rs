@@ -38,6 +38,7 @@ mapping_mcp_servers:
   docs: "fs, web"
 expose: meta
 compact_threshold: 75
+theme: light
 "#;
 
 #[test]
@@ -92,6 +93,7 @@ fn full_file_validates_into_one_value() {
         ]),
         expose: Exposure::Meta,
         compact_threshold: 75,
+        theme: ThemeSetting::Light,
     };
     assert_eq!(config, expected);
     // The model part keeps its own colons.
@@ -112,6 +114,24 @@ fn no_file_and_no_env_has_no_model() {
     assert!(text.contains("no model configured"), "{text}");
     assert!(text.contains("OPENAI_API_KEY"), "{text}");
     assert!(text.contains("-m <client>:<model>"), "{text}");
+}
+
+#[test]
+fn openai_base_url_alone_says_which_model_to_pass() {
+    let env = MapEnv::new().with("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1");
+    let config = parse_app_config("", &path(), None, &env).unwrap();
+    let err = config.resolve_model(None).unwrap_err();
+    assert!(
+        matches!(err, AppConfigError::ModellessClients { .. }),
+        "{err}"
+    );
+    let text = err.to_string();
+    assert!(text.contains("client \"openai\" lists no models"), "{text}");
+    assert!(text.contains("pass -m openai:MODEL"), "{text}");
+    assert!(text.contains("OPENAI_BASE_URL"), "{text}");
+    // Naming the model works.
+    let resolved = config.resolve_model(Some("openai:llama3")).unwrap();
+    assert_eq!(resolved.id(), "openai:llama3");
 }
 
 #[test]

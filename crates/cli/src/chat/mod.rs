@@ -10,7 +10,6 @@
 //! the user's behalf otherwise); elicitations are declined (no interactive form here).
 
 mod input;
-mod markdown;
 mod render;
 
 pub(crate) use render::delegate_progress_line;
@@ -26,10 +25,10 @@ use coyote_session::{
     StopReason, TurnContext,
 };
 
-use self::markdown::Style;
 use self::render::{Mode, Output, Streams};
 use crate::args::{ChatArgs, GlobalArgs};
 use crate::exit::{CliError, CliResult};
+use crate::markdown::RenderOptions;
 use crate::setup;
 
 /// How long a cancelled turn waits before shutting the servers down (see `run`).
@@ -86,7 +85,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         }
     };
 
-    let output = Output::new(output_mode(&args), Streams::std());
+    let output = Output::new(output_mode(&args, global, &app), Streams::std());
     let approver: Box<dyn Approver> = if args.yes {
         Box::new(ApproveAll)
     } else {
@@ -153,20 +152,13 @@ async fn read_stdin() -> CliResult<Option<String>> {
         .map(Some)
 }
 
-fn output_mode(args: &ChatArgs) -> Mode {
+fn output_mode(args: &ChatArgs, global: &GlobalArgs, app: &coyote_config::AppConfig) -> Mode {
     if args.json {
         return Mode::Json;
     }
-    let caps = crate::term::caps();
-    let answer = if caps.color_stdout {
-        Style::Ansi
-    } else {
-        Style::Plain
-    };
     Mode::Text {
-        answer,
-        status_color: caps.color_stderr,
-        sanitize: caps.ttys.stdout,
+        answer: RenderOptions::for_stdout(global.raw, crate::setup::theme(global, app)),
+        status_color: crate::term::caps().color_stderr,
     }
 }
 

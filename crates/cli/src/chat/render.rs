@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use coyote_session::{EventSink, SessionEvent, ToolCallStatus};
 use serde_json::{Value, json};
 
-use super::markdown::{MarkdownRenderer, Style};
+use crate::markdown::{RenderOptions, StreamRenderer};
 use crate::term::{Paint, sanitize};
 
 /// Where rendered output goes (stdout/stderr, or buffers in tests).
@@ -31,20 +31,22 @@ impl Streams {
 }
 
 /// Output mode chosen by the flags and the terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
+    /// The answer rendered by the Markdown renderer, status lines on stderr.
     Text {
-        answer: Style,
+        /// How the answer is rendered (it sanitizes on a terminal).
+        answer: RenderOptions,
+        /// Status words in colour.
         status_color: bool,
-        /// The answer goes to a terminal: it passes the sanitizer.
-        sanitize: bool,
     },
+    /// Every event as a JSON line.
     Json,
 }
 
 struct State {
     streams: Streams,
-    markdown: MarkdownRenderer,
+    markdown: StreamRenderer,
     out_broken: bool,
     /// A refusal hint was already shown in this turn.
     refusal_hinted: bool,
@@ -64,12 +66,9 @@ pub const REFUSAL_HINT: &str =
 
 impl Output {
     pub fn new(mode: Mode, streams: Streams) -> Self {
-        let markdown = match mode {
-            Mode::Text {
-                answer, sanitize, ..
-            } if sanitize => MarkdownRenderer::new(answer).sanitized(),
-            Mode::Text { answer, .. } => MarkdownRenderer::new(answer),
-            Mode::Json => MarkdownRenderer::new(Style::Plain),
+        let markdown = match &mode {
+            Mode::Text { answer, .. } => StreamRenderer::new(answer.clone()),
+            Mode::Json => StreamRenderer::new(RenderOptions::raw(false)),
         };
         Output {
             mode,
@@ -323,9 +322,8 @@ mod tests {
         let (out, err) = (Buffer::default(), Buffer::default());
         let output = Output::new(
             Mode::Text {
-                answer: Style::Plain,
+                answer: RenderOptions::raw(false),
                 status_color: false,
-                sanitize: false,
             },
             Streams {
                 out: Box::new(out.clone()),

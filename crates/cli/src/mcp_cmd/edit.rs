@@ -10,7 +10,10 @@ use coyote_config::{
     remove_server,
 };
 
+use serde_json::json;
+
 use crate::exit::{CliError, CliResult};
+use crate::output::print_json;
 
 pub struct AddArgs {
     pub name: String,
@@ -21,7 +24,8 @@ pub struct AddArgs {
     pub command: Vec<String>,
 }
 
-pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
+/// Adds (or with `--force` replaces) the entry; `json` prints `{"action", "name", "file"}`.
+pub fn add(paths: &ConfigPaths, a: AddArgs, json: bool) -> CliResult {
     let usage = |e: coyote_config::ConfigError| CliError::usage(e.to_string());
     let entry = match (&a.url, a.command.split_first()) {
         (Some(url), None) => {
@@ -67,6 +71,9 @@ pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
         AddOutcome::Added => "added",
         AddOutcome::Replaced => "replaced",
     };
+    if json {
+        return print_json(&json!({"action": verb, "name": a.name, "file": path}));
+    }
     crate::term::note_line(&format!(
         "{verb} MCP server '{}' in {}",
         a.name,
@@ -75,9 +82,13 @@ pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
     Ok(())
 }
 
-pub fn remove(paths: &ConfigPaths, name: &str) -> CliResult {
+/// Removes the entry; `json` prints `{"action": "removed", "name", "file"}`.
+pub fn remove(paths: &ConfigPaths, name: &str, json: bool) -> CliResult {
     let path = paths.mcp_json();
     remove_server(&path, name).map_err(|e| CliError::usage(e.to_string()))?;
+    if json {
+        return print_json(&json!({"action": "removed", "name": name, "file": path}));
+    }
     crate::term::note_line(&format!(
         "removed MCP server '{name}' from {}",
         path.display()

@@ -196,15 +196,20 @@ pub async fn prompt(
 }
 
 /// `coyote mcp meta NAME 'JSON'`: the exact text the model would receive.
-pub async fn meta(d: &MetaDispatcher, name: &str, json_args: &str) -> CliResult {
+/// With `json`, `{"function_name", "is_error", "text"}` instead.
+pub async fn meta(d: &MetaDispatcher, name: &str, json_args: &str, json: bool) -> CliResult {
     let args: Value = serde_json::from_str(json_args)
         .map_err(|e| CliError::usage(format!("the arguments must be a JSON object: {e}")))?;
     let outcome = d.dispatch(name, args).await.map_err(dispatch_error)?;
     let mut text = outcome.to_model_text();
-    if !text.ends_with('\n') {
-        text.push('\n');
+    if json {
+        print_json(&json!({"function_name": name, "is_error": outcome.is_error, "text": text}))?;
+    } else {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        print(&text)?;
     }
-    print(&text)?;
     if outcome.is_error {
         Err(CliError::silent())
     } else {

@@ -8,21 +8,37 @@ use std::sync::Mutex;
 use coyote_session::{EventSink, SessionEvent, StopReason, ToolCallStatus};
 
 use super::screen::Screen;
+use crate::markdown::StreamRenderer;
 use crate::term::{Paint, paint as paint_text, sanitize};
 
 /// The REPL's [`EventSink`].
-#[derive(Debug)]
 pub struct TurnRenderer {
     screen: Screen,
     /// Tool calls started and not finished yet, by call id → label.
     running: Mutex<BTreeMap<String, String>>,
+    /// The answer's Markdown renderer.
+    answer: Mutex<StreamRenderer>,
 }
 
 impl TurnRenderer {
+    /// A renderer for one turn on `screen`.
     pub fn new(screen: Screen) -> Self {
         TurnRenderer {
+            answer: Mutex::new(screen.answer_renderer()),
             screen,
             running: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn answer(&self) -> std::sync::MutexGuard<'_, StreamRenderer> {
+        self.answer.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Renders what the answer still holds (before a status line, at the end).
+    fn flush_answer(&self) {
+        let rest = self.answer().finish_line();
+        if rest != "\n" {
+            self.screen.styled(&rest);
         }
     }
 
@@ -91,8 +107,9 @@ impl EventSink for TurnRenderer {
         match event {
             SessionEvent::RequestStarted { .. } => self.screen.spin("thinking…"),
             SessionEvent::TextDelta { text } => {
-                self.screen.stop_spinning();
-                self.screen.text(&text);
+                // The spinner goes on until a rendered block is ready to show.
+                let rendered = self.answer().push(&text);
+                self.screen.styled(&rendered);
             }
             SessionEvent::Usage { .. } | SessionEvent::RoundFinished { .. } => {}
             SessionEvent::ToolCallStarted {
@@ -102,6 +119,7 @@ impl EventSink for TurnRenderer {
                 tool,
                 ..
             } => {
+                self.flush_answer();
                 let label = call_label(&name, server.as_deref(), tool.as_deref());
                 self.screen.spin(&format!("running {label}…"));
                 self.running().insert(call_id, label);
@@ -134,6 +152,7 @@ impl EventSink for TurnRenderer {
                 }
             }
             SessionEvent::Warning { message } => {
+                self.flush_answer();
                 self.screen.line(&format!("coyote: warning: {message}"));
             }
             SessionEvent::DelegateProgress {
@@ -144,6 +163,7 @@ impl EventSink for TurnRenderer {
                 &agent, depth, &message,
             )),
             SessionEvent::TurnFinished { stop, .. } => {
+                self.flush_answer();
                 self.screen.finish();
                 match stop {
                     StopReason::Answered => {}

@@ -10,12 +10,14 @@
 //!   only when colour is allowed (`term::caps`); otherwise the status lines are still printed,
 //!   without animation.
 //! - Text coyote did not write goes through the terminal sanitizer ([`Screen::text`],
-//!   [`Screen::line`]).
+//!   [`Screen::line`]); answers come rendered (and sanitized) by the Markdown renderer
+//!   ([`Screen::answer_renderer`], [`Screen::styled`]).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::markdown::{RenderOptions, StreamRenderer, ThemeChoice};
 use crate::term::sanitize::Sanitizer;
 
 /// Spinner frames (ASCII-safe braille dots, like most CLIs).
@@ -44,6 +46,8 @@ pub struct Screen {
     state: Arc<Mutex<State>>,
     questions: Arc<tokio::sync::Mutex<()>>,
     animate: bool,
+    /// How answers are rendered (look, theme; the width is read again for every turn).
+    render: RenderOptions,
 }
 
 impl Default for Screen {
@@ -53,12 +57,28 @@ impl Default for Screen {
 }
 
 impl Screen {
+    /// A screen on this process's terminal, rendering answers for a dark background.
     pub fn new() -> Self {
+        Screen::with_render(RenderOptions::for_stdout(false, ThemeChoice::Dark))
+    }
+
+    /// A screen rendering answers with `render`.
+    pub fn with_render(render: RenderOptions) -> Self {
         Screen {
             state: Arc::default(),
             questions: Arc::default(),
             animate: crate::term::caps().animate(),
+            render,
         }
+    }
+
+    /// A renderer for one answer, fitted to the terminal's current width.
+    pub fn answer_renderer(&self) -> StreamRenderer {
+        let mut opts = self.render.clone();
+        if opts.width.is_some() {
+            opts.width = crate::term::caps().stdout_width();
+        }
+        StreamRenderer::new(opts)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -77,6 +97,16 @@ impl Screen {
             text.to_owned()
         };
         write_text(&mut state, &text);
+    }
+
+    /// Text on stdout already made safe and styled by coyote (the Markdown renderer's output).
+    pub fn styled(&self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut state = self.lock();
+        state.spinner = None;
+        write_text(&mut state, text);
     }
 
     /// A full line on stderr (status of a tool call, a warning), on its own line; sanitized.
@@ -111,13 +141,6 @@ impl Screen {
         let mut state = self.lock();
         end_answer_line(&mut state);
         state.spinner = Some(label.to_owned());
-    }
-
-    /// Stops the spinner.
-    pub fn stop_spinning(&self) {
-        let mut state = self.lock();
-        state.spinner = None;
-        erase(&mut state);
     }
 
     /// Draws the next spinner frame, if the spinner is on and nothing is asked.

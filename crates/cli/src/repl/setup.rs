@@ -76,7 +76,10 @@ pub fn start(
     let (provider, settings) =
         build_model(&app_config, options.model.as_deref()).map_err(CliError::usage)?;
 
-    let screen = Screen::new();
+    let screen = Screen::with_render(crate::markdown::RenderOptions::for_stdout(
+        global.raw,
+        crate::setup::theme(global, &app_config),
+    ));
     let questions = Questions::new(screen.clone(), Interactivity::detect());
     let runtime = McpRuntime::new(RuntimeOptions {
         client: ClientIdentity::default(),

@@ -133,6 +133,11 @@ impl Terminal {
         self.tmux(&args);
     }
 
+    /// The screen with its colours and attributes as escape sequences (`capture-pane -e`).
+    pub fn screen_with_escapes(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-e", "-S", "-200", "-t", "t"])
+    }
+
     /// The visible screen plus scrollback, wrapped lines joined.
     pub fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-J", "-S", "-200", "-t", "t"])

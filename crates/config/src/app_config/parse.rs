@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::detect::detect_providers;
 use super::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
-    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ServerList,
+    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ServerList, ThemeSetting,
 };
 use crate::env::EnvLookup;
 use crate::paths::ConfigPaths;
@@ -31,6 +31,7 @@ struct RawAppConfig {
     mapping_mcp_servers: BTreeMap<String, RawServerList>,
     expose: Option<Exposure>,
     compact_threshold: Option<u8>,
+    theme: Option<ThemeSetting>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -234,6 +235,7 @@ impl Validator<'_> {
             mapping_mcp_servers: mapping,
             expose: raw.expose.unwrap_or_default(),
             compact_threshold: raw.compact_threshold.unwrap_or(DEFAULT_COMPACT_THRESHOLD),
+            theme: raw.theme.unwrap_or_default(),
         })
     }
 
