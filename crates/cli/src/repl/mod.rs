@@ -10,8 +10,8 @@
 //! other road, straight to the turn loop as a [`line::UserMessage`] (R14).
 //!
 //! Modules: `commands` (the REPL_COMMANDS table), `line` (typed line vs. chat message),
-//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `questions` + `form`
-//! (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
+//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `questions` + `form` +
+//! `form_widgets` (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
 //! `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the configuration).
 #![allow(
     clippy::print_stderr,
@@ -23,6 +23,7 @@ pub mod commands;
 pub mod completer;
 pub mod editor;
 pub mod form;
+pub mod form_widgets;
 pub mod line;
 pub mod macro_cmd;
 pub mod prompt_cmd;

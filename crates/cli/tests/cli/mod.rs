@@ -7,6 +7,7 @@ mod docs;
 mod everything;
 mod exposure;
 mod fake;
+mod forms;
 mod markdown;
 mod repl;
 mod sanitize;
