@@ -138,6 +138,11 @@ pub async fn read(d: &MetaDispatcher, server: &str, a: ReadArgs, out: OutputArgs
     for item in &items {
         if let Some(text) = item["text"].as_str() {
             print(text)?;
+            // On a terminal the prompt must not follow the text on its last line; piped output
+            // keeps the exact bytes.
+            if !text.ends_with('\n') && crate::term::caps().ttys.stdout {
+                print("\n")?;
+            }
             if item["truncated"] == json!(true) {
                 crate::term::note_line(&format!(
                     "note: showing part of {} ({} bytes in all); next page: --offset {}",

@@ -373,6 +373,55 @@ pub fn help_text() -> String {
     out
 }
 
+/// `text` (the `.help` text) fitted to `width` columns: long lines wrap at spaces, and a
+/// command's description continues under itself — or, when its column is past half the width,
+/// starts on the next line.
+pub fn fit_help(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.width() <= width {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let lead = line.len() - line.trim_start().len();
+        let (head, body, indent) = match line[lead..].find("  ") {
+            Some(gap) if line.starts_with("  ") => {
+                let split = lead + gap;
+                let column = split + line[split..].len() - line[split..].trim_start().len();
+                if column <= width / 2 {
+                    (None, line, column)
+                } else {
+                    (Some(&line[..split]), line[split..].trim_start(), 6)
+                }
+            }
+            _ => (None, line, lead),
+        };
+        if let Some(head) = head {
+            out.push_str(head);
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+        }
+        let mut used = if head.is_some() { indent } else { 0 };
+        for (i, word) in body.split(' ').enumerate() {
+            let gap = usize::from(i > 0 && used > indent);
+            if used + gap + word.width() > width && used > indent {
+                out.push('\n');
+                out.push_str(&" ".repeat(indent));
+                used = indent;
+            } else if i > 0 {
+                out.push(' ');
+                used += 1;
+            }
+            out.push_str(word);
+            used += word.width();
+        }
+        out.push('\n');
+    }
+    out
+}
+
 fn synopsis(c: &CommandSpec) -> String {
     if c.usage.is_empty() {
         c.word.to_owned()

@@ -151,3 +151,23 @@ fn the_docs_show_the_current_help() {
         "update the .help block in docs/repl.md"
     );
 }
+
+#[test]
+fn help_fits_80_columns_without_splitting_words() {
+    use unicode_width::UnicodeWidthStr;
+    let text = help_text();
+    let fitted = fit_help(&text, 80);
+    for line in fitted.lines() {
+        assert!(line.width() <= 80, "{} columns: {line:?}", line.width());
+    }
+    let words = |t: &str| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(words(&fitted), words(&text));
+    // A description that wraps continues indented, never at column 0.
+    assert!(
+        fitted
+            .lines()
+            .all(|l| l.is_empty() || l.starts_with(' ') || !l.starts_with('.'))
+    );
+    // Wide enough: unchanged.
+    assert_eq!(fit_help(&text, 1000), text);
+}

@@ -201,7 +201,10 @@ impl Repl {
         let enabled = self.enabled_filter();
         match command {
             Command::Exit => return Flow::Exit,
-            Command::Help => self.print(&help_text()),
+            Command::Help => {
+                let width = crate::term::caps().stdout_width().unwrap_or(usize::MAX);
+                self.print(&commands::fit_help(&help_text(), width));
+            }
             Command::Clear => {
                 self.conversation.clear();
                 self.print("Started a new conversation.\n");
