@@ -41,6 +41,14 @@ pub struct ChatArgs {
     /// Run tool calls that need approval (destructive tools) without asking.
     #[arg(long)]
     pub yes: bool,
+    /// Attach a file (repeatable): text is inlined with its path (up to 1 MiB), a PNG, JPEG,
+    /// GIF or WebP image is sent as an image (up to 20 MiB) to models that take images;
+    /// `-f -` attaches stdin.
+    #[arg(short = 'f', long = "file", value_name = "PATH")]
+    pub files: Vec<String>,
+    /// Show the model's reasoning (dimmed, on stderr) when it streams any.
+    #[arg(long)]
+    pub show_reasoning: bool,
     #[command(flatten)]
     pub scope: ScopeArgs,
     /// The message. Piped stdin is added after it (`git diff | coyote "review this"`).
@@ -309,6 +317,8 @@ impl ChatArgs {
             (self.json, "--json"),
             (self.yes, "--yes"),
             (self.no_stream, "--no-stream"),
+            (!self.files.is_empty(), "--file"),
+            (self.show_reasoning, "--show-reasoning"),
         ];
         let (_, flag) = given.into_iter().find(|(set, _)| *set)?;
         Some(format!(
@@ -339,6 +349,8 @@ impl Cli {
             (chat.no_stream, "--no-stream"),
             (chat.yes, "--yes"),
             (chat.scope.agent.is_some(), "--agent"),
+            (!chat.files.is_empty(), "--file"),
+            (chat.show_reasoning, "--show-reasoning"),
         ];
         let (_, flag) = given.into_iter().find(|(set, _)| *set)?;
         let takes_it = matches!(

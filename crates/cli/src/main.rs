@@ -5,6 +5,7 @@
 mod agent;
 mod agent_chat;
 mod args;
+mod attach;
 mod chat;
 mod coerce;
 mod exit;
@@ -14,6 +15,7 @@ mod markdown;
 mod mcp_cmd;
 mod models_cmd;
 mod output;
+mod reasoning;
 mod repl;
 mod setup;
 mod shell_cmd;

@@ -62,6 +62,7 @@ fn full_file_validates_into_one_value() {
                     name: "qwen2.5:1.5b".into(),
                     max_tokens: Some(1024),
                     context_window: Some(32768),
+                    supports_images: None,
                 }]),
                 key: KeyStatus::NotNeeded,
                 origin: ClientOrigin::ConfigFile,

@@ -20,6 +20,7 @@ use std::io::IsTerminal;
 use coyote_config::{ProcessEnv, load_app_config};
 use coyote_llm::StreamMode;
 use coyote_mcp::SpillStore;
+use coyote_protocol::Message;
 use coyote_session::{
     ApprovalPolicies, ApproveAll, Approver, CancellationToken, RefuseAll, Session, SessionError,
     StopReason, TurnContext,
@@ -27,6 +28,7 @@ use coyote_session::{
 
 use self::render::{Mode, Output, Streams};
 use crate::args::{ChatArgs, GlobalArgs};
+use crate::attach::Attachments;
 use crate::exit::{CliError, CliResult};
 use crate::markdown::RenderOptions;
 use crate::setup;
@@ -42,8 +44,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     coyote_llm::install_crypto_provider();
     let paths = setup::paths(global)?;
     crate::logging::init(&paths.log_dir(), global.log_level.as_deref());
-    let piped = read_stdin().await?;
-    let message = input::compose(&args.text, piped.as_deref())?;
+    let (text, attachments) = read_message(&args).await?;
 
     let app = load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
     // `-r`, `--session` and `-m` scope the turn exactly as in the REPL (repl/scope.rs).
@@ -51,6 +52,8 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     let choice =
         crate::repl::scope::choose_model(&app, &prepared.scope).map_err(CliError::usage)?;
     tracing::info!(model = %choice.id, "one-shot chat");
+    attachments.check_model(&choice.id, choice.supports_images)?;
+    let message = Message::user_with_images(text, attachments.images);
 
     let mcp = setup::load_mcp(global, &paths)?;
     let all_specs = mcp.servers.clone();
@@ -107,7 +110,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         Some(agent) => (&agent.session, &mut agent.conversation),
         None => (&session, &mut prepared.conversation),
     };
-    let result = session.run_turn(conversation, message, &ctx).await;
+    let result = session.run_turn_message(conversation, message, &ctx).await;
     output.finish();
     // Whatever happened, the conversation is valid: keep it in the session file.
     if let Err(error) = prepared.save() {
@@ -141,15 +144,34 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     }
 }
 
-/// Text from stdin when it is piped (not a terminal).
-async fn read_stdin() -> CliResult<Option<String>> {
-    if std::io::stdin().is_terminal() {
-        return Ok(None);
-    }
-    tokio::task::spawn_blocking(|| input::read_piped(std::io::stdin().lock()))
-        .await
-        .map_err(|e| CliError::failure(format!("cannot read stdin: {e}")))?
-        .map(Some)
+/// The message text — the TEXT arguments, piped stdin (unless `-f -` attaches it) and the
+/// attached text files — and the attachments (read off the runtime: files and stdin block).
+async fn read_message(args: &ChatArgs) -> CliResult<(String, Attachments)> {
+    let files = args.files.clone();
+    let words = args.text.clone();
+    tokio::task::spawn_blocking(move || {
+        let stdin_attached = files.iter().any(|f| f == "-");
+        let mut attachments = Attachments::default();
+        let mut stdin = std::io::stdin().lock();
+        for file in &files {
+            let reader: Option<&mut dyn std::io::Read> =
+                if file == "-" { Some(&mut stdin) } else { None };
+            attachments.add(file, reader)?;
+        }
+        let piped = if stdin_attached || std::io::stdin().is_terminal() {
+            None
+        } else {
+            Some(input::read_piped(&mut stdin)?)
+        };
+        let text = match input::compose(&words, piped.as_deref()) {
+            Ok(text) => text,
+            Err(_) if !attachments.is_empty() => String::new(),
+            Err(error) => return Err(error),
+        };
+        Ok((attachments.compose(&text), attachments))
+    })
+    .await
+    .map_err(|e| CliError::failure(format!("cannot read the message: {e}")))?
 }
 
 fn output_mode(args: &ChatArgs, global: &GlobalArgs, app: &coyote_config::AppConfig) -> Mode {
@@ -159,6 +181,7 @@ fn output_mode(args: &ChatArgs, global: &GlobalArgs, app: &coyote_config::AppCon
     Mode::Text {
         answer: RenderOptions::for_stdout(global.raw, crate::setup::theme(global, app)),
         status_color: crate::term::caps().color_stderr,
+        show_reasoning: args.show_reasoning,
     }
 }
 

@@ -13,6 +13,7 @@ use coyote_session::{EventSink, SessionEvent, ToolCallStatus};
 use serde_json::{Value, json};
 
 use crate::markdown::{RenderOptions, StreamRenderer};
+use crate::reasoning::ReasoningView;
 use crate::term::{Paint, sanitize};
 
 /// Where rendered output goes (stdout/stderr, or buffers in tests).
@@ -39,6 +40,8 @@ pub enum Mode {
         answer: RenderOptions,
         /// Status words in colour.
         status_color: bool,
+        /// `--show-reasoning`: the model's reasoning on stderr.
+        show_reasoning: bool,
     },
     /// Every event as a JSON line.
     Json,
@@ -47,6 +50,8 @@ pub enum Mode {
 struct State {
     streams: Streams,
     markdown: StreamRenderer,
+    /// The reasoning shown on stderr (`--show-reasoning`), else `None`.
+    reasoning: Option<ReasoningView>,
     out_broken: bool,
     /// A refusal hint was already shown in this turn.
     refusal_hinted: bool,
@@ -70,11 +75,20 @@ impl Output {
             Mode::Text { answer, .. } => StreamRenderer::new(answer.clone()),
             Mode::Json => StreamRenderer::new(RenderOptions::raw(false)),
         };
+        let reasoning = match &mode {
+            Mode::Text {
+                show_reasoning: true,
+                status_color,
+                ..
+            } => Some(ReasoningView::new(None, *status_color)),
+            _ => None,
+        };
         Output {
             mode,
             state: Mutex::new(State {
                 streams,
                 markdown,
+                reasoning,
                 out_broken: false,
                 refusal_hinted: false,
                 round_calls: 0,
@@ -107,6 +121,13 @@ impl Output {
 }
 
 impl State {
+    /// The reasoning is over (the answer or a tool call starts): its last line, on stderr.
+    fn end_reasoning(&mut self) {
+        if let Some(rest) = self.reasoning.as_mut().map(ReasoningView::finish) {
+            self.write_err(&rest);
+        }
+    }
+
     fn write_out(&mut self, text: &str) {
         if self.out_broken || text.is_empty() {
             return;
@@ -146,12 +167,20 @@ impl EventSink for Output {
             Mode::Text { status_color, .. } => status_color,
         };
         match event {
+            SessionEvent::ReasoningDelta { text } => {
+                if let Some(view) = state.reasoning.as_mut() {
+                    let shown = view.push(&text);
+                    state.write_err(&shown);
+                }
+            }
             SessionEvent::TextDelta { text } => {
+                state.end_reasoning();
                 let rendered = state.markdown.push(&text);
                 state.write_out(&rendered);
             }
             SessionEvent::RequestStarted { .. } => state.round_calls = 0,
             SessionEvent::ToolCallStarted { .. } => {
+                state.end_reasoning();
                 if state.round_calls == 0 {
                     let rest = state.markdown.finish_line();
                     state.write_out(&rest);
@@ -186,6 +215,7 @@ impl EventSink for Output {
                 state.write_err(&format!("coyote: warning: {}\n", sanitize(&message)));
             }
             SessionEvent::TurnFinished { .. } => {
+                state.end_reasoning();
                 let rest = state.markdown.finish_line();
                 state.write_out(&rest);
             }
@@ -324,6 +354,7 @@ mod tests {
             Mode::Text {
                 answer: RenderOptions::raw(false),
                 status_color: false,
+                show_reasoning: false,
             },
             Streams {
                 out: Box::new(out.clone()),

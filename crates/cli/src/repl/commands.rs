@@ -24,6 +24,8 @@ pub enum CommandName {
     Session,
     Compact,
     Agent,
+    File,
+    Reasoning,
 }
 
 /// One row of the command table.
@@ -125,6 +127,20 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
         word: ".agent",
         usage: "[NAME]",
         description: "Run as an agent (instructions, model, own MCP servers, delegates); without NAME leave it",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::File,
+        word: ".file",
+        usage: "PATH",
+        description: "Attach a file to your next message (text inline, images to models that take them)",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Reasoning,
+        word: ".reasoning",
+        usage: "",
+        description: "Show the whole reasoning of the last answer that streamed any",
         validity: Validity::Always,
     },
     CommandSpec {
@@ -238,6 +254,9 @@ pub enum Command {
     Compact,
     /// `.agent NAME`; `None` leaves the agent.
     Agent(Option<String>),
+    /// `.file PATH` (the rest of the line: paths may contain spaces).
+    File(String),
+    Reasoning,
 }
 
 /// A dot-command that does not parse; the message says how to write it.
@@ -276,6 +295,9 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
         CommandName::Clear => no_args(Command::Clear),
         CommandName::Exit => no_args(Command::Exit),
         CommandName::Compact => no_args(Command::Compact),
+        CommandName::Reasoning => no_args(Command::Reasoning),
+        CommandName::File if rest.is_empty() => Err(usage()),
+        CommandName::File => Ok(Command::File(rest.to_owned())),
         CommandName::Agent => match args.as_slice() {
             [] => Ok(Command::Agent(None)),
             [name] => Ok(Command::Agent(Some((*name).to_owned()))),

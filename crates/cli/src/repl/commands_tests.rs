@@ -16,6 +16,8 @@ fn every_command_has_exactly_one_row() {
         CommandName::Session,
         CommandName::Compact,
         CommandName::Agent,
+        CommandName::File,
+        CommandName::Reasoning,
     ];
     for name in names {
         assert_eq!(
@@ -26,6 +28,17 @@ fn every_command_has_exactly_one_row() {
         assert_eq!(CommandName::lookup(name.spec().word), Some(name));
     }
     assert_eq!(REPL_COMMANDS.len(), names.len());
+}
+
+#[test]
+fn file_and_reasoning_parse() {
+    assert_eq!(
+        parse_command(".file my notes.txt"),
+        Ok(Command::File("my notes.txt".into()))
+    );
+    assert!(parse_command(".file").is_err());
+    assert_eq!(parse_command(".reasoning"), Ok(Command::Reasoning));
+    assert!(parse_command(".reasoning more").is_err());
 }
 
 #[test]

@@ -92,6 +92,8 @@ pub struct Repl {
     macro_depth: usize,
     /// The running agent and the agent host (`.agent`, see `agent_cmd.rs`).
     agents: agent_cmd::AgentSlot,
+    /// Files attached with `.file` for the next message.
+    attachments: crate::attach::Attachments,
 }
 
 /// The parts a [`Repl`] is made of.
@@ -130,6 +132,7 @@ impl Repl {
             paths: None,
             macro_depth: 0,
             agents: agent_cmd::AgentSlot::default(),
+            attachments: crate::attach::Attachments::default(),
         }
     }
 
@@ -272,6 +275,20 @@ impl Repl {
                 return self.run_macro(&name, &args, Invocation::Explicit);
             }
             Command::Session(session) => self.session_command(&session),
+            Command::File(path) => match self.attachments.add(&path, None) {
+                Ok(()) => self.print(&format!(
+                    "Attached {path}; it goes with your next message.\n"
+                )),
+                Err(error) => self.screen.line(&format!("coyote: {}", error.message)),
+            },
+            Command::Reasoning => {
+                let text = self.screen.reasoning();
+                if text.is_empty() {
+                    self.print("No reasoning yet: the model has not streamed any.\n");
+                } else {
+                    self.print(&format!("{}\n", text.trim_end()));
+                }
+            }
             Command::Compact => self.compact_command(),
             Command::Prompt(args) => match self.resolve_prompt(&args) {
                 Ok(message) => self.chat(message),
@@ -340,9 +357,36 @@ impl Repl {
         }
     }
 
+    /// The user message with the `.file` attachments (taken: they go with this message only);
+    /// `None` when the model cannot take an attached image (the reason is shown).
+    fn with_attachments(&mut self, message: UserMessage) -> Option<coyote_protocol::Message> {
+        let attachments = std::mem::take(&mut self.attachments);
+        if !attachments.images.is_empty()
+            && let Some(app) = self.app_config.as_ref()
+        {
+            let choice = scope::choose_model(app, &self.scope);
+            let (model, supported) = match &choice {
+                Ok(choice) => (choice.id.as_str(), choice.supports_images),
+                Err(_) => ("in use", false),
+            };
+            if let Err(error) = attachments.check_model(model, supported) {
+                self.screen.line(&format!("coyote: {}", error.message));
+                return None;
+            }
+        }
+        let text = attachments.compose(&message.into_text());
+        Some(coyote_protocol::Message::user_with_images(
+            text,
+            attachments.images,
+        ))
+    }
+
     /// Runs one turn for `message`; Ctrl-C cancels it (the REPL stays usable).
     pub fn chat(&mut self, message: UserMessage) {
         tracing::info!(origin = ?message.origin(), "user message");
+        let Some(message) = self.with_attachments(message) else {
+            return;
+        };
         let cancel = CancellationToken::new();
         self.questions.set_turn(Some(cancel.clone()));
         let renderer = TurnRenderer::new(self.screen.clone());
@@ -356,7 +400,7 @@ impl Repl {
                 approver,
                 cancel: cancel.clone(),
             };
-            let turn = session.run_turn(conversation, message.into_text(), &ctx);
+            let turn = session.run_turn_message(conversation, message, &ctx);
             tokio::pin!(turn);
             let mut interrupts = interrupt_signals();
             loop {

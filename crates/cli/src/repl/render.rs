@@ -9,6 +9,7 @@ use coyote_session::{EventSink, SessionEvent, StopReason, ToolCallStatus};
 
 use super::screen::Screen;
 use crate::markdown::StreamRenderer;
+use crate::reasoning::{REPL_LINES, ReasoningView};
 use crate::term::{Paint, paint as paint_text, sanitize};
 
 /// The REPL's [`EventSink`].
@@ -18,6 +19,8 @@ pub struct TurnRenderer {
     running: Mutex<BTreeMap<String, String>>,
     /// The answer's Markdown renderer.
     answer: Mutex<StreamRenderer>,
+    /// The reasoning of this turn's answers (first lines shown, the rest on `.reasoning`).
+    reasoning: Mutex<ReasoningView>,
 }
 
 impl TurnRenderer {
@@ -25,6 +28,10 @@ impl TurnRenderer {
     pub fn new(screen: Screen) -> Self {
         TurnRenderer {
             answer: Mutex::new(screen.answer_renderer()),
+            reasoning: Mutex::new(ReasoningView::new(
+                Some(REPL_LINES),
+                crate::term::caps().color_stdout,
+            )),
             screen,
             running: Mutex::new(BTreeMap::new()),
         }
@@ -32,6 +39,17 @@ impl TurnRenderer {
 
     fn answer(&self) -> std::sync::MutexGuard<'_, StreamRenderer> {
         self.answer.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Ends the reasoning shown so far (its `… N more lines` note) and keeps its text for
+    /// `.reasoning`.
+    fn end_reasoning(&self) {
+        let mut view = self.reasoning.lock().unwrap_or_else(|p| p.into_inner());
+        let rest = view.finish();
+        if !rest.is_empty() {
+            self.screen.styled(&rest);
+            self.screen.set_reasoning(view.text());
+        }
     }
 
     /// Renders what the answer still holds (before a status line, at the end).
@@ -106,7 +124,16 @@ impl EventSink for TurnRenderer {
     fn emit(&self, event: SessionEvent) {
         match event {
             SessionEvent::RequestStarted { .. } => self.screen.spin("thinking…"),
+            SessionEvent::ReasoningDelta { text } => {
+                let shown = self
+                    .reasoning
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(&text);
+                self.screen.styled(&shown);
+            }
             SessionEvent::TextDelta { text } => {
+                self.end_reasoning();
                 // The spinner goes on until a rendered block is ready to show.
                 let rendered = self.answer().push(&text);
                 self.screen.styled(&rendered);
@@ -119,6 +146,7 @@ impl EventSink for TurnRenderer {
                 tool,
                 ..
             } => {
+                self.end_reasoning();
                 self.flush_answer();
                 let label = call_label(&name, server.as_deref(), tool.as_deref());
                 self.screen.spin(&format!("running {label}…"));
@@ -163,6 +191,7 @@ impl EventSink for TurnRenderer {
                 &agent, depth, &message,
             )),
             SessionEvent::TurnFinished { stop, .. } => {
+                self.end_reasoning();
                 self.flush_answer();
                 self.screen.finish();
                 match stop {

@@ -48,6 +48,8 @@ pub struct Screen {
     animate: bool,
     /// How answers are rendered (look, theme; the width is read again for every turn).
     render: RenderOptions,
+    /// The whole reasoning of the last answer that had any (`.reasoning`).
+    reasoning: Arc<Mutex<String>>,
 }
 
 impl Default for Screen {
@@ -69,7 +71,21 @@ impl Screen {
             questions: Arc::default(),
             animate: crate::term::caps().animate(),
             render,
+            reasoning: Arc::default(),
         }
+    }
+
+    /// Keeps the last answer's reasoning for `.reasoning`.
+    pub fn set_reasoning(&self, text: &str) {
+        *self.reasoning.lock().unwrap_or_else(|p| p.into_inner()) = text.to_owned();
+    }
+
+    /// The last answer's reasoning (empty when none streamed any).
+    pub fn reasoning(&self) -> String {
+        self.reasoning
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// A renderer for one answer, fitted to the terminal's current width.

@@ -37,6 +37,8 @@ pub enum Paint {
     Ok,
     /// Cyan: the spinner.
     Accent,
+    /// Dim: reasoning.
+    Dim,
     /// Bold: table headers.
     Bold,
 }
@@ -48,6 +50,7 @@ impl Paint {
             Paint::Warn => "33",
             Paint::Ok => "32",
             Paint::Accent => "36",
+            Paint::Dim => "2",
             Paint::Bold => "1",
         }
     }

@@ -1,4 +1,5 @@
 mod agents;
+mod attach;
 mod chat;
 mod common;
 mod config_errors;

@@ -52,6 +52,7 @@ struct RawModel {
     name: String,
     max_tokens: Option<u32>,
     context_window: Option<u32>,
+    supports_images: Option<bool>,
 }
 
 /// `all`, `a,b`, `[a, b]`, `[]` or null.
@@ -284,6 +285,7 @@ impl Validator<'_> {
                 name: m.name,
                 max_tokens: m.max_tokens,
                 context_window: m.context_window,
+                supports_images: m.supports_images,
             });
         }
         let mut provider = ProviderConfig::new(raw.kind, raw.name, api_base).with_models(models);
