@@ -81,7 +81,7 @@ pub async fn describe(
     server: &str,
     id: &str,
     kind: KindArg,
-    _out: OutputArgs,
+    out: OutputArgs,
 ) -> CliResult {
     let kind = match kind {
         KindArg::Tool => "tool",
@@ -96,8 +96,16 @@ pub async fn describe(
         json!({ "tool": id, "kind": kind }),
     )
     .await?;
-    // A description is structured either way; JSON is the readable form.
-    print_json(&json_body(&outcome))
+    // A description is structured either way; JSON is the readable form. Without `--json`
+    // it is text for a person: sanitized on a terminal (JSON leaves C1 and bidi controls).
+    let body = json_body(&outcome);
+    if out.json {
+        return print_json(&body);
+    }
+    let mut text = serde_json::to_string_pretty(&body)
+        .map_err(|e| CliError::failure(format!("cannot encode the description: {e}")))?;
+    text.push('\n');
+    print(&text)
 }
 
 pub struct ReadArgs {

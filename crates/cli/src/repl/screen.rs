@@ -156,7 +156,8 @@ impl Screen {
     pub fn spin(&self, label: &str) {
         let mut state = self.lock();
         end_answer_line(&mut state);
-        state.spinner = Some(label.to_owned());
+        // Labels name tools the model chose: sanitized like every other line.
+        state.spinner = Some(crate::term::sanitize(label).into_owned());
     }
 
     /// Draws the next spinner frame, if the spinner is on and nothing is asked.

@@ -193,3 +193,53 @@ async fn the_repl_shows_three_lines_of_reasoning_and_never_sends_it_back() {
     assert!(sent.contains("first answer"), "{sent}");
     assert!(!sent.contains("think"), "reasoning was sent back: {sent}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_repl_attaches_files_to_the_next_message_only() {
+    if !tmux_available() {
+        return;
+    }
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![Reply::text("read it"), Reply::text("plain again")],
+    )
+    .await;
+    let home = Home::new();
+    home.write_servers(json!({}));
+    write_config(&home, LlmWire::OpenAi, &llm.api_base(), "");
+    std::fs::write(home.work_dir().join("notes.txt"), "remember the milk\n").unwrap();
+    std::fs::write(home.work_dir().join("pixel.png"), PNG_BYTES).unwrap();
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    // This model takes no images: the message is not sent, and says why.
+    term.type_text(".file pixel.png");
+    term.keys(&["Enter"]);
+    term.wait_text("Attached pixel.png").await;
+    term.type_text("what is it?");
+    term.keys(&["Enter"]);
+    term.wait_text("fake:fake-model does not take images").await;
+    term.wait_prompts(3).await;
+    term.type_text(".file notes.txt");
+    term.keys(&["Enter"]);
+    term.wait_prompts(4).await;
+    term.type_text("summarise");
+    term.keys(&["Enter"]);
+    term.wait_text("read it").await;
+    term.wait_prompts(5).await;
+    term.type_text("and now?");
+    term.keys(&["Enter"]);
+    term.wait_text("plain again").await;
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        user_texts(LlmWire::OpenAi, &requests[0]),
+        ["summarise\n\n<file path=\"notes.txt\">\nremember the milk\n</file>"]
+    );
+    assert!(images(LlmWire::OpenAi, &requests[0]).is_empty());
+    assert_eq!(
+        user_texts(LlmWire::OpenAi, &requests[1])
+            .last()
+            .map(String::as_str),
+        Some("and now?")
+    );
+}

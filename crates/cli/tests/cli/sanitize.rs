@@ -73,6 +73,13 @@ async fn server_text_on_a_terminal_shows_escape_sequences_as_text() {
     );
     drop(term);
 
+    // `describe` prints JSON for a person: JSON escapes ESC, the bidi override is made visible.
+    let term = Terminal::run(&home, &["mcp", "describe", "evil", "show"], &[]);
+    let screen = term.wait_text("[coyote exited").await;
+    assert!(screen.contains("[coyote exited 0]"), "{screen}");
+    assert!(screen.contains("<U+202E>lanif"), "{screen}");
+    drop(term);
+
     let term = Terminal::run(&home, &["mcp", "call", "evil", "show"], &[]);
     let screen = term.wait_text("[coyote exited").await;
     assert!(screen.contains("[coyote exited 0]"), "{screen}");
