@@ -75,7 +75,7 @@ pub async fn start(
         .await
         .map_err(CliError::usage)?;
     for warning in &started.warnings {
-        eprintln!("coyote: warning: {warning}");
+        crate::term::warning_line(&warning.to_string());
     }
     tracing::info!(agent = %name, model = %started.session.model_label(), "one-shot agent");
     Ok(Some(started))

@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     name = "coyote",
     version,
+    disable_help_subcommand = true,
     about = "An LLM command-line client with a complete MCP client",
     long_about = "coyote talks to MCP servers configured in mcp.json (Claude Desktop format).\n\
                   `coyote mcp …` runs every MCP operation from the shell, without an LLM.",
@@ -40,6 +41,14 @@ pub struct ChatArgs {
     /// Run tool calls that need approval (destructive tools) without asking.
     #[arg(long)]
     pub yes: bool,
+    /// Attach a file (repeatable): text is inlined with its path (up to 1 MiB), a PNG, JPEG,
+    /// GIF or WebP image is sent as an image (up to 20 MiB) to models that take images;
+    /// `-f -` attaches stdin.
+    #[arg(short = 'f', long = "file", value_name = "PATH")]
+    pub files: Vec<String>,
+    /// Show the model's reasoning (dimmed, on stderr) when it streams any.
+    #[arg(long)]
+    pub show_reasoning: bool,
     #[command(flatten)]
     pub scope: ScopeArgs,
     /// The message. Piped stdin is added after it (`git diff | coyote "review this"`).
@@ -58,6 +67,13 @@ pub struct GlobalArgs {
     /// Log level for the log file (error, warn, info, debug, trace); default info.
     #[arg(long, global = true, env = "COYOTE_LOG", value_name = "LEVEL")]
     pub log_level: Option<String>,
+    /// Colours for a dark or light terminal background; `auto` asks the terminal (default:
+    /// config.yaml `theme`, else auto).
+    #[arg(long, global = true, value_enum, value_name = "THEME")]
+    pub theme: Option<crate::markdown::ThemeChoice>,
+    /// Show the model's answers as the Markdown it wrote, without rendering.
+    #[arg(long, global = true)]
+    pub raw: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,6 +88,29 @@ pub enum Command {
     },
     /// Start the interactive REPL (also what `coyote` alone does on a terminal).
     Repl(ReplArgs),
+    /// Show the help of a command (`coyote help mcp call`) or a topic of the manual
+    /// (`coyote help configuration`); without arguments, the list of topics.
+    Help {
+        /// A command path or a topic.
+        #[arg(value_name = "TOPIC")]
+        topic: Vec<String>,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Install, e.g.:\n  \
+        bash: coyote completions bash > ~/.local/share/bash-completion/completions/coyote\n  \
+        zsh:  coyote completions zsh > ~/.zfunc/_coyote   (with fpath+=~/.zfunc before compinit)\n  \
+        fish: coyote completions fish > ~/.config/fish/completions/coyote.fish")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout, or write one page per command into DIR.
+    Man {
+        /// Write coyote.1, coyote-mcp.1, coyote-mcp-call.1, … into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// Options of the REPL.
@@ -109,6 +148,10 @@ pub struct OutputArgs {
     /// Print JSON (one document) instead of a table, for scripts.
     #[arg(long)]
     pub json: bool,
+    /// Show every table cell whole, however wide the table gets (default: fit the terminal,
+    /// or $COLUMNS, cutting descriptions with …).
+    #[arg(long, conflicts_with = "json")]
+    pub wide: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -126,6 +169,10 @@ pub enum McpCommand {
     Servers {
         #[command(flatten)]
         out: OutputArgs,
+        /// Only the configured names, one per line, without starting any server (used by
+        /// the shell completion scripts).
+        #[arg(long, hide = true, conflicts_with = "json")]
+        names: bool,
     },
     /// List tools (of one server, or of all).
     Tools {
@@ -222,6 +269,9 @@ pub enum McpCommand {
         /// Arguments as a JSON object.
         #[arg(default_value = "{}")]
         json_args: String,
+        /// Print `{"function_name", "is_error", "text"}` as JSON instead of the text.
+        #[arg(long)]
+        json: bool,
     },
     /// Add a server to mcp.json: `add NAME [-e K=V…] -- CMD ARGS…` or `add NAME --url URL`.
     #[command(
@@ -229,7 +279,7 @@ pub enum McpCommand {
                             coyote mcp add gh -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- github-mcp-server stdio\n  \
                             coyote mcp add remote --url https://mcp.example.com/mcp --header 'X-Team: core'\n  \
                             coyote mcp add slack --url https://mcp.slack.com/mcp --client-id 123.456 --scope chat:write\n\
-                            A remote server that asks for sign-in: `coyote mcp login NAME` (docs/remote-servers.md)."
+                            A remote server that asks for sign-in: `coyote mcp login NAME` (`coyote help remote-servers`)."
     )]
     Add {
         name: String,
@@ -251,22 +301,50 @@ pub enum McpCommand {
         /// Replace an existing entry of the same name.
         #[arg(long)]
         force: bool,
+        /// Print `{"action", "name", "file"}` as JSON on stdout.
+        #[arg(long)]
+        json: bool,
         /// The command and its arguments, after `--`.
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
     },
     /// Remove a server from mcp.json.
-    Remove { name: String },
+    Remove {
+        name: String,
+        /// Print `{"action", "name", "file"}` as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Sign in to a remote server (OAuth): opens $BROWSER (or xdg-open/open) and waits for the
     /// redirect on a loopback port; the tokens are stored for every later command.
     #[command(
         after_help = "The URL is always printed on stderr, so it can be opened on another machine \
                       (then forward the redirect port, or set \"redirectPort\"). See \
-                      docs/remote-servers.md."
+                      `coyote help remote-servers`."
     )]
     Login { name: String },
     /// Forget a remote server's sign-in (its stored tokens).
     Logout { name: String },
+}
+
+impl ChatArgs {
+    /// When no message is given on a terminal the REPL starts; one-shot options that cannot
+    /// apply to it are a usage error instead of being silently ignored.
+    pub fn repl_misfit(&self) -> Option<String> {
+        let given = [
+            (self.json, "--json"),
+            (self.yes, "--yes"),
+            (self.no_stream, "--no-stream"),
+            (!self.files.is_empty(), "--file"),
+            (self.show_reasoning, "--show-reasoning"),
+        ];
+        let (_, flag) = given.into_iter().find(|(set, _)| *set)?;
+        Some(format!(
+            "`{flag}` applies to a one-shot question, and no message was given (so the REPL \
+             would start, which does not take it); pass the message: `coyote {flag} \"…\"`, or \
+             leave out {flag} to start the REPL"
+        ))
+    }
 }
 
 impl Cli {
@@ -278,6 +356,9 @@ impl Cli {
             Some(Command::Mcp(_)) => "mcp …",
             Some(Command::Models { .. }) => "models",
             Some(Command::Repl(_)) => "repl",
+            Some(Command::Help { .. }) => "help",
+            Some(Command::Completions { .. }) => "completions",
+            Some(Command::Man { .. }) => "man",
         };
         let chat = &self.chat;
         let given = [
@@ -286,6 +367,8 @@ impl Cli {
             (chat.no_stream, "--no-stream"),
             (chat.yes, "--yes"),
             (chat.scope.agent.is_some(), "--agent"),
+            (!chat.files.is_empty(), "--file"),
+            (chat.show_reasoning, "--show-reasoning"),
         ];
         let (_, flag) = given.into_iter().find(|(set, _)| *set)?;
         let takes_it = matches!(

@@ -1,5 +1,6 @@
 //! Exit codes and the CLI's error type. Every failure is printed once, to stderr, as
-//! `coyote: <message>`; the kind decides the exit code.
+//! `coyote: <message>` (sanitized, the prefix coloured when stderr allows it); the kind decides
+//! the exit code.
 
 use std::fmt;
 
@@ -74,16 +75,16 @@ impl CliError {
         match self.kind {
             ErrorKind::Silent => CODE_FAILURE,
             ErrorKind::Failure => {
-                eprintln!("coyote: {}", self.message);
+                crate::term::error_line(&self.message);
                 CODE_FAILURE
             }
             ErrorKind::Usage => {
-                eprintln!("coyote: {}", self.message);
+                crate::term::error_line(&self.message);
                 CODE_USAGE
             }
             ErrorKind::Interrupted => {
                 if !self.message.is_empty() {
-                    eprintln!("coyote: {}", self.message);
+                    crate::term::error_line(&self.message);
                 }
                 CODE_INTERRUPTED
             }

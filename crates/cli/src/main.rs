@@ -5,15 +5,22 @@
 mod agent;
 mod agent_chat;
 mod args;
+mod attach;
 mod chat;
 mod coerce;
 mod exit;
+mod help_cmd;
 mod logging;
+mod markdown;
 mod mcp_cmd;
 mod models_cmd;
 mod output;
+mod reasoning;
 mod repl;
 mod setup;
+mod shell_cmd;
+mod term;
+mod typo;
 
 use std::process::ExitCode;
 
@@ -23,6 +30,18 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     if let Some(message) = cli.misplaced_chat_option() {
         return ExitCode::from(exit::CliError::usage(message).report());
+    }
+    if cli.command.is_none() {
+        let after_dashes = std::env::args_os().any(|a| a == "--");
+        if let Some(message) = typo::check(&cli.chat.text, after_dashes) {
+            return ExitCode::from(exit::CliError::usage(message).report());
+        }
+        if cli.chat.text.is_empty()
+            && std::io::IsTerminal::is_terminal(&std::io::stdin())
+            && let Some(message) = cli.chat.repl_misfit()
+        {
+            return ExitCode::from(exit::CliError::usage(message).report());
+        }
     }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -71,6 +90,9 @@ async fn run(cli: args::Cli) -> u8 {
             "the REPL cannot start here; run `coyote repl` on a terminal",
         )),
         Some(args::Command::Models { out }) => models_cmd::run(&cli.global, out).await,
+        Some(args::Command::Help { topic }) => help_cmd::run(&cli.global, &topic),
+        Some(args::Command::Completions { shell }) => shell_cmd::completions(shell),
+        Some(args::Command::Man { dir }) => shell_cmd::man(dir.as_deref()),
         None => chat::run(&cli.global, cli.chat).await,
     };
     match result {

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalArgs, OutputArgs};
 use crate::exit::{CliError, CliResult};
-use crate::output::{Table, print, print_json};
+use crate::output::{Table, print, print_json, print_table};
 
 #[derive(Debug, Serialize)]
 struct ClientView {
@@ -47,7 +47,7 @@ pub async fn run(global: &GlobalArgs, out: OutputArgs) -> CliResult {
     if views.is_empty() {
         return print(&format!(
             "No models configured. Add `clients:` to {} or export OPENAI_API_KEY, \
-             ANTHROPIC_API_KEY or OLLAMA_HOST (see docs/chat.md).\n",
+             ANTHROPIC_API_KEY or OLLAMA_HOST (see `coyote help chat`).\n",
             app.path.display()
         ));
     }
@@ -82,7 +82,7 @@ pub async fn run(global: &GlobalArgs, out: OutputArgs) -> CliResult {
             ]);
         }
     }
-    print(&table.render())
+    print_table(&table, out.wide)
 }
 
 fn views(app: &AppConfig) -> Vec<ClientView> {

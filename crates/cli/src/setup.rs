@@ -62,7 +62,7 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
         }
     }
     for warning in &config.warnings {
-        eprintln!("coyote: warning: {warning}");
+        crate::term::warning_line(&warning.to_string());
     }
     Ok(config)
 }
@@ -182,4 +182,14 @@ pub async fn start(specs: Vec<McpServerSpec>, paths: &ConfigPaths) -> McpRuntime
     let runtime = McpRuntime::new(runtime_options(paths));
     runtime.start_all(specs).await;
     runtime
+}
+
+/// The theme: `--theme`, else config.yaml `theme`, else auto.
+pub fn theme(global: &GlobalArgs, app: &coyote_config::AppConfig) -> crate::markdown::ThemeChoice {
+    use crate::markdown::ThemeChoice;
+    global.theme.unwrap_or(match app.theme {
+        coyote_config::ThemeSetting::Auto => ThemeChoice::Auto,
+        coyote_config::ThemeSetting::Dark => ThemeChoice::Dark,
+        coyote_config::ThemeSetting::Light => ThemeChoice::Light,
+    })
 }

@@ -127,6 +127,21 @@ pub struct AppConfig {
     pub compact_threshold: u8,
     /// `token_store` (or `$COYOTE_TOKEN_STORE`) and `oauth_login_timeout` (issue 16).
     pub sign_in: crate::SignInSettings,
+    /// `theme`: the background the terminal renderer draws answers for (issue 21).
+    pub theme: ThemeSetting,
+}
+
+/// config.yaml `theme:` — `auto` (detect the terminal's background), `dark` or `light`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThemeSetting {
+    /// Detect the background.
+    #[default]
+    Auto,
+    /// A dark background.
+    Dark,
+    /// A light background.
+    Light,
 }
 
 /// A model to chat with, ready to build a provider from.
@@ -164,7 +179,7 @@ pub enum AppConfigError {
     /// YAML syntax or shape (wrong type, unknown key); `message` carries the key path and the
     /// line/column from the YAML parser.
     #[error(
-        "{}: {message}. Fix: correct that entry (the format is described in docs/chat.md)",
+        "{}: {message}. Fix: correct that entry (the format is described in `coyote help configuration`)",
         path.display()
     )]
     Syntax {
@@ -191,12 +206,31 @@ pub enum AppConfigError {
     #[error(
         "no model configured. Fix: set `model: <client>:<model>` with a `clients:` entry in {}, \
          or export OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST, or pass -m <client>:<model> \
-         (see docs/chat.md)",
+         (see `coyote help chat`)",
         path.display()
     )]
     NoModel {
         /// The config file, named in the fix.
         path: PathBuf,
+    },
+
+    /// Clients exist but none lists a model (`OPENAI_BASE_URL` alone serves models coyote
+    /// cannot guess).
+    #[error(
+        "no model chosen: {} list{} no models (a server at a custom URL, e.g. OPENAI_BASE_URL, \
+         serves models coyote cannot guess). Fix: pass -m {}:MODEL with a model that server \
+         has, or set `model: {}:MODEL` in {} (see `coyote help chat`)",
+        quoted_list(clients),
+        if clients.len() == 1 { "s" } else { "" },
+        clients.first().map_or("CLIENT", String::as_str),
+        clients.first().map_or("CLIENT", String::as_str),
+        path.display()
+    )]
+    ModellessClients {
+        /// The config file, named in the fix.
+        path: PathBuf,
+        /// The clients without models.
+        clients: Vec<String>,
     },
 
     /// The model names a client that is not configured.
@@ -257,6 +291,15 @@ fn origin_label(origin: ModelOrigin, path: &Path) -> String {
         ModelOrigin::CommandLine => "-m/--model".to_owned(),
         ModelOrigin::ConfigFile => format!("{}: `model`", path.display()),
         ModelOrigin::Default => "the default model".to_owned(),
+    }
+}
+
+/// `client "a"` or `clients "a", "b"`.
+fn quoted_list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    match quoted.len() {
+        1 => format!("client {}", quoted[0]),
+        _ => format!("clients {}", quoted.join(", ")),
     }
 }
 
@@ -369,6 +412,10 @@ impl AppConfig {
             .find_map(|c| c.provider.models.first().map(|m| (c, m.clone())));
         match found {
             Some((client, model)) => self.resolved(client, model, ModelOrigin::Default),
+            None if !self.clients.is_empty() => Err(AppConfigError::ModellessClients {
+                path: self.path.clone(),
+                clients: self.client_names(),
+            }),
             None => Err(AppConfigError::NoModel {
                 path: self.path.clone(),
             }),

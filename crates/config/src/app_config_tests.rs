@@ -40,6 +40,7 @@ expose: meta
 compact_threshold: 75
 token_store: keyring
 oauth_login_timeout: 45
+theme: light
 "#;
 
 #[test]
@@ -63,6 +64,7 @@ fn full_file_validates_into_one_value() {
                     name: "qwen2.5:1.5b".into(),
                     max_tokens: Some(1024),
                     context_window: Some(32768),
+                    supports_images: None,
                 }]),
                 key: KeyStatus::NotNeeded,
                 origin: ClientOrigin::ConfigFile,
@@ -98,6 +100,7 @@ fn full_file_validates_into_one_value() {
             token_store: crate::TokenStoreKind::Keyring,
             login_timeout: std::time::Duration::from_secs(45),
         },
+        theme: ThemeSetting::Light,
     };
     assert_eq!(config, expected);
     // The model part keeps its own colons.
@@ -118,6 +121,24 @@ fn no_file_and_no_env_has_no_model() {
     assert!(text.contains("no model configured"), "{text}");
     assert!(text.contains("OPENAI_API_KEY"), "{text}");
     assert!(text.contains("-m <client>:<model>"), "{text}");
+}
+
+#[test]
+fn openai_base_url_alone_says_which_model_to_pass() {
+    let env = MapEnv::new().with("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1");
+    let config = parse_app_config("", &path(), None, &env).unwrap();
+    let err = config.resolve_model(None).unwrap_err();
+    assert!(
+        matches!(err, AppConfigError::ModellessClients { .. }),
+        "{err}"
+    );
+    let text = err.to_string();
+    assert!(text.contains("client \"openai\" lists no models"), "{text}");
+    assert!(text.contains("pass -m openai:MODEL"), "{text}");
+    assert!(text.contains("OPENAI_BASE_URL"), "{text}");
+    // Naming the model works.
+    let resolved = config.resolve_model(Some("openai:llama3")).unwrap();
+    assert_eq!(resolved.id(), "openai:llama3");
 }
 
 #[test]

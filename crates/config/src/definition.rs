@@ -287,7 +287,7 @@ pub(crate) fn parse_mapping(file: &Path, text: &str) -> Result<Mapping, Definiti
             file,
             None,
             "the YAML is not a mapping of `key: value` lines",
-            "write one `key: value` per line (see docs/agents.md)",
+            "write one `key: value` per line (see `coyote help agents`)",
         )),
         Err(e) => {
             let at = e

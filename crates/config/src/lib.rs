@@ -35,8 +35,8 @@ pub use agents::{
 };
 pub use app_config::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
-    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, detect_providers,
-    load_app_config, parse_app_config,
+    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, ThemeSetting,
+    detect_providers, load_app_config, parse_app_config,
 };
 pub use definition::{
     DefinitionError, DefinitionKind, DefinitionWarning, DefinitionWarningKind, Listing,

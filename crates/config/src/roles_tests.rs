@@ -88,7 +88,7 @@ fn malformed_roles_name_file_key_and_fix() {
         ),
         (
             "---\n- a\n- b\n---\nx",
-            "/cfg/roles/bad.md: the YAML is not a mapping of `key: value` lines; write one `key: value` per line (see docs/agents.md)",
+            "/cfg/roles/bad.md: the YAML is not a mapping of `key: value` lines; write one `key: value` per line (see `coyote help agents`)",
         ),
     ];
     for (text, message) in cases {

@@ -84,7 +84,14 @@ impl Anthropic {
                     system.push(text.as_str());
                     continue;
                 }
-                Message::User { text } => ("user", vec![json!({"type": "text", "text": text})]),
+                Message::User { text, images } => {
+                    let mut blocks = vec![json!({"type": "text", "text": text})];
+                    blocks.extend(images.iter().map(|image| {
+                        json!({"type": "image", "source": {"type": "base64",
+                            "media_type": image.media_type, "data": image.data_base64}})
+                    }));
+                    ("user", blocks)
+                }
                 Message::Assistant(assistant) => {
                     let mut blocks = Vec::new();
                     if !assistant.text.is_empty() {

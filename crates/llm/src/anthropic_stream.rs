@@ -62,6 +62,10 @@ enum Block {
         #[serde(default)]
         text: String,
     },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+    },
     ToolUse {
         id: String,
         name: String,
@@ -77,6 +81,9 @@ enum Block {
 enum BlockDelta {
     TextDelta {
         text: String,
+    },
+    ThinkingDelta {
+        thinking: String,
     },
     InputJsonDelta {
         partial_json: String,
@@ -150,7 +157,10 @@ impl AnthropicStreamParser {
     fn start_block(&mut self, index: u64, block: Block, out: &mut VecDeque<StreamEvent>) {
         match block {
             Block::Text { text } if !text.is_empty() => out.push_back(StreamEvent::TextDelta(text)),
-            Block::Text { .. } | Block::Other => {}
+            Block::Thinking { thinking } if !thinking.is_empty() => {
+                out.push_back(StreamEvent::ReasoningDelta(thinking))
+            }
+            Block::Text { .. } | Block::Thinking { .. } | Block::Other => {}
             Block::ToolUse { id, name, input } => {
                 let position = self.calls.len();
                 self.tool_blocks.insert(index, position);
@@ -243,6 +253,9 @@ impl WireParser for AnthropicStreamParser {
                 BlockDelta::TextDelta { text } if !text.is_empty() => {
                     out.push_back(StreamEvent::TextDelta(text))
                 }
+                BlockDelta::ThinkingDelta { thinking } if !thinking.is_empty() => {
+                    out.push_back(StreamEvent::ReasoningDelta(thinking))
+                }
                 BlockDelta::InputJsonDelta { partial_json } if !partial_json.is_empty() => {
                     let position = *self.tool_blocks.get(&index).ok_or_else(|| {
                         LlmError::protocol(
@@ -257,6 +270,7 @@ impl WireParser for AnthropicStreamParser {
                     });
                 }
                 BlockDelta::TextDelta { .. }
+                | BlockDelta::ThinkingDelta { .. }
                 | BlockDelta::InputJsonDelta { .. }
                 | BlockDelta::Other => {}
             },

@@ -1,7 +1,7 @@
 //! Streamed response events and the assembler that folds them into a [`ChatResponse`].
 //!
 //! Every provider yields the same sequence shape, whether it streamed or not:
-//! `TextDelta*` and per call `ToolCallStarted → ToolCallArgumentsDelta* → ToolCallFinished`
+//! `TextDelta*` (with `ReasoningDelta*` anywhere before the text) and per call `ToolCallStarted → ToolCallArgumentsDelta* → ToolCallFinished`
 //! (calls may interleave, told apart by `index`), then at most one `Usage`, then exactly one
 //! `Done` as the last item. `index` is the call's position in the final
 //! [`AssistantMessage::tool_calls`] (0, 1, 2… in order of `ToolCallStarted`), not a provider's
@@ -15,6 +15,9 @@ use crate::types::{AssistantMessage, ChatResponse, FinishReason, ToolCall, Usage
 pub enum StreamEvent {
     /// A piece of the answer's text.
     TextDelta(String),
+    /// Reasoning the model shows before its answer (OpenAI-compatible `reasoning_content`,
+    /// Anthropic thinking). For display only: it is never part of the assistant message.
+    ReasoningDelta(String),
     /// The model began a tool call.
     ToolCallStarted {
         /// The call's position among this answer's calls.
@@ -69,7 +72,7 @@ impl ResponseAssembler {
         match event {
             StreamEvent::TextDelta(delta) => self.text.push_str(delta),
             StreamEvent::ToolCallStarted { index, .. } => self.slot(*index),
-            StreamEvent::ToolCallArgumentsDelta { .. } => {}
+            StreamEvent::ToolCallArgumentsDelta { .. } | StreamEvent::ReasoningDelta(_) => {}
             StreamEvent::ToolCallFinished { index, call } => {
                 self.slot(*index);
                 self.calls[*index] = Some(call.clone());

@@ -207,7 +207,17 @@ impl Provider for OpenAiCompatible {
 fn wire_message(message: &Message) -> Value {
     match message {
         Message::System { text } => json!({"role": "system", "content": text}),
-        Message::User { text } => json!({"role": "user", "content": text}),
+        Message::User { text, images } if images.is_empty() => {
+            json!({"role": "user", "content": text})
+        }
+        Message::User { text, images } => {
+            let mut parts = vec![json!({"type": "text", "text": text})];
+            parts.extend(images.iter().map(|image| {
+                let url = format!("data:{};base64,{}", image.media_type, image.data_base64);
+                json!({"type": "image_url", "image_url": {"url": url}})
+            }));
+            json!({"role": "user", "content": parts})
+        }
         Message::Assistant(assistant) => {
             let mut wire = serde_json::Map::new();
             wire.insert("role".into(), json!("assistant"));

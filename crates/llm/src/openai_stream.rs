@@ -38,6 +38,9 @@ struct ChunkChoice {
 #[derive(Debug, Deserialize)]
 struct Delta {
     content: Option<String>,
+    /// DeepSeek, vLLM, llama.cpp …; `reasoning` on OpenRouter and Ollama.
+    #[serde(alias = "reasoning")]
+    reasoning_content: Option<String>,
     tool_calls: Option<Vec<ToolCallDelta>>,
 }
 
@@ -250,6 +253,9 @@ impl WireParser for OpenAiStreamParser {
         // Only the first choice matters: we never ask for `n > 1`.
         if let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) {
             if let Some(delta) = choice.delta {
+                if let Some(text) = delta.reasoning_content.filter(|t| !t.is_empty()) {
+                    out.push_back(StreamEvent::ReasoningDelta(text));
+                }
                 if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
                     out.push_back(StreamEvent::TextDelta(text));
                 }
@@ -308,6 +314,8 @@ struct CompletionChoice {
 #[derive(Debug, Deserialize)]
 struct CompletionMessage {
     content: Option<String>,
+    #[serde(alias = "reasoning")]
+    reasoning_content: Option<String>,
     tool_calls: Option<Vec<ToolCallDelta>>,
 }
 
@@ -333,6 +341,9 @@ pub(crate) fn parse_completion(provider: &str, body: &[u8]) -> Result<Vec<Stream
     parser.usage = completion.usage.map(Usage::from);
     let mut out = VecDeque::new();
     if let Some(message) = choice.message {
+        if let Some(text) = message.reasoning_content.filter(|t| !t.is_empty()) {
+            out.push_back(StreamEvent::ReasoningDelta(text));
+        }
         if let Some(text) = message.content.filter(|t| !t.is_empty()) {
             out.push_back(StreamEvent::TextDelta(text));
         }

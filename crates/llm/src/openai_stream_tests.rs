@@ -283,3 +283,18 @@ fn whole_completion_becomes_the_same_events() {
         ]
     );
 }
+
+#[test]
+fn reasoning_content_streams_as_reasoning_and_stays_out_of_the_message() {
+    let body = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"hmm, \"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"so\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Yes.\"},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let events = ok(run(body, &[30]));
+    assert_eq!(events[0], StreamEvent::ReasoningDelta("hmm, ".into()));
+    assert_eq!(events[1], StreamEvent::ReasoningDelta("so".into()));
+    assert_eq!(events[2], StreamEvent::TextDelta("Yes.".into()));
+    assert_eq!(assemble(&events).message, AssistantMessage::text("Yes."));
+}

@@ -12,7 +12,7 @@ pub mod server;
 
 pub use function::FunctionDeclaration;
 pub use message::{
-    ArgumentsError, AssistantMessage, Message, ToolCall, ToolOutcome, ToolResult, Usage,
+    ArgumentsError, AssistantMessage, ImagePart, Message, ToolCall, ToolOutcome, ToolResult, Usage,
 };
 pub use names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
 pub use oauth::{ClientCredentials, OAuthGrant, OAuthSpec, PrivateKey};

@@ -20,10 +20,14 @@ pub enum Message {
         /// The instructions.
         text: String,
     },
-    /// What the user typed (or a `.prompt` flattened into text).
+    /// What the user typed (or a `.prompt` flattened into text), with the images attached to
+    /// it (if any).
     User {
         /// The text.
         text: String,
+        /// Images sent with the text (`-f photo.png`); only to models that take images.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImagePart>,
     },
     /// What the model said: text, tool calls, or both.
     Assistant(AssistantMessage),
@@ -39,7 +43,18 @@ impl Message {
 
     /// A user message.
     pub fn user(text: impl Into<String>) -> Self {
-        Message::User { text: text.into() }
+        Message::User {
+            text: text.into(),
+            images: Vec::new(),
+        }
+    }
+
+    /// A user message with images.
+    pub fn user_with_images(text: impl Into<String>, images: Vec<ImagePart>) -> Self {
+        Message::User {
+            text: text.into(),
+            images,
+        }
     }
 
     /// An assistant message.
@@ -51,6 +66,16 @@ impl Message {
     pub fn tool_result(result: ToolResult) -> Self {
         Message::Tool(result)
     }
+}
+
+/// An image attached to a user message, as the providers take it: base64 data and its media
+/// type (`image/png`, `image/jpeg`, `image/gif`, `image/webp`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImagePart {
+    /// The media type.
+    pub media_type: String,
+    /// The image bytes, base64 (standard alphabet, padded).
+    pub data_base64: String,
 }
 
 /// An assistant turn as the model produced it.

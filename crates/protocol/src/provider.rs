@@ -118,6 +118,10 @@ pub struct ModelConfig {
     pub max_tokens: Option<u32>,
     /// Context window in tokens, for budgeting (informational for the provider).
     pub context_window: Option<u32>,
+    /// Whether the model takes images (`supports_images` in config.yaml); `None`: the
+    /// provider's default ([`ProviderConfig::supports_images`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_images: Option<bool>,
 }
 
 impl ModelConfig {
@@ -169,6 +173,18 @@ pub struct ProviderConfig {
 }
 
 impl ProviderConfig {
+    /// Whether `model` of this client takes images: its `supports_images`, else true for
+    /// Anthropic and for OpenAI itself (`api.openai.com`), false for other OpenAI-compatible
+    /// servers (most local models do not).
+    pub fn supports_images(&self, model: &ModelConfig) -> bool {
+        model.supports_images.unwrap_or(match self.kind {
+            ProviderKind::Anthropic => true,
+            ProviderKind::OpenAiCompatible => {
+                self.api_base.trim_end_matches('/') == OPENAI_API_BASE
+            }
+        })
+    }
+
     /// A client with no key, no models and the default timeouts.
     pub fn new(kind: ProviderKind, name: impl Into<String>, api_base: impl Into<String>) -> Self {
         ProviderConfig {
@@ -219,5 +235,30 @@ mod tests {
             debug.contains("ApiKey(<redacted> from $ANTHROPIC_API_KEY)"),
             "{debug}"
         );
+    }
+
+    #[test]
+    fn images_default_to_anthropic_and_openai_only() {
+        let model = ModelConfig::named("m");
+        let anthropic = ProviderConfig::new(ProviderKind::Anthropic, "c", ANTHROPIC_API_BASE);
+        let openai = ProviderConfig::new(ProviderKind::OpenAiCompatible, "o", OPENAI_API_BASE);
+        let local = ProviderConfig::new(
+            ProviderKind::OpenAiCompatible,
+            "l",
+            "http://127.0.0.1:8080/v1",
+        );
+        assert!(anthropic.supports_images(&model));
+        assert!(openai.supports_images(&model));
+        assert!(!local.supports_images(&model));
+        let told = ModelConfig {
+            supports_images: Some(true),
+            ..ModelConfig::named("vision")
+        };
+        assert!(local.supports_images(&told));
+        let blind = ModelConfig {
+            supports_images: Some(false),
+            ..ModelConfig::named("text-only")
+        };
+        assert!(!anthropic.supports_images(&blind));
     }
 }

@@ -183,7 +183,7 @@ pub fn estimate_tokens(messages: &[Message]) -> u64 {
         .iter()
         .map(|m| {
             let bytes = match m {
-                Message::System { text } | Message::User { text } => text.len(),
+                Message::System { text } | Message::User { text, .. } => text.len(),
                 Message::Assistant(a) => {
                     a.text.len()
                         + a.tool_calls
@@ -411,7 +411,7 @@ fn turn_starts(messages: &[Message]) -> Vec<usize> {
 fn worth_summarising(older: &[Message]) -> bool {
     match older {
         [] => false,
-        [Message::User { text }] => !text.starts_with(SUMMARY_LABEL),
+        [Message::User { text, .. }] => !text.starts_with(SUMMARY_LABEL),
         _ => true,
     }
 }

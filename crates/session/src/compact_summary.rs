@@ -74,7 +74,7 @@ pub(crate) fn transcript(messages: &[Message], budget: usize) -> String {
     for message in messages {
         match message {
             Message::System { text } => parts.push(quote("system", text)),
-            Message::User { text } => parts.push(quote("user", text)),
+            Message::User { text, .. } => parts.push(quote("user", text)),
             Message::Assistant(a) => {
                 if !a.text.is_empty() {
                     parts.push(quote("assistant", &a.text));

@@ -384,6 +384,7 @@ impl EventSink for Progress<'_> {
             nested @ SessionEvent::DelegateProgress { .. } => self.parent.emit(nested),
             SessionEvent::RequestStarted { .. }
             | SessionEvent::TextDelta { .. }
+            | SessionEvent::ReasoningDelta { .. }
             | SessionEvent::Usage { .. }
             | SessionEvent::ToolCallStarted { .. }
             | SessionEvent::RoundFinished { .. }

@@ -58,6 +58,11 @@ pub enum SessionEvent {
         /// The next piece of text.
         text: String,
     },
+    /// Streamed reasoning (shown dimmed or hidden; never part of the conversation).
+    ReasoningDelta {
+        /// The next piece of reasoning.
+        text: String,
+    },
     /// Token counts of one response.
     Usage {
         /// Input tokens, prompt-cache reads and writes included.

@@ -79,7 +79,18 @@ impl Session {
         input: impl Into<String>,
         ctx: &TurnContext<'_>,
     ) -> Result<TurnOutcome, SessionError> {
-        conversation.messages.push(Message::user(input));
+        self.run_turn_message(conversation, Message::user(input), ctx)
+            .await
+    }
+
+    /// [`Session::run_turn`] for a user message built by the caller (text with images).
+    pub async fn run_turn_message(
+        &self,
+        conversation: &mut Conversation,
+        input: Message,
+        ctx: &TurnContext<'_>,
+    ) -> Result<TurnOutcome, SessionError> {
+        conversation.messages.push(input);
         let mut state = CallState::default();
         let mut usage = Usage::default();
         let mut warned: Vec<String> = Vec::new();
@@ -240,9 +251,15 @@ impl Session {
             };
             match next {
                 Some(Ok(event)) => {
-                    if let StreamEvent::TextDelta(text) = &event {
-                        ctx.events
-                            .emit(SessionEvent::TextDelta { text: text.clone() });
+                    match &event {
+                        StreamEvent::TextDelta(text) => ctx
+                            .events
+                            .emit(SessionEvent::TextDelta { text: text.clone() }),
+                        // Shown, never kept: the assembler leaves it out of the message.
+                        StreamEvent::ReasoningDelta(text) => ctx
+                            .events
+                            .emit(SessionEvent::ReasoningDelta { text: text.clone() }),
+                        _ => {}
                     }
                     assembler.push(&event);
                     if assembler.is_done() {

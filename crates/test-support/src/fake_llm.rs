@@ -21,6 +21,7 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use self::wire::{anthropic_sse, anthropic_whole, openai_sse, openai_whole};
 
+pub mod paced;
 mod wire;
 
 /// Which wire protocol the fake speaks.

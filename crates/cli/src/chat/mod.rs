@@ -10,7 +10,6 @@
 //! the user's behalf otherwise); elicitations are declined (no interactive form here).
 
 mod input;
-mod markdown;
 mod render;
 
 pub(crate) use render::delegate_progress_line;
@@ -21,15 +20,17 @@ use std::io::IsTerminal;
 use coyote_config::{ProcessEnv, load_app_config};
 use coyote_llm::StreamMode;
 use coyote_mcp::SpillStore;
+use coyote_protocol::Message;
 use coyote_session::{
     ApprovalPolicies, ApproveAll, Approver, CancellationToken, RefuseAll, Session, SessionError,
     StopReason, TurnContext,
 };
 
-use self::markdown::Style;
 use self::render::{Mode, Output, Streams};
 use crate::args::{ChatArgs, GlobalArgs};
+use crate::attach::Attachments;
 use crate::exit::{CliError, CliResult};
+use crate::markdown::RenderOptions;
 use crate::setup;
 
 /// How long a cancelled turn waits before shutting the servers down (see `run`).
@@ -43,8 +44,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     coyote_llm::install_crypto_provider();
     let paths = setup::paths(global)?;
     crate::logging::init(&paths.log_dir(), global.log_level.as_deref());
-    let piped = read_stdin().await?;
-    let message = input::compose(&args.text, piped.as_deref())?;
+    let (text, attachments) = read_message(&args).await?;
 
     let app = load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
     // `-r`, `--session` and `-m` scope the turn exactly as in the REPL (repl/scope.rs).
@@ -52,6 +52,8 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     let choice =
         crate::repl::scope::choose_model(&app, &prepared.scope).map_err(CliError::usage)?;
     tracing::info!(model = %choice.id, "one-shot chat");
+    attachments.check_model(&choice.id, choice.supports_images)?;
+    let message = Message::user_with_images(text, attachments.images);
 
     let mcp = setup::load_mcp(global, &paths)?;
     let all_specs = mcp.servers.clone();
@@ -86,7 +88,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         }
     };
 
-    let output = Output::new(output_mode(&args), Streams::std());
+    let output = Output::new(output_mode(&args, global, &app), Streams::std());
     let approver: Box<dyn Approver> = if args.yes {
         Box::new(ApproveAll)
     } else {
@@ -108,7 +110,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         Some(agent) => (&agent.session, &mut agent.conversation),
         None => (&session, &mut prepared.conversation),
     };
-    let result = session.run_turn(conversation, message, &ctx).await;
+    let result = session.run_turn_message(conversation, message, &ctx).await;
     output.finish();
     // Whatever happened, the conversation is valid: keep it in the session file.
     if let Err(error) = prepared.save() {
@@ -142,30 +144,44 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     }
 }
 
-/// Text from stdin when it is piped (not a terminal).
-async fn read_stdin() -> CliResult<Option<String>> {
-    if std::io::stdin().is_terminal() {
-        return Ok(None);
-    }
-    tokio::task::spawn_blocking(|| input::read_piped(std::io::stdin().lock()))
-        .await
-        .map_err(|e| CliError::failure(format!("cannot read stdin: {e}")))?
-        .map(Some)
+/// The message text — the TEXT arguments, piped stdin (unless `-f -` attaches it) and the
+/// attached text files — and the attachments (read off the runtime: files and stdin block).
+async fn read_message(args: &ChatArgs) -> CliResult<(String, Attachments)> {
+    let files = args.files.clone();
+    let words = args.text.clone();
+    tokio::task::spawn_blocking(move || {
+        let stdin_attached = files.iter().any(|f| f == "-");
+        let mut attachments = Attachments::default();
+        let mut stdin = std::io::stdin().lock();
+        for file in &files {
+            let reader: Option<&mut dyn std::io::Read> =
+                if file == "-" { Some(&mut stdin) } else { None };
+            attachments.add(file, reader)?;
+        }
+        let piped = if stdin_attached || std::io::stdin().is_terminal() {
+            None
+        } else {
+            Some(input::read_piped(&mut stdin)?)
+        };
+        let text = match input::compose(&words, piped.as_deref()) {
+            Ok(text) => text,
+            Err(_) if !attachments.is_empty() => String::new(),
+            Err(error) => return Err(error),
+        };
+        Ok((attachments.compose(&text), attachments))
+    })
+    .await
+    .map_err(|e| CliError::failure(format!("cannot read the message: {e}")))?
 }
 
-fn output_mode(args: &ChatArgs) -> Mode {
+fn output_mode(args: &ChatArgs, global: &GlobalArgs, app: &coyote_config::AppConfig) -> Mode {
     if args.json {
         return Mode::Json;
     }
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let answer = if !no_color && std::io::stdout().is_terminal() {
-        Style::Ansi
-    } else {
-        Style::Plain
-    };
     Mode::Text {
-        answer,
-        status_color: !no_color && std::io::stderr().is_terminal(),
+        answer: RenderOptions::for_stdout(global.raw, crate::setup::theme(global, app)),
+        status_color: crate::term::caps().color_stderr,
+        show_reasoning: args.show_reasoning,
     }
 }
 

@@ -12,7 +12,9 @@ use std::sync::Mutex;
 use coyote_session::{EventSink, SessionEvent, ToolCallStatus};
 use serde_json::{Value, json};
 
-use super::markdown::{MarkdownRenderer, Style};
+use crate::markdown::{RenderOptions, StreamRenderer};
+use crate::reasoning::ReasoningView;
+use crate::term::{Paint, sanitize};
 
 /// Where rendered output goes (stdout/stderr, or buffers in tests).
 pub struct Streams {
@@ -30,15 +32,26 @@ impl Streams {
 }
 
 /// Output mode chosen by the flags and the terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
-    Text { answer: Style, status_color: bool },
+    /// The answer rendered by the Markdown renderer, status lines on stderr.
+    Text {
+        /// How the answer is rendered (it sanitizes on a terminal).
+        answer: RenderOptions,
+        /// Status words in colour.
+        status_color: bool,
+        /// `--show-reasoning`: the model's reasoning on stderr.
+        show_reasoning: bool,
+    },
+    /// Every event as a JSON line.
     Json,
 }
 
 struct State {
     streams: Streams,
-    markdown: MarkdownRenderer,
+    markdown: StreamRenderer,
+    /// The reasoning shown on stderr (`--show-reasoning`), else `None`.
+    reasoning: Option<ReasoningView>,
     out_broken: bool,
     /// A refusal hint was already shown in this turn.
     refusal_hinted: bool,
@@ -58,15 +71,24 @@ pub const REFUSAL_HINT: &str =
 
 impl Output {
     pub fn new(mode: Mode, streams: Streams) -> Self {
-        let style = match mode {
-            Mode::Text { answer, .. } => answer,
-            Mode::Json => Style::Plain,
+        let markdown = match &mode {
+            Mode::Text { answer, .. } => StreamRenderer::new(answer.clone()),
+            Mode::Json => StreamRenderer::new(RenderOptions::raw(false)),
+        };
+        let reasoning = match &mode {
+            Mode::Text {
+                show_reasoning: true,
+                status_color,
+                ..
+            } => Some(ReasoningView::new(None, *status_color)),
+            _ => None,
         };
         Output {
             mode,
             state: Mutex::new(State {
                 streams,
-                markdown: MarkdownRenderer::new(style),
+                markdown,
+                reasoning,
                 out_broken: false,
                 refusal_hinted: false,
                 round_calls: 0,
@@ -99,6 +121,13 @@ impl Output {
 }
 
 impl State {
+    /// The reasoning is over (the answer or a tool call starts): its last line, on stderr.
+    fn end_reasoning(&mut self) {
+        if let Some(rest) = self.reasoning.as_mut().map(ReasoningView::finish) {
+            self.write_err(&rest);
+        }
+    }
+
     fn write_out(&mut self, text: &str) {
         if self.out_broken || text.is_empty() {
             return;
@@ -113,6 +142,7 @@ impl State {
         }
     }
 
+    /// Writes to stderr as it is: callers sanitize the parts they did not write themselves.
     fn write_err(&mut self, text: &str) {
         let err = &mut self.streams.err;
         let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
@@ -137,12 +167,20 @@ impl EventSink for Output {
             Mode::Text { status_color, .. } => status_color,
         };
         match event {
+            SessionEvent::ReasoningDelta { text } => {
+                if let Some(view) = state.reasoning.as_mut() {
+                    let shown = view.push(&text);
+                    state.write_err(&shown);
+                }
+            }
             SessionEvent::TextDelta { text } => {
+                state.end_reasoning();
                 let rendered = state.markdown.push(&text);
                 state.write_out(&rendered);
             }
             SessionEvent::RequestStarted { .. } => state.round_calls = 0,
             SessionEvent::ToolCallStarted { .. } => {
+                state.end_reasoning();
                 if state.round_calls == 0 {
                     let rest = state.markdown.finish_line();
                     state.write_out(&rest);
@@ -174,9 +212,10 @@ impl EventSink for Output {
             SessionEvent::Warning { message } => {
                 let rest = state.markdown.finish_line();
                 state.write_out(&rest);
-                state.write_err(&format!("coyote: warning: {message}\n"));
+                state.write_err(&format!("coyote: warning: {}\n", sanitize(&message)));
             }
             SessionEvent::TurnFinished { .. } => {
+                state.end_reasoning();
                 let rest = state.markdown.finish_line();
                 state.write_out(&rest);
             }
@@ -186,7 +225,7 @@ impl EventSink for Output {
                 message,
             } => state.write_err(&format!(
                 "{}\n",
-                delegate_progress_line(&agent, depth, &message)
+                sanitize(&delegate_progress_line(&agent, depth, &message))
             )),
             SessionEvent::Usage { .. } | SessionEvent::RoundFinished { .. } => {}
         }
@@ -203,9 +242,10 @@ pub fn status_line(
     color: bool,
 ) -> String {
     let target = match (server, tool) {
-        (Some(server), Some(tool)) => format!(" ({server}: {tool})"),
+        (Some(server), Some(tool)) => format!(" ({}: {})", sanitize(server), sanitize(tool)),
         _ => String::new(),
     };
+    let name = sanitize(name);
     let word = match status {
         ToolCallStatus::Ok => "ok",
         ToolCallStatus::Error => "error",
@@ -213,16 +253,14 @@ pub fn status_line(
         ToolCallStatus::Cancelled => "cancelled",
         ToolCallStatus::Repeated => "not run (repeated call)",
     };
-    let word = if color {
-        let code = match status {
-            ToolCallStatus::Ok => "32",
-            ToolCallStatus::Error => "31",
-            ToolCallStatus::Refused | ToolCallStatus::Cancelled | ToolCallStatus::Repeated => "33",
-        };
-        format!("\x1b[{code}m{word}\x1b[0m")
-    } else {
-        word.to_owned()
+    let paint = match status {
+        ToolCallStatus::Ok => Paint::Ok,
+        ToolCallStatus::Error => Paint::Error,
+        ToolCallStatus::Refused | ToolCallStatus::Cancelled | ToolCallStatus::Repeated => {
+            Paint::Warn
+        }
     };
+    let word = crate::term::paint(word, paint, color);
     format!("tool {name}{target}: {word}, {duration_ms} ms\n")
 }
 
@@ -314,8 +352,9 @@ mod tests {
         let (out, err) = (Buffer::default(), Buffer::default());
         let output = Output::new(
             Mode::Text {
-                answer: Style::Plain,
+                answer: RenderOptions::raw(false),
                 status_color: false,
+                show_reasoning: false,
             },
             Streams {
                 out: Box::new(out.clone()),

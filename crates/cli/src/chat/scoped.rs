@@ -36,7 +36,7 @@ pub fn prepare(paths: &ConfigPaths, args: &ChatArgs) -> CliResult<Prepared> {
             }) => {
                 let (scope, warnings) = scope_of(&meta, name, &paths.roles_dir());
                 for warning in warnings {
-                    eprintln!("coyote: warning: {warning}");
+                    crate::term::warning_line(&warning.to_string());
                 }
                 (scope, conversation)
             }
@@ -54,7 +54,7 @@ pub fn prepare(paths: &ConfigPaths, args: &ChatArgs) -> CliResult<Prepared> {
         let role =
             load_role(&paths.roles_dir(), name).map_err(|e| CliError::usage(e.to_string()))?;
         for warning in &role.warnings {
-            eprintln!("coyote: warning: {warning}");
+            crate::term::warning_line(&warning.to_string());
         }
         conversation.system = Some(role.prompt.clone()).filter(|p| !p.trim().is_empty());
         scope.role = Some(role);
@@ -79,11 +79,10 @@ pub fn selected_specs(
     let resolved = scope.selection(Some(app));
     let known: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
     for name in resolved.selection.unknown_names(&known) {
-        eprintln!(
-            "coyote: warning: `enabled_mcp_servers` ({}) names \"{name}\", which no mcp.json \
-             defines; ignored",
+        crate::term::warning_line(&format!(
+            "`enabled_mcp_servers` ({}) names \"{name}\", which no mcp.json defines; ignored",
             source_label(resolved.source)
-        );
+        ));
     }
     let specs = resolved.selection.select(&servers, |s| s.name.as_str());
     (specs, server_selection(&resolved.selection))

@@ -10,7 +10,10 @@ use coyote_config::{
     remove_server,
 };
 
+use serde_json::json;
+
 use crate::exit::{CliError, CliResult};
+use crate::output::print_json;
 
 pub struct AddArgs {
     pub name: String,
@@ -23,7 +26,8 @@ pub struct AddArgs {
     pub command: Vec<String>,
 }
 
-pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
+/// Adds (or with `--force` replaces) the entry; `json` prints `{"action", "name", "file"}`.
+pub fn add(paths: &ConfigPaths, a: AddArgs, json: bool) -> CliResult {
     let usage = |e: coyote_config::ConfigError| CliError::usage(e.to_string());
     let entry = match (&a.url, a.command.split_first()) {
         (Some(url), None) => {
@@ -81,20 +85,27 @@ pub fn add(paths: &ConfigPaths, a: AddArgs) -> CliResult {
         AddOutcome::Added => "added",
         AddOutcome::Replaced => "replaced",
     };
-    eprintln!(
-        "coyote: {verb} MCP server '{}' in {}",
+    if json {
+        return print_json(&json!({"action": verb, "name": a.name, "file": path}));
+    }
+    crate::term::note_line(&format!(
+        "{verb} MCP server '{}' in {}",
         a.name,
         path.display()
-    );
+    ));
     Ok(())
 }
 
-pub fn remove(paths: &ConfigPaths, name: &str) -> CliResult {
+/// Removes the entry; `json` prints `{"action": "removed", "name", "file"}`.
+pub fn remove(paths: &ConfigPaths, name: &str, json: bool) -> CliResult {
     let path = paths.mcp_json();
     remove_server(&path, name).map_err(|e| CliError::usage(e.to_string()))?;
-    eprintln!(
-        "coyote: removed MCP server '{name}' from {}",
+    if json {
+        return print_json(&json!({"action": "removed", "name": name, "file": path}));
+    }
+    crate::term::note_line(&format!(
+        "removed MCP server '{name}' from {}",
         path.display()
-    );
+    ));
     Ok(())
 }

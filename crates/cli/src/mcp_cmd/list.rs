@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::args::OutputArgs;
 use crate::exit::{CliError, CliResult};
-use crate::output::{Table, print, print_json};
+use crate::output::{Table, print, print_json, print_table};
 
 /// Rows of one kind from every targeted server, plus the failures.
 struct Gathered<T> {
@@ -57,16 +57,16 @@ where
             // The kind is not advertised by this server: nothing to list.
             None => {
                 if only.is_some() {
-                    eprintln!(
-                        "coyote: note: MCP server '{name}' does not advertise this capability"
-                    );
+                    crate::term::note_line(&format!(
+                        "note: MCP server '{name}' does not advertise this capability"
+                    ));
                 }
             }
             Some(Ok(items)) => out
                 .rows
                 .extend(items.into_iter().map(|i| (name.clone(), i))),
             Some(Err(e)) => {
-                eprintln!("coyote: {e}");
+                crate::term::error_line(&e.to_string());
                 out.failed.push(name);
             }
         }
@@ -151,10 +151,10 @@ pub async fn servers(
         return print_json(&rows);
     }
     if rows.is_empty() {
-        eprintln!(
-            "coyote: no MCP servers configured in {}; add one with `coyote mcp add NAME -- CMD ARGS…`",
+        crate::term::note_line(&format!(
+            "no MCP servers configured in {}; add one with `coyote mcp add NAME -- CMD ARGS…`",
             config.user_file.display()
-        );
+        ));
         return Ok(());
     }
     let mut table = Table::new(vec![
@@ -169,7 +169,8 @@ pub async fn servers(
         "prompts",
         "exposure",
         "declared",
-    ]);
+    ])
+    .flexible("capabilities");
     let mut failures = Vec::new();
     for r in &rows {
         let s = |k: &str| r[k].as_str().unwrap_or("-").to_owned();
@@ -205,7 +206,7 @@ pub async fn servers(
             failures.push(format!("{}: {reason}", s("name")));
         }
     }
-    print(&table.render())?;
+    print_table(&table, out.wide)?;
     for f in failures {
         print(&format!("\n{f}\n"))?;
     }
@@ -271,7 +272,7 @@ fn emit<T: Serialize>(
         for (server, item) in &g.rows {
             t.row(row(server, item));
         }
-        print(&t.render())?;
+        print_table(&t, out.wide)?;
     }
     g.finish()
 }

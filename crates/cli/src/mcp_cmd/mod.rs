@@ -26,6 +26,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             client_id,
             scopes,
             force,
+            json,
             command,
         } => {
             return edit::add(
@@ -40,9 +41,11 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
                     force,
                     command,
                 },
+                json,
             );
         }
-        McpCommand::Remove { name } => return edit::remove(&paths, &name),
+        McpCommand::Remove { name, json } => return edit::remove(&paths, &name, json),
+        McpCommand::Servers { names: true, .. } => return server_names(&paths),
         McpCommand::Login { name } => {
             let config = setup::load_mcp(global, &paths)?;
             return login::login(&config, &paths, &name).await;
@@ -103,7 +106,7 @@ async fn dispatch(
 ) -> CliResult {
     let d = via_meta::dispatcher(runtime, paths);
     match cmd {
-        McpCommand::Servers { out } => {
+        McpCommand::Servers { out, .. } => {
             let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
             list::servers(runtime, config, &d.clone().with_exposure(exposure), out).await
         }
@@ -169,18 +172,35 @@ async fn dispatch(
         McpCommand::Meta {
             function_name,
             json_args,
+            json,
         } => {
             // Direct tool names exist only in a declaration set: build the one the model gets.
             let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
             let d = d.with_exposure(exposure);
             d.declarations(&runtime.server_features()).await;
-            via_meta::meta(&d, &function_name, &json_args).await
+            via_meta::meta(&d, &function_name, &json_args, json).await
         }
         McpCommand::Add { .. }
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. } => Ok(()),
     }
+}
+
+/// `coyote mcp servers --names`: the configured (and trusted) server names, one per line,
+/// read from mcp.json without asking anything or starting a server (shell completion).
+fn server_names(paths: &coyote_config::ConfigPaths) -> CliResult {
+    let cwd = std::env::current_dir()
+        .map_err(|e| CliError::usage(format!("cannot read the current directory: {e}")))?;
+    let config = coyote_config::McpLoader::new(paths, &coyote_config::ProcessEnv, &cwd)
+        .load()
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let mut text = String::new();
+    for spec in &config.servers {
+        text.push_str(&spec.name);
+        text.push('\n');
+    }
+    crate::output::print(&text)
 }
 
 /// The Ready handle of `server`, or exit 1 with its state (failed: reason + stderr tail).

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use crate::args::{KindArg, OutputArgs};
 use crate::exit::{CliError, CliResult};
-use crate::output::{Table, print, print_json};
+use crate::output::{Table, print, print_json, print_table};
 
 /// A dispatcher spilling into `<cache>/mcp-resources`.
 pub fn dispatcher(runtime: &McpRuntime, paths: &ConfigPaths) -> MetaDispatcher {
@@ -69,9 +69,9 @@ pub async fn search(
         let s = |k: &str| hit[k].as_str().unwrap_or_default().to_owned();
         t.row(vec![s("kind"), s("id"), s("description")]);
     }
-    print(&t.render())?;
+    print_table(&t, out.wide)?;
     for w in body["warnings"].as_array().into_iter().flatten() {
-        eprintln!("coyote: warning: {}", w.as_str().unwrap_or_default());
+        crate::term::warning_line(w.as_str().unwrap_or_default());
     }
     Ok(())
 }
@@ -81,7 +81,7 @@ pub async fn describe(
     server: &str,
     id: &str,
     kind: KindArg,
-    _out: OutputArgs,
+    out: OutputArgs,
 ) -> CliResult {
     let kind = match kind {
         KindArg::Tool => "tool",
@@ -96,8 +96,16 @@ pub async fn describe(
         json!({ "tool": id, "kind": kind }),
     )
     .await?;
-    // A description is structured either way; JSON is the readable form.
-    print_json(&json_body(&outcome))
+    // A description is structured either way; JSON is the readable form. Without `--json`
+    // it is text for a person: sanitized on a terminal (JSON leaves C1 and bidi controls).
+    let body = json_body(&outcome);
+    if out.json {
+        return print_json(&body);
+    }
+    let mut text = serde_json::to_string_pretty(&body)
+        .map_err(|e| CliError::failure(format!("cannot encode the description: {e}")))?;
+    text.push('\n');
+    print(&text)
 }
 
 pub struct ReadArgs {
@@ -138,27 +146,32 @@ pub async fn read(d: &MetaDispatcher, server: &str, a: ReadArgs, out: OutputArgs
     for item in &items {
         if let Some(text) = item["text"].as_str() {
             print(text)?;
+            // On a terminal the prompt must not follow the text on its last line; piped output
+            // keeps the exact bytes.
+            if !text.ends_with('\n') && crate::term::caps().ttys.stdout {
+                print("\n")?;
+            }
             if item["truncated"] == json!(true) {
-                eprintln!(
-                    "coyote: note: showing part of {} ({} bytes in all); next page: --offset {}",
+                crate::term::note_line(&format!(
+                    "note: showing part of {} ({} bytes in all); next page: --offset {}",
                     item["uri"].as_str().unwrap_or("the resource"),
                     item["total_bytes"],
                     item["next_offset"]
-                );
+                ));
             }
         } else if item["spilled"] == json!(true) {
             print(&format!("{}\n", item["path"].as_str().unwrap_or_default()))?;
-            eprintln!(
-                "coyote: binary content ({}, {} bytes, sha256 {}) saved to the path above",
+            crate::term::note_line(&format!(
+                "binary content ({}, {} bytes, sha256 {}) saved to the path above",
                 item["mime_type"].as_str().unwrap_or("unknown type"),
                 item["size_bytes"],
                 item["sha256"].as_str().unwrap_or_default()
-            );
+            ));
         } else if let Some(err) = item["error"].as_str() {
-            eprintln!("coyote: {err}");
+            crate::term::error_line(err);
             failed = true;
         } else if let Some(note) = item["note"].as_str() {
-            eprintln!("coyote: note: {note}");
+            crate::term::note_line(&format!("note: {note}"));
         }
     }
     if failed {
@@ -196,15 +209,20 @@ pub async fn prompt(
 }
 
 /// `coyote mcp meta NAME 'JSON'`: the exact text the model would receive.
-pub async fn meta(d: &MetaDispatcher, name: &str, json_args: &str) -> CliResult {
+/// With `json`, `{"function_name", "is_error", "text"}` instead.
+pub async fn meta(d: &MetaDispatcher, name: &str, json_args: &str, json: bool) -> CliResult {
     let args: Value = serde_json::from_str(json_args)
         .map_err(|e| CliError::usage(format!("the arguments must be a JSON object: {e}")))?;
     let outcome = d.dispatch(name, args).await.map_err(dispatch_error)?;
     let mut text = outcome.to_model_text();
-    if !text.ends_with('\n') {
-        text.push('\n');
+    if json {
+        print_json(&json!({"function_name": name, "is_error": outcome.is_error, "text": text}))?;
+    } else {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        print(&text)?;
     }
-    print(&text)?;
     if outcome.is_error {
         Err(CliError::silent())
     } else {

@@ -252,7 +252,7 @@ impl Repl {
         let listing = host.list();
         if listing.items.is_empty() && listing.errors.is_empty() {
             return format!(
-                "No agents in {}; create NAME/config.yaml there (see docs/agents.md).\n",
+                "No agents in {}; create NAME/config.yaml there (see `coyote help agents`).\n",
                 host.agents_dir().display()
             );
         }

@@ -24,6 +24,8 @@ pub enum CommandName {
     Session,
     Compact,
     Agent,
+    File,
+    Reasoning,
 }
 
 /// One row of the command table.
@@ -125,6 +127,20 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
         word: ".agent",
         usage: "[NAME]",
         description: "Run as an agent (instructions, model, own MCP servers, delegates); without NAME leave it",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::File,
+        word: ".file",
+        usage: "PATH",
+        description: "Attach a file to your next message (text inline, images to models that take them)",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Reasoning,
+        word: ".reasoning",
+        usage: "",
+        description: "Show the whole reasoning of the last answer that streamed any",
         validity: Validity::Always,
     },
     CommandSpec {
@@ -240,6 +256,9 @@ pub enum Command {
     Compact,
     /// `.agent NAME`; `None` leaves the agent.
     Agent(Option<String>),
+    /// `.file PATH` (the rest of the line: paths may contain spaces).
+    File(String),
+    Reasoning,
 }
 
 /// A dot-command that does not parse; the message says how to write it.
@@ -278,6 +297,9 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
         CommandName::Clear => no_args(Command::Clear),
         CommandName::Exit => no_args(Command::Exit),
         CommandName::Compact => no_args(Command::Compact),
+        CommandName::Reasoning => no_args(Command::Reasoning),
+        CommandName::File if rest.is_empty() => Err(usage()),
+        CommandName::File => Ok(Command::File(rest.to_owned())),
         CommandName::Agent => match args.as_slice() {
             [] => Ok(Command::Agent(None)),
             [name] => Ok(Command::Agent(Some((*name).to_owned()))),
@@ -373,6 +395,55 @@ pub fn help_text() -> String {
          Before a tool marked destructive (or, per server, any tool: \"approve\" in mcp.json)\n\
          runs, you are asked: yes / no / always (this tool, this session).\n",
     );
+    out
+}
+
+/// `text` (the `.help` text) fitted to `width` columns: long lines wrap at spaces, and a
+/// command's description continues under itself — or, when its column is past half the width,
+/// starts on the next line.
+pub fn fit_help(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.width() <= width {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let lead = line.len() - line.trim_start().len();
+        let (head, body, indent) = match line[lead..].find("  ") {
+            Some(gap) if line.starts_with("  ") => {
+                let split = lead + gap;
+                let column = split + line[split..].len() - line[split..].trim_start().len();
+                if column <= width / 2 {
+                    (None, line, column)
+                } else {
+                    (Some(&line[..split]), line[split..].trim_start(), 6)
+                }
+            }
+            _ => (None, line, lead),
+        };
+        if let Some(head) = head {
+            out.push_str(head);
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+        }
+        let mut used = if head.is_some() { indent } else { 0 };
+        for (i, word) in body.split(' ').enumerate() {
+            let gap = usize::from(i > 0 && used > indent);
+            if used + gap + word.width() > width && used > indent {
+                out.push('\n');
+                out.push_str(&" ".repeat(indent));
+                used = indent;
+            } else if i > 0 {
+                out.push(' ');
+                used += 1;
+            }
+            out.push_str(word);
+            used += word.width();
+        }
+        out.push('\n');
+    }
     out
 }
 

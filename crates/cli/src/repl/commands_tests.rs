@@ -16,6 +16,8 @@ fn every_command_has_exactly_one_row() {
         CommandName::Session,
         CommandName::Compact,
         CommandName::Agent,
+        CommandName::File,
+        CommandName::Reasoning,
     ];
     for name in names {
         assert_eq!(
@@ -26,6 +28,17 @@ fn every_command_has_exactly_one_row() {
         assert_eq!(CommandName::lookup(name.spec().word), Some(name));
     }
     assert_eq!(REPL_COMMANDS.len(), names.len());
+}
+
+#[test]
+fn file_and_reasoning_parse() {
+    assert_eq!(
+        parse_command(".file my notes.txt"),
+        Ok(Command::File("my notes.txt".into()))
+    );
+    assert!(parse_command(".file").is_err());
+    assert_eq!(parse_command(".reasoning"), Ok(Command::Reasoning));
+    assert!(parse_command(".reasoning more").is_err());
 }
 
 #[test]
@@ -151,4 +164,24 @@ fn the_docs_show_the_current_help() {
         help_text(),
         "update the .help block in docs/repl.md"
     );
+}
+
+#[test]
+fn help_fits_80_columns_without_splitting_words() {
+    use unicode_width::UnicodeWidthStr;
+    let text = help_text();
+    let fitted = fit_help(&text, 80);
+    for line in fitted.lines() {
+        assert!(line.width() <= 80, "{} columns: {line:?}", line.width());
+    }
+    let words = |t: &str| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(words(&fitted), words(&text));
+    // A description that wraps continues indented, never at column 0.
+    assert!(
+        fitted
+            .lines()
+            .all(|l| l.is_empty() || l.starts_with(' ') || !l.starts_with('.'))
+    );
+    // Wide enough: unchanged.
+    assert_eq!(fit_help(&text, 1000), text);
 }

@@ -426,9 +426,12 @@ impl ReplCompleter {
         let span = Span::new(at.start, pos.min(line.len()));
         candidates
             .into_iter()
+            // Names and descriptions come from servers: the menu draws them on the terminal.
             .map(|c| Suggestion {
-                value: c.value,
-                description: c.description,
+                value: crate::term::sanitize(&c.value).into_owned(),
+                description: c
+                    .description
+                    .map(|d| crate::term::sanitize(&d).into_owned()),
                 span,
                 append_whitespace: c.append_whitespace,
                 ..Suggestion::default()

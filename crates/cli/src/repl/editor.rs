@@ -92,6 +92,8 @@ pub fn build(history_file: &Path, completer: ReplCompleter) -> Result<Reedline, 
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_validator(Box::new(ContinuationValidator))
         .with_hinter(Box::new(DefaultHinter::default()))
+        // Prompt, hints and the menu in colour only where colour is allowed (NO_COLOR, …).
+        .with_ansi_colors(crate::term::caps().color_stdout)
         // A single candidate is inserted at once (like a shell); several open the menu.
         .with_quick_completions(true)
         .with_partial_completions(true))

@@ -104,7 +104,7 @@ impl Repl {
         let listing = list_macros(&dir, &builtin_names());
         if listing.items.is_empty() && listing.errors.is_empty() {
             return format!(
-                "No macros in {}; create NAME.yaml there (see docs/agents.md).\n",
+                "No macros in {}; create NAME.yaml there (see `coyote help agents`).\n",
                 dir.display()
             );
         }

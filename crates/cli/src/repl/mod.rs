@@ -10,8 +10,8 @@
 //! other road, straight to the turn loop as a [`line::UserMessage`] (R14).
 //!
 //! Modules: `commands` (the REPL_COMMANDS table), `line` (typed line vs. chat message),
-//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `questions` + `form`
-//! (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
+//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `questions` + `form` +
+//! `form_widgets` (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
 //! `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the configuration).
 #![allow(
     clippy::print_stderr,
@@ -23,6 +23,7 @@ pub mod commands;
 pub mod completer;
 pub mod editor;
 pub mod form;
+pub mod form_widgets;
 pub mod line;
 mod login_cmd;
 pub mod macro_cmd;
@@ -92,6 +93,8 @@ pub struct Repl {
     macro_depth: usize,
     /// The running agent and the agent host (`.agent`, see `agent_cmd.rs`).
     agents: agent_cmd::AgentSlot,
+    /// Files attached with `.file` for the next message.
+    attachments: crate::attach::Attachments,
 }
 
 /// The parts a [`Repl`] is made of.
@@ -130,6 +133,7 @@ impl Repl {
             paths: None,
             macro_depth: 0,
             agents: agent_cmd::AgentSlot::default(),
+            attachments: crate::attach::Attachments::default(),
         }
     }
 
@@ -201,7 +205,10 @@ impl Repl {
         let enabled = self.enabled_filter();
         match command {
             Command::Exit => return Flow::Exit,
-            Command::Help => self.print(&help_text()),
+            Command::Help => {
+                let width = crate::term::caps().stdout_width().unwrap_or(usize::MAX);
+                self.print(&commands::fit_help(&help_text(), width));
+            }
             Command::Clear => {
                 self.conversation.clear();
                 self.print("Started a new conversation.\n");
@@ -270,6 +277,20 @@ impl Repl {
                 return self.run_macro(&name, &args, Invocation::Explicit);
             }
             Command::Session(session) => self.session_command(&session),
+            Command::File(path) => match self.attachments.add(&path, None) {
+                Ok(()) => self.print(&format!(
+                    "Attached {path}; it goes with your next message.\n"
+                )),
+                Err(error) => self.screen.line(&format!("coyote: {}", error.message)),
+            },
+            Command::Reasoning => {
+                let text = self.screen.reasoning();
+                if text.is_empty() {
+                    self.print("No reasoning yet: the model has not streamed any.\n");
+                } else {
+                    self.print(&format!("{}\n", text.trim_end()));
+                }
+            }
             Command::Compact => self.compact_command(),
             Command::Prompt(args) => match self.resolve_prompt(&args) {
                 Ok(message) => self.chat(message),
@@ -338,9 +359,36 @@ impl Repl {
         }
     }
 
+    /// The user message with the `.file` attachments (taken: they go with this message only);
+    /// `None` when the model cannot take an attached image (the reason is shown).
+    fn with_attachments(&mut self, message: UserMessage) -> Option<coyote_protocol::Message> {
+        let attachments = std::mem::take(&mut self.attachments);
+        if !attachments.images.is_empty()
+            && let Some(app) = self.app_config.as_ref()
+        {
+            let choice = scope::choose_model(app, &self.scope);
+            let (model, supported) = match &choice {
+                Ok(choice) => (choice.id.as_str(), choice.supports_images),
+                Err(_) => ("in use", false),
+            };
+            if let Err(error) = attachments.check_model(model, supported) {
+                self.screen.line(&format!("coyote: {}", error.message));
+                return None;
+            }
+        }
+        let text = attachments.compose(&message.into_text());
+        Some(coyote_protocol::Message::user_with_images(
+            text,
+            attachments.images,
+        ))
+    }
+
     /// Runs one turn for `message`; Ctrl-C cancels it (the REPL stays usable).
     pub fn chat(&mut self, message: UserMessage) {
         tracing::info!(origin = ?message.origin(), "user message");
+        let Some(message) = self.with_attachments(message) else {
+            return;
+        };
         let cancel = CancellationToken::new();
         self.questions.set_turn(Some(cancel.clone()));
         let renderer = TurnRenderer::new(self.screen.clone());
@@ -354,7 +402,7 @@ impl Repl {
                 approver,
                 cancel: cancel.clone(),
             };
-            let turn = session.run_turn(conversation, message.into_text(), &ctx);
+            let turn = session.run_turn_message(conversation, message, &ctx);
             tokio::pin!(turn);
             let mut interrupts = interrupt_signals();
             loop {
@@ -413,7 +461,7 @@ pub fn run_loop(repl: &mut Repl, editor: &mut reedline::Reedline) {
         let input = match editor.read_line(&prompt) {
             Ok(signal) => editor::Input::from(signal),
             Err(error) => {
-                eprintln!("coyote: the terminal failed: {error}");
+                crate::term::error_line(&format!("the terminal failed: {error}"));
                 break;
             }
         };

@@ -21,9 +21,11 @@ use coyote_session::{
 use futures::future::BoxFuture;
 use inquire::InquireError;
 
-use super::form::{self, Answer, Choice, Field, FieldKind};
+use super::form::{self, Field};
+use super::form_widgets;
 use super::prompt_cmd::{ArgumentAsker, MissingArgument};
 use super::screen::Screen;
+use crate::term::sanitize;
 
 /// Longest argument text shown in an approval question.
 const MAX_SHOWN_ARGUMENTS: usize = 600;
@@ -132,7 +134,7 @@ impl Approver for Questions {
                     note: Some("no terminal to ask the user".to_owned()),
                 };
             }
-            let question = approval_question(&request);
+            let question = sanitize(&approval_question(&request)).into_owned();
             let answer = self
                 .blocking(move || {
                     let labels: Vec<&str> = APPROVAL_CHOICES.iter().map(|(_, l)| *l).collect();
@@ -197,7 +199,11 @@ impl ElicitationHook for Questions {
                     return ElicitationResponse::Decline;
                 }
             };
-            let header = format!("MCP server `{}` asks: {}", request.server, request.message);
+            let header = sanitize(&format!(
+                "MCP server `{}` asks: {}",
+                request.server, request.message
+            ))
+            .into_owned();
             self.blocking(move || run_form(&header, &fields))
                 .await
                 .unwrap_or(ElicitationResponse::Cancel)
@@ -226,7 +232,7 @@ fn run_form(header: &str, fields: &[Field]) -> ElicitationResponse {
     }
     let mut answers = Vec::with_capacity(fields.len());
     for field in fields {
-        match ask_field(field) {
+        match form_widgets::ask_field(field) {
             Ok(answer) => answers.push(answer),
             // Esc or Ctrl-C inside the form: the user walked away from the question.
             Err(_) => return ElicitationResponse::Cancel,
@@ -235,204 +241,13 @@ fn run_form(header: &str, fields: &[Field]) -> ElicitationResponse {
     ElicitationResponse::Accept(form::content(fields, answers))
 }
 
-fn ask_field(field: &Field) -> Result<Answer, InquireError> {
-    let label = field.label();
-    let help = field.description.clone();
-    match &field.kind {
-        FieldKind::Boolean => ask_boolean(field, &label, help.as_deref()),
-        FieldKind::Choice(choices) => ask_choice(field, choices, &label, help.as_deref()),
-        FieldKind::MultiChoice(choices) => ask_multi_choice(choices, &label, help.as_deref()),
-        FieldKind::Number {
-            integer,
-            minimum,
-            maximum,
-        } => ask_number(
-            field,
-            NumberBounds {
-                integer: *integer,
-                minimum: *minimum,
-                maximum: *maximum,
-            },
-            &label,
-            help.as_deref(),
-        ),
-        FieldKind::Text {
-            min_length,
-            max_length,
-            format,
-        } => {
-            let help = match (help, format) {
-                (Some(h), Some(f)) => Some(format!("{h} (format: {f})")),
-                (None, Some(f)) => Some(format!("format: {f}")),
-                (h, None) => h,
-            };
-            ask_text(
-                field,
-                TextBounds {
-                    min_length: *min_length,
-                    max_length: *max_length,
-                },
-                &label,
-                help.as_deref(),
-            )
-        }
-    }
-}
-
-fn ask_boolean(field: &Field, label: &str, help: Option<&str>) -> Result<Answer, InquireError> {
-    let mut prompt = inquire::Confirm::new(label);
-    if let Some(default) = field.default.as_ref().and_then(|d| d.as_bool()) {
-        prompt = prompt.with_default(default);
-    }
-    if let Some(help) = help {
-        prompt = prompt.with_help_message(help);
-    }
-    prompt.prompt().map(Answer::Boolean)
-}
-
-fn ask_choice(
-    field: &Field,
-    choices: &[Choice],
-    label: &str,
-    help: Option<&str>,
-) -> Result<Answer, InquireError> {
-    let shown: Vec<String> = choices.iter().map(|c| c.label.clone()).collect();
-    let mut prompt = inquire::Select::new(label, shown.clone());
-    if let Some(i) = field.default_choice() {
-        prompt = prompt.with_starting_cursor(i);
-    }
-    if let Some(help) = help {
-        prompt = prompt.with_help_message(help);
-    }
-    let picked = prompt.prompt()?;
-    let index = shown.iter().position(|s| *s == picked).unwrap_or(0);
-    Ok(Answer::Choice(choices[index].value.clone()))
-}
-
-fn ask_multi_choice(
-    choices: &[Choice],
-    label: &str,
-    help: Option<&str>,
-) -> Result<Answer, InquireError> {
-    let shown: Vec<String> = choices.iter().map(|c| c.label.clone()).collect();
-    let mut prompt = inquire::MultiSelect::new(label, shown.clone());
-    if let Some(help) = help {
-        prompt = prompt.with_help_message(help);
-    }
-    let picked = prompt.prompt()?;
-    Ok(Answer::MultiChoice(
-        picked
-            .iter()
-            .filter_map(|p| shown.iter().position(|s| s == p))
-            .map(|i| choices[i].value.clone())
-            .collect(),
-    ))
-}
-
-/// What a number field accepts.
-#[derive(Debug, Clone, Copy)]
-struct NumberBounds {
-    integer: bool,
-    minimum: Option<f64>,
-    maximum: Option<f64>,
-}
-
-fn ask_number(
-    field: &Field,
-    bounds: NumberBounds,
-    label: &str,
-    help: Option<&str>,
-) -> Result<Answer, InquireError> {
-    let NumberBounds {
-        integer,
-        minimum,
-        maximum,
-    } = bounds;
-    let required = field.required;
-    let default = field.default.as_ref().map(|d| d.to_string());
-    let mut prompt = inquire::Text::new(label).with_validator(move |text: &str| {
-        if text.trim().is_empty() && !required {
-            return Ok(inquire::validator::Validation::Valid);
-        }
-        Ok(match form::parse_number(text, integer, minimum, maximum) {
-            Ok(_) => inquire::validator::Validation::Valid,
-            Err(e) => inquire::validator::Validation::Invalid(e.into()),
-        })
-    });
-    if let Some(default) = default.as_deref() {
-        prompt = prompt.with_default(default);
-    }
-    if let Some(help) = help {
-        prompt = prompt.with_help_message(help);
-    }
-    let text = prompt.prompt()?;
-    if text.trim().is_empty() {
-        return Ok(Answer::Skipped);
-    }
-    form::parse_number(&text, integer, minimum, maximum)
-        .map(Answer::Number)
-        .map_err(|e| InquireError::Custom(e.into()))
-}
-
-/// What a text field accepts, in characters.
-#[derive(Debug, Clone, Copy)]
-struct TextBounds {
-    min_length: Option<u64>,
-    max_length: Option<u64>,
-}
-
-fn ask_text(
-    field: &Field,
-    bounds: TextBounds,
-    label: &str,
-    help: Option<&str>,
-) -> Result<Answer, InquireError> {
-    let TextBounds {
-        min_length,
-        max_length,
-    } = bounds;
-    let required = field.required;
-    let default = field
-        .default
-        .as_ref()
-        .and_then(|d| d.as_str())
-        .map(str::to_owned);
-    let mut prompt = inquire::Text::new(label).with_validator(move |text: &str| {
-        let len = text.chars().count() as u64;
-        Ok(if text.is_empty() && required {
-            inquire::validator::Validation::Invalid("required".into())
-        } else if text.is_empty() {
-            inquire::validator::Validation::Valid
-        } else if min_length.is_some_and(|m| len < m) {
-            inquire::validator::Validation::Invalid(
-                format!("at least {} characters", min_length.unwrap_or(0)).into(),
-            )
-        } else if max_length.is_some_and(|m| len > m) {
-            inquire::validator::Validation::Invalid(
-                format!("at most {} characters", max_length.unwrap_or(0)).into(),
-            )
-        } else {
-            inquire::validator::Validation::Valid
-        })
-    });
-    if let Some(default) = default.as_deref() {
-        prompt = prompt.with_default(default);
-    }
-    if let Some(help) = help {
-        prompt = prompt.with_help_message(help);
-    }
-    let text = prompt.prompt()?;
-    Ok(if text.is_empty() {
-        Answer::Skipped
-    } else {
-        Answer::Text(text)
-    })
-}
-
 impl ArgumentAsker for Questions {
     fn ask(&self, prompt: &str, argument: &MissingArgument) -> BoxFuture<'_, Option<String>> {
-        let label = format!("{} for prompt `{prompt}`", argument.name);
-        let help = argument.description.clone();
+        let label = sanitize(&format!("{} for prompt `{prompt}`", argument.name)).into_owned();
+        let help = argument
+            .description
+            .as_deref()
+            .map(|d| sanitize(d).into_owned());
         Box::pin(async move {
             if self.mode == Interactivity::None {
                 return None;

@@ -8,20 +8,55 @@ use std::sync::Mutex;
 use coyote_session::{EventSink, SessionEvent, StopReason, ToolCallStatus};
 
 use super::screen::Screen;
+use crate::markdown::StreamRenderer;
+use crate::reasoning::{REPL_LINES, ReasoningView};
+use crate::term::{Paint, paint as paint_text, sanitize};
 
 /// The REPL's [`EventSink`].
-#[derive(Debug)]
 pub struct TurnRenderer {
     screen: Screen,
     /// Tool calls started and not finished yet, by call id → label.
     running: Mutex<BTreeMap<String, String>>,
+    /// The answer's Markdown renderer.
+    answer: Mutex<StreamRenderer>,
+    /// The reasoning of this turn's answers (first lines shown, the rest on `.reasoning`).
+    reasoning: Mutex<ReasoningView>,
 }
 
 impl TurnRenderer {
+    /// A renderer for one turn on `screen`.
     pub fn new(screen: Screen) -> Self {
         TurnRenderer {
+            answer: Mutex::new(screen.answer_renderer()),
+            reasoning: Mutex::new(ReasoningView::new(
+                Some(REPL_LINES),
+                crate::term::caps().color_stdout,
+            )),
             screen,
             running: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn answer(&self) -> std::sync::MutexGuard<'_, StreamRenderer> {
+        self.answer.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Ends the reasoning shown so far (its `… N more lines` note) and keeps its text for
+    /// `.reasoning`.
+    fn end_reasoning(&self) {
+        let mut view = self.reasoning.lock().unwrap_or_else(|p| p.into_inner());
+        let rest = view.finish();
+        if !rest.is_empty() {
+            self.screen.styled(&rest);
+            self.screen.set_reasoning(view.text());
+        }
+    }
+
+    /// Renders what the answer still holds (before a status line, at the end).
+    fn flush_answer(&self) {
+        let rest = self.answer().finish_line();
+        if rest != "\n" {
+            self.screen.styled(&rest);
         }
     }
 
@@ -61,6 +96,22 @@ pub fn status_line(
     )
 }
 
+/// The status line with its mark coloured (green ok, red otherwise) when stderr allows it.
+fn painted(line: &str, status: ToolCallStatus) -> String {
+    let paint = match status {
+        ToolCallStatus::Ok => Paint::Ok,
+        ToolCallStatus::Error => Paint::Error,
+        ToolCallStatus::Refused | ToolCallStatus::Cancelled | ToolCallStatus::Repeated => {
+            Paint::Warn
+        }
+    };
+    let enabled = crate::term::caps().color_stderr;
+    match line.strip_prefix("  ").and_then(|l| l.split_once(' ')) {
+        Some((mark, rest)) => format!("  {} {rest}", paint_text(mark, paint, enabled)),
+        None => line.to_owned(),
+    }
+}
+
 fn format_duration(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
@@ -73,9 +124,19 @@ impl EventSink for TurnRenderer {
     fn emit(&self, event: SessionEvent) {
         match event {
             SessionEvent::RequestStarted { .. } => self.screen.spin("thinking…"),
+            SessionEvent::ReasoningDelta { text } => {
+                let shown = self
+                    .reasoning
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(&text);
+                self.screen.styled(&shown);
+            }
             SessionEvent::TextDelta { text } => {
-                self.screen.stop_spinning();
-                self.screen.text(&text);
+                self.end_reasoning();
+                // The spinner goes on until a rendered block is ready to show.
+                let rendered = self.answer().push(&text);
+                self.screen.styled(&rendered);
             }
             SessionEvent::Usage { .. } | SessionEvent::RoundFinished { .. } => {}
             SessionEvent::ToolCallStarted {
@@ -85,6 +146,8 @@ impl EventSink for TurnRenderer {
                 tool,
                 ..
             } => {
+                self.end_reasoning();
+                self.flush_answer();
                 let label = call_label(&name, server.as_deref(), tool.as_deref());
                 self.screen.spin(&format!("running {label}…"));
                 self.running().insert(call_id, label);
@@ -103,19 +166,21 @@ impl EventSink for TurnRenderer {
                     running.remove(&call_id);
                     running.values().next().cloned()
                 };
-                self.screen.line(&status_line(
+                let line = status_line(
                     &name,
                     server.as_deref(),
                     tool.as_deref(),
                     status,
                     duration_ms,
-                ));
+                );
+                self.screen.styled_line(&painted(&sanitize(&line), status));
                 match next {
                     Some(label) => self.screen.spin(&format!("running {label}…")),
                     None => self.screen.spin("thinking…"),
                 }
             }
             SessionEvent::Warning { message } => {
+                self.flush_answer();
                 self.screen.line(&format!("coyote: warning: {message}"));
             }
             SessionEvent::DelegateProgress {
@@ -126,6 +191,8 @@ impl EventSink for TurnRenderer {
                 &agent, depth, &message,
             )),
             SessionEvent::TurnFinished { stop, .. } => {
+                self.end_reasoning();
+                self.flush_answer();
                 self.screen.finish();
                 match stop {
                     StopReason::Answered => {}

@@ -51,6 +51,8 @@ pub struct ModelChoice {
     pub context: ContextPolicy,
     /// `client:model`, for messages.
     pub id: String,
+    /// The model takes images (`supports_images`, or its provider's default).
+    pub supports_images: bool,
 }
 
 impl Scope {
@@ -130,6 +132,7 @@ pub fn choose_model(config: &AppConfig, scope: &Scope) -> Result<ModelChoice, St
         context,
         settings,
         id: resolved.id(),
+        supports_images: resolved.provider.supports_images(&resolved.model),
     })
 }
 

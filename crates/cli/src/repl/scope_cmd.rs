@@ -140,7 +140,7 @@ impl Repl {
         let mut out = String::new();
         if listing.items.is_empty() && listing.errors.is_empty() {
             return format!(
-                "No roles in {}; create NAME.md there (see docs/agents.md).\n",
+                "No roles in {}; create NAME.md there (see `coyote help agents`).\n",
                 dir.display()
             );
         }

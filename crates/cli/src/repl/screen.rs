@@ -6,12 +6,19 @@
 //! - The state lock is never held across an await or a blocking prompt; output is written
 //!   while holding it, so lines from concurrent tool calls never interleave mid-line.
 //! - Only one question is on screen at a time ([`Screen::question`] serialises them).
-//! - The spinner is drawn only when stderr is a terminal; with `NO_COLOR` or a plain stderr
-//!   the status lines are still printed, without animation.
+//! - The spinner is drawn only when stderr is a terminal and `TERM` is not `dumb`, coloured
+//!   only when colour is allowed (`term::caps`); otherwise the status lines are still printed,
+//!   without animation.
+//! - Text coyote did not write goes through the terminal sanitizer ([`Screen::text`],
+//!   [`Screen::line`]); answers come rendered (and sanitized) by the Markdown renderer
+//!   ([`Screen::answer_renderer`], [`Screen::styled`]).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use crate::markdown::{RenderOptions, StreamRenderer, ThemeChoice};
+use crate::term::sanitize::Sanitizer;
 
 /// Spinner frames (ASCII-safe braille dots, like most CLIs).
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -29,6 +36,8 @@ struct State {
     frame: usize,
     /// The last answer text did not end with a newline.
     mid_line: bool,
+    /// Sanitizes text coyote did not write (the model's, a server's) on its way to stdout.
+    sanitizer: Sanitizer,
 }
 
 /// Shared by the event renderer, the spinner task and the question prompts of one REPL.
@@ -37,6 +46,10 @@ pub struct Screen {
     state: Arc<Mutex<State>>,
     questions: Arc<tokio::sync::Mutex<()>>,
     animate: bool,
+    /// How answers are rendered (look, theme; the width is read again for every turn).
+    render: RenderOptions,
+    /// The whole reasoning of the last answer that had any (`.reasoning`).
+    reasoning: Arc<Mutex<String>>,
 }
 
 impl Default for Screen {
@@ -46,33 +59,79 @@ impl Default for Screen {
 }
 
 impl Screen {
+    /// A screen on this process's terminal, rendering answers for a dark background.
     pub fn new() -> Self {
+        Screen::with_render(RenderOptions::for_stdout(false, ThemeChoice::Dark))
+    }
+
+    /// A screen rendering answers with `render`.
+    pub fn with_render(render: RenderOptions) -> Self {
         Screen {
             state: Arc::default(),
             questions: Arc::default(),
-            animate: std::io::stderr().is_terminal(),
+            animate: crate::term::caps().animate(),
+            render,
+            reasoning: Arc::default(),
         }
+    }
+
+    /// Keeps the last answer's reasoning for `.reasoning`.
+    pub fn set_reasoning(&self, text: &str) {
+        *self.reasoning.lock().unwrap_or_else(|p| p.into_inner()) = text.to_owned();
+    }
+
+    /// The last answer's reasoning (empty when none streamed any).
+    pub fn reasoning(&self) -> String {
+        self.reasoning
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// A renderer for one answer, fitted to the terminal's current width.
+    pub fn answer_renderer(&self) -> StreamRenderer {
+        let mut opts = self.render.clone();
+        if opts.width.is_some() {
+            opts.width = crate::term::caps().stdout_width();
+        }
+        StreamRenderer::new(opts)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Streamed answer text.
+    /// Streamed text on stdout that coyote did not style: sanitized on a terminal.
     pub fn text(&self, text: &str) {
         if text.is_empty() {
             return;
         }
         let mut state = self.lock();
-        erase(&mut state);
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
-        state.mid_line = !text.ends_with('\n');
+        let text = if crate::term::caps().ttys.stdout {
+            state.sanitizer.push(text)
+        } else {
+            text.to_owned()
+        };
+        write_text(&mut state, &text);
     }
 
-    /// A full line on stderr (status of a tool call, a warning), on its own line.
+    /// Text on stdout already made safe and styled by coyote (the Markdown renderer's output).
+    pub fn styled(&self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut state = self.lock();
+        state.spinner = None;
+        write_text(&mut state, text);
+    }
+
+    /// A full line on stderr (status of a tool call, a warning), on its own line; sanitized.
     pub fn line(&self, line: &str) {
+        self.styled_line(&crate::term::sanitize(line));
+    }
+
+    /// A full line on stderr that coyote composed from sanitized parts (it may carry colour).
+    pub fn styled_line(&self, line: &str) {
         let mut state = self.lock();
         erase(&mut state);
         end_answer_line(&mut state);
@@ -86,6 +145,10 @@ impl Screen {
         let mut state = self.lock();
         state.spinner = None;
         erase(&mut state);
+        let rest = state.sanitizer.finish();
+        if !rest.is_empty() {
+            write_text(&mut state, &rest);
+        }
         end_answer_line(&mut state);
     }
 
@@ -93,14 +156,8 @@ impl Screen {
     pub fn spin(&self, label: &str) {
         let mut state = self.lock();
         end_answer_line(&mut state);
-        state.spinner = Some(label.to_owned());
-    }
-
-    /// Stops the spinner.
-    pub fn stop_spinning(&self) {
-        let mut state = self.lock();
-        state.spinner = None;
-        erase(&mut state);
+        // Labels name tools the model chose: sanitized like every other line.
+        state.spinner = Some(crate::term::sanitize(label).into_owned());
     }
 
     /// Draws the next spinner frame, if the spinner is on and nothing is asked.
@@ -117,7 +174,12 @@ impl Screen {
         }
         state.frame = (state.frame + 1) % FRAMES.len();
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{} {label}", FRAMES[state.frame]);
+        let frame = crate::term::paint(
+            FRAMES[state.frame],
+            crate::term::Paint::Accent,
+            crate::term::caps().color_stderr,
+        );
+        let _ = write!(err, "\r\x1b[2K{frame} {label}");
         let _ = err.flush();
         state.drawn = true;
     }
@@ -176,6 +238,14 @@ impl Drop for QuestionGuard {
         let mut state = self.screen.lock();
         state.paused = state.paused.saturating_sub(1);
     }
+}
+
+fn write_text(state: &mut State, text: &str) {
+    erase(state);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    state.mid_line = !text.ends_with('\n');
 }
 
 fn erase(state: &mut State) {

@@ -76,7 +76,10 @@ pub fn start(
     let (provider, settings) =
         build_model(&app_config, options.model.as_deref()).map_err(CliError::usage)?;
 
-    let screen = Screen::new();
+    let screen = Screen::with_render(crate::markdown::RenderOptions::for_stdout(
+        global.raw,
+        crate::setup::theme(global, &app_config),
+    ));
     let questions = Questions::new(screen.clone(), Interactivity::detect());
     let runtime = McpRuntime::new(RuntimeOptions {
         client: ClientIdentity::default(),
@@ -128,7 +131,7 @@ pub fn start(
     if let Some(name) = options.scope.agent.as_deref() {
         match crate::agent::parse_vars(&options.scope.vars) {
             Ok(values) => repl.start_agent(name, &values),
-            Err(error) => eprintln!("coyote: {error}"),
+            Err(error) => crate::term::error_line(&error.to_string()),
         }
     }
     let mut source = CompletionSource::new(runtime, repl.enabled_filter());
@@ -179,11 +182,11 @@ pub fn run(handle: &tokio::runtime::Handle, global: &GlobalArgs, options: &ReplO
         Ok(started) => started,
         Err(error) => return error.report(),
     };
-    eprintln!(
+    crate::term::eprint_line(&format!(
         "coyote {} — model {}. Type .help for commands, Ctrl-D to leave.",
         env!("CARGO_PKG_VERSION"),
         started.repl.session.model_label()
-    );
+    ));
     super::run_loop(&mut started.repl, &mut started.editor);
     started.repl.shutdown();
     crate::exit::CODE_OK

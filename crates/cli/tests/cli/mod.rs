@@ -1,4 +1,5 @@
 mod agents;
+mod attach;
 mod chat;
 mod common;
 mod config_errors;
@@ -7,6 +8,11 @@ mod docs;
 mod everything;
 mod exposure;
 mod fake;
+mod forms;
+mod markdown;
 mod oauth;
 mod repl;
+mod sanitize;
 mod scoping;
+mod shell;
+mod terminal;

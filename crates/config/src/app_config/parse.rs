@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::detect::detect_providers;
 use super::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
-    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ServerList,
+    DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ServerList, ThemeSetting,
 };
 use crate::env::EnvLookup;
 use crate::paths::ConfigPaths;
@@ -33,6 +33,7 @@ struct RawAppConfig {
     compact_threshold: Option<u8>,
     token_store: Option<crate::TokenStoreKind>,
     oauth_login_timeout: Option<u64>,
+    theme: Option<ThemeSetting>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -53,6 +54,7 @@ struct RawModel {
     name: String,
     max_tokens: Option<u32>,
     context_window: Option<u32>,
+    supports_images: Option<bool>,
 }
 
 /// `all`, `a,b`, `[a, b]`, `[]` or null.
@@ -238,6 +240,7 @@ impl Validator<'_> {
             expose: raw.expose.unwrap_or_default(),
             compact_threshold: raw.compact_threshold.unwrap_or(DEFAULT_COMPACT_THRESHOLD),
             sign_in,
+            theme: raw.theme.unwrap_or_default(),
         })
     }
 
@@ -322,6 +325,7 @@ impl Validator<'_> {
                 name: m.name,
                 max_tokens: m.max_tokens,
                 context_window: m.context_window,
+                supports_images: m.supports_images,
             });
         }
         let mut provider = ProviderConfig::new(raw.kind, raw.name, api_base).with_models(models);

@@ -1,0 +1,97 @@
+//! The terminal: what it can do ([`caps`]), the one sanitizer for text coyote did not write
+//! ([`sanitize`]), and the small helpers every printer uses so that the rules hold in one place:
+//! stdout is sanitized when it is a terminal (piped output keeps the exact bytes), stderr always
+//! (it is for people), and colour only where [`caps::Caps`] allows it.
+
+pub mod caps;
+pub mod sanitize;
+
+use std::borrow::Cow;
+use std::io::Write;
+
+pub use self::caps::caps;
+pub use self::sanitize::sanitize;
+
+/// `text` as it may be written to stdout: sanitized when stdout is a terminal.
+pub fn for_stdout(text: &str) -> Cow<'_, str> {
+    if caps().ttys.stdout {
+        sanitize(text)
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// `text` as it may be written to stderr: always sanitized.
+pub fn for_stderr(text: &str) -> Cow<'_, str> {
+    sanitize(text)
+}
+
+/// SGR codes coyote uses for its own styling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paint {
+    /// Bold red: errors.
+    Error,
+    /// Yellow: warnings, refusals.
+    Warn,
+    /// Green: success.
+    Ok,
+    /// Cyan: the spinner.
+    Accent,
+    /// Dim: reasoning.
+    Dim,
+    /// Bold: table headers.
+    Bold,
+}
+
+impl Paint {
+    fn sgr(self) -> &'static str {
+        match self {
+            Paint::Error => "1;31",
+            Paint::Warn => "33",
+            Paint::Ok => "32",
+            Paint::Accent => "36",
+            Paint::Dim => "2",
+            Paint::Bold => "1",
+        }
+    }
+}
+
+/// `text` wrapped in `paint` when `enabled`, else unchanged.
+pub fn paint(text: &str, paint: Paint, enabled: bool) -> String {
+    if enabled {
+        format!("\x1b[{}m{text}\x1b[0m", paint.sgr())
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Writes `line` and a newline to stderr, sanitized; a failing stderr is ignored.
+pub fn eprint_line(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{}", for_stderr(line));
+    let _ = err.flush();
+}
+
+/// `coyote: MESSAGE` on stderr, the prefix coloured as an error when stderr allows it.
+pub fn error_line(message: &str) {
+    let prefix = paint("coyote:", Paint::Error, caps().color_stderr);
+    eprint_line_prefixed(&prefix, message);
+}
+
+/// `coyote: warning: MESSAGE` on stderr.
+pub fn warning_line(message: &str) {
+    let prefix = paint("coyote: warning:", Paint::Warn, caps().color_stderr);
+    eprint_line_prefixed(&prefix, message);
+}
+
+/// `coyote: MESSAGE` on stderr for notes and confirmations (never coloured).
+pub fn note_line(message: &str) {
+    eprint_line_prefixed("coyote:", message);
+}
+
+/// Writes coyote's own `prefix` as it is and the (sanitized) message after it.
+fn eprint_line_prefixed(prefix: &str, message: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{prefix} {}", for_stderr(message));
+    let _ = err.flush();
+}
