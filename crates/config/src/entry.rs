@@ -15,6 +15,7 @@ use crate::keys::{ENTRY_KEYS, IGNORED_KEYS, UNSUPPORTED_KEYS, suggest};
 use crate::mcp_json::McpFileContext;
 use crate::warning::{ConfigWarning, WarningKind};
 
+mod client;
 mod fields;
 mod oauth;
 
@@ -127,6 +128,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
             }
         }
         let transport = self.transport(obj);
+        let client = self.client_settings(obj);
         if self.problems.len() > before {
             return None;
         }
@@ -137,6 +139,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
             approve: approve.unwrap_or(self.cx.defaults.approve),
             expose: expose.unwrap_or(self.cx.defaults.expose),
             auto_approve,
+            client,
             source: self.file.to_owned(),
         })))
     }

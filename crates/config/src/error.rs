@@ -204,6 +204,8 @@ pub enum Expected {
     Seconds,
     /// A TCP port, 1 to 65535.
     Port,
+    /// A whole number, 0 or more.
+    WholeNumber,
 }
 
 impl Expected {
@@ -216,6 +218,7 @@ impl Expected {
             Expected::Bool => "true or false",
             Expected::Seconds => "a number of seconds greater than 0",
             Expected::Port => "a port number from 1 to 65535",
+            Expected::WholeNumber => "a whole number (0 or more)",
         }
     }
 
@@ -228,6 +231,7 @@ impl Expected {
             Expected::Bool => "true",
             Expected::Seconds => "60",
             Expected::Port => "8765",
+            Expected::WholeNumber => "4096",
         }
     }
 }

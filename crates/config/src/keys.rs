@@ -26,6 +26,11 @@ pub(crate) const ENTRY_KEYS: &[&str] = &[
     "approve",
     "expose",
     "oauth",
+    "sampling",
+    "samplingMaxTokens",
+    "samplingPerMinute",
+    "roots",
+    "instructionsMaxBytes",
 ];
 
 /// Entry keys other clients write that carry no behaviour (silently ignored).

@@ -60,6 +60,7 @@ fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerSpec {
         approve: ApprovalPolicy::Destructive,
         expose: Exposure::Auto,
         auto_approve: vec![],
+        client: Default::default(),
         source: FILE.into(),
     }
 }

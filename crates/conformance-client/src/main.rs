@@ -202,6 +202,7 @@ fn spec(url: &str, name: &str, context: Context) -> McpServerSpec {
         approve: Default::default(),
         expose: Default::default(),
         auto_approve: Vec::new(),
+        client: Default::default(),
         source: "conformance".into(),
     }
 }

@@ -89,6 +89,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         approve: Default::default(),
         expose: Default::default(),
         auto_approve: Vec::new(),
+        client: Default::default(),
         source: "bench_blob".into(),
     };
     let runtime = McpRuntime::new(RuntimeOptions::default());

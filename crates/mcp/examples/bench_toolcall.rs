@@ -190,6 +190,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         approve: Default::default(),
         expose: Default::default(),
         auto_approve: Vec::new(),
+        client: Default::default(),
         source: "bench_toolcall".into(),
     };
     let runtime = McpRuntime::new(RuntimeOptions::default());

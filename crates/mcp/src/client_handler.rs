@@ -1,80 +1,72 @@
 //! The client-side handler of server requests and notifications (rmcp's `ClientHandler`,
-//! installed on every connection by [`crate::connect`]): what we answer when a server asks or
-//! tells us something.
+//! installed on every connection by [`crate::connect`]): what we advertise in `initialize`
+//! and what we answer when a server asks or tells us something. Each client feature has a
+//! typed request/event and a hook the embedder implements, in its own file:
 //!
-//! - Elicitation (form mode) goes to the embedder's [`ElicitationHook`]; the default declines.
-//!   The product never accepts on the user's behalf (only the conformance shim does).
-//! - Progress notifications restart the matching call's inactivity timeout, and an open
-//!   elicitation pauses the timeouts of the connection's calls ([`crate::activity`]); the
-//!   handler reports both to the shared [`crate::activity::CallActivity`].
-//! - Logging messages become `tracing` events carrying the server name.
+//! - elicitation ([`elicitation`]): form and URL questions go to the [`ElicitationHook`]; the
+//!   default declines. `notifications/elicitation/complete` is passed on to the hook.
+//! - sampling ([`sampling`]): advertised (with `tools` when the hook's model can call tools)
+//!   only with a [`SamplingHook`] and unless the server's entry says `"sampling": "never"`;
+//!   the per-server limits are checked before the hook is asked.
+//! - roots ([`roots`]): advertised with `listChanged` when the runtime has [`Roots`]; a server
+//!   with its own `"roots"` gets those.
+//! - logging ([`logging`]): every message goes to coyote's log; those at or above the
+//!   connection's threshold also go to the [`ServerLogSink`].
+//! - progress restarts the matching call's inactivity timeout, and an open question (form,
+//!   URL, sampling consent) pauses the timeouts of the connection's calls ([`crate::activity`]).
 //! - `list_changed` notifications bump [`ListGenerations`], so catalog caches can tell they
 //!   are stale; `resources/updated` bumps its own counter.
-//! - roots: empty (we do not advertise the capability, and answer `roots/list` with none).
 //!
-//! rmcp marks logging as deprecated (SEP-2577) and renamed `ClientConfig`; the targeted
-//! `#[allow(deprecated)]` below covers exactly those uses.
+//! rmcp marks sampling, roots and logging as deprecated (SEP-2577); the targeted
+//! `#[allow(deprecated)]`s cover exactly those uses, and requests and results cross rmcp's
+//! deprecated types through JSON.
+
+pub mod elicitation;
+pub mod logging;
+pub mod roots;
+pub mod sampling;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
-use futures::future::BoxFuture;
+use coyote_protocol::ClientFeatureSettings;
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    ProgressNotificationParam, ProtocolVersion, ResourceUpdatedNotificationParam,
+    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ErrorCode, ErrorData, Implementation, ProgressNotificationParam,
+    ProtocolVersion, ResourceUpdatedNotificationParam,
 };
 #[allow(deprecated)]
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ListRootsResult, LoggingLevel,
+    LoggingMessageNotificationParam,
+};
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::activity::CallActivity;
+pub use elicitation::{
+    DeclineElicitation, ElicitationHook, ElicitationRequest, ElicitationResponse,
+    UrlElicitationRequest,
+};
+use logging::{LogThreshold, log_text};
+pub use logging::{McpLogLevel, NoServerLog, ServerLogMessage, ServerLogSink, UnknownLogLevel};
+use roots::RootSource;
+pub use roots::{RootEntry, Roots, file_uri, git_root};
+pub use sampling::{
+    SamplingContent, SamplingHook, SamplingMessage, SamplingRefusal, SamplingRequest,
+    SamplingResponse, SamplingRole, SamplingStop, SamplingTool, SamplingToolChoice,
+};
+use sampling::{SamplingGate, request_from_wire, response_to_wire};
 
 /// The protocol revision we ask for. rmcp's default (2026-07-28) fails older peers' checks; the
 /// server may negotiate down and [`crate::ServerInfo::protocol_version`] shows the result.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// A server's form elicitation, converted to our types.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ElicitationRequest {
-    /// The configured name of the server asking.
-    pub server: String,
-    /// The server's message to the user.
-    pub message: String,
-    /// The `requestedSchema` object (flat properties of primitive/enum types).
-    pub requested_schema: serde_json::Value,
-}
-
-/// The user's answer to an elicitation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum ElicitationResponse {
-    /// Submit these values (must match the requested schema).
-    Accept(serde_json::Map<String, serde_json::Value>),
-    /// The user declined to answer.
-    Decline,
-    /// The user dismissed the question without choosing.
-    Cancel,
-}
-
-/// Asks the user for the values a server requested. Implemented by the embedder (the REPL);
-/// [`DeclineElicitation`] is the default.
-pub trait ElicitationHook: Send + Sync + 'static {
-    /// Asks the user; the future resolves with their answer.
-    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'_, ElicitationResponse>;
-}
-
-/// Declines every elicitation (non-interactive runs and the default).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct DeclineElicitation;
-
-impl ElicitationHook for DeclineElicitation {
-    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'_, ElicitationResponse> {
-        tracing::info!(server = %request.server, "declined an elicitation (no interactive hook)");
-        Box::pin(std::future::ready(ElicitationResponse::Decline))
-    }
-}
+/// The JSON-RPC error code of a sampling request the user (or a limit) refused (MCP spec).
+const USER_REJECTED: i32 = -1;
 
 /// How often each list changed, per the server's `list_changed` notifications.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,8 +88,9 @@ impl ListGenerations {
     }
 }
 
-/// What the handler observed that the connection's handles need: list generations, and the
-/// call activity (progress, open questions) their timeouts follow.
+/// What the handler observed and holds that the connection's handles need: list
+/// generations, the call activity (progress, open questions) their timeouts follow, the log
+/// threshold, and whether the connection follows the session's roots.
 #[derive(Debug, Default)]
 pub(crate) struct Generations {
     tools: AtomicU64,
@@ -105,6 +98,9 @@ pub(crate) struct Generations {
     prompts: AtomicU64,
     resource_updates: AtomicU64,
     pub(crate) activity: CallActivity,
+    pub(crate) log_threshold: LogThreshold,
+    /// The server was offered the session's roots (and is told when they change).
+    pub(crate) shared_roots: bool,
 }
 
 impl Generations {
@@ -136,41 +132,151 @@ impl Default for ClientIdentity {
     }
 }
 
+/// The embedder's hooks and switches, shared by every connection of a runtime.
+#[derive(Clone)]
+pub(crate) struct ClientHooks {
+    pub(crate) identity: ClientIdentity,
+    pub(crate) elicitation: Arc<dyn ElicitationHook>,
+    pub(crate) sampling: Option<Arc<dyn SamplingHook>>,
+    pub(crate) roots: Option<Roots>,
+    pub(crate) server_log: Arc<dyn ServerLogSink>,
+    pub(crate) log_level: McpLogLevel,
+}
+
 pub(crate) struct Handler {
     server: Arc<str>,
     info: ClientConfig,
     elicitation: Arc<dyn ElicitationHook>,
+    /// Present when sampling is advertised to this server.
+    sampling: Option<(Arc<dyn SamplingHook>, SamplingGate)>,
+    roots: Option<RootSource>,
+    server_log: Arc<dyn ServerLogSink>,
     generations: Arc<Generations>,
 }
 
 impl Handler {
-    pub(crate) fn new(
-        server: &str,
-        identity: &ClientIdentity,
-        elicitation: Arc<dyn ElicitationHook>,
-    ) -> Self {
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation =
-            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+    pub(crate) fn new(server: &str, hooks: &ClientHooks, settings: &ClientFeatureSettings) -> Self {
+        let gate = SamplingGate::new(settings);
+        let sampling = hooks
+            .sampling
+            .clone()
+            .filter(|_| gate.enabled())
+            .map(|hook| (hook, gate));
+        let roots = hooks.roots.clone().map(|shared| match &settings.roots {
+            Some(own) => RootSource::Own(own.clone()),
+            None => RootSource::Shared(shared),
+        });
         let info = ClientConfig::new(
-            capabilities,
-            Implementation::new(identity.name.clone(), identity.version.clone()),
+            capabilities(
+                sampling.as_ref().map(|(hook, _)| hook.supports_tools()),
+                roots.is_some(),
+            ),
+            Implementation::new(hooks.identity.name.clone(), hooks.identity.version.clone()),
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25);
+        let generations = Generations {
+            log_threshold: LogThreshold::new(hooks.log_level),
+            shared_roots: matches!(roots, Some(RootSource::Shared(_))),
+            ..Generations::default()
+        };
         Handler {
             server: Arc::from(server),
             info,
-            elicitation,
-            generations: Arc::default(),
+            elicitation: hooks.elicitation.clone(),
+            sampling,
+            roots,
+            server_log: hooks.server_log.clone(),
+            generations: Arc::new(generations),
         }
     }
 
     pub(crate) fn generations(&self) -> Arc<Generations> {
         self.generations.clone()
     }
+
+    async fn elicit_url(&self, request: UrlElicitationRequest) -> ElicitResult {
+        let _open = self.generations.activity.question_opened();
+        match self.elicitation.elicit_url(request).await {
+            ElicitationResponse::Accept(_) => ElicitResult::new(ElicitationAction::Accept),
+            ElicitationResponse::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitationResponse::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        }
+    }
+}
+
+/// What we advertise: elicitation (form and URL) always; sampling when offered to this
+/// server (`Some(tools)`); roots with `listChanged` when the runtime has roots.
+fn capabilities(sampling_tools: Option<bool>, roots: bool) -> ClientCapabilities {
+    let mut caps = json!({"elicitation": {"form": {}, "url": {}}});
+    if let Some(tools) = sampling_tools {
+        caps["sampling"] = if tools {
+            json!({"tools": {}})
+        } else {
+            json!({})
+        };
+    }
+    if roots {
+        caps["roots"] = json!({"listChanged": true});
+    }
+    serde_json::from_value(caps).unwrap_or_default()
+}
+
+fn rejected(message: &str) -> ErrorData {
+    ErrorData::new(ErrorCode(USER_REJECTED), message.to_owned(), None)
 }
 
 impl ClientHandler for Handler {
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some((hook, gate)) = &self.sampling else {
+            return Err(rejected(&format!(
+                "coyote does not offer sampling to MCP server `{}`",
+                self.server
+            )));
+        };
+        let wire = serde_json::to_value(&params)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let request = request_from_wire(&self.server, &wire)
+            .map_err(|bad| ErrorData::invalid_params(bad.0, None))?;
+        if let Err(refusal) = gate.admit(&self.server, request.max_tokens, Instant::now()) {
+            tracing::warn!(server = %self.server, "sampling refused: {}", refusal.message());
+            return Err(rejected(refusal.message()));
+        }
+        // The calls of this connection do not time out while the user decides.
+        let _open = self.generations.activity.question_opened();
+        match hook.sample(request).await {
+            Ok(response) => serde_json::from_value(response_to_wire(&response))
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
+            Err(SamplingRefusal::Declined(message)) => {
+                tracing::info!(server = %self.server, "sampling declined: {message}");
+                Err(rejected(&message))
+            }
+            Err(SamplingRefusal::Failed(message)) => {
+                tracing::warn!(server = %self.server, "sampling failed: {message}");
+                Err(ErrorData::internal_error(message, None))
+            }
+        }
+    }
+
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let entries = self
+            .roots
+            .as_ref()
+            .map(RootSource::entries)
+            .unwrap_or_default();
+        tracing::debug!(server = %self.server, roots = entries.len(), "roots/list answered");
+        serde_json::from_value(json!({ "roots": entries }))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
     async fn create_elicitation(
         &self,
         params: ElicitRequestParams,
@@ -186,7 +292,20 @@ impl ClientHandler for Handler {
                     .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
                 (message, schema)
             }
-            // We advertise form mode only; a URL request is declined, never opened.
+            ElicitRequestParams::UrlElicitationParams {
+                message,
+                url,
+                elicitation_id,
+                ..
+            } => {
+                let request = UrlElicitationRequest {
+                    server: self.server.to_string(),
+                    message,
+                    url,
+                    elicitation_id,
+                };
+                return Ok(self.elicit_url(request).await);
+            }
             _ => return Ok(ElicitResult::new(ElicitationAction::Decline)),
         };
         let request = ElicitationRequest {
@@ -202,6 +321,24 @@ impl ClientHandler for Handler {
             ElicitationResponse::Decline => ElicitResult::new(ElicitationAction::Decline),
             ElicitationResponse::Cancel => ElicitResult::new(ElicitationAction::Cancel),
         })
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == "notifications/elicitation/complete" {
+            let id = notification
+                .params
+                .as_ref()
+                .and_then(|p| p.get("elicitationId"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            self.elicitation.url_completed(&self.server, id);
+        } else {
+            tracing::debug!(server = %self.server, method = %notification.method, "unknown notification");
+        }
     }
 
     async fn on_progress(
@@ -227,15 +364,30 @@ impl ClientHandler for Handler {
     ) {
         let server = &*self.server;
         let logger = params.logger.as_deref().unwrap_or("");
-        let data = match &params.data {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
+        let text = log_text(&params.data);
+        let level = match params.level {
+            LoggingLevel::Debug => McpLogLevel::Debug,
+            LoggingLevel::Info => McpLogLevel::Info,
+            LoggingLevel::Notice => McpLogLevel::Notice,
+            LoggingLevel::Warning => McpLogLevel::Warning,
+            LoggingLevel::Error => McpLogLevel::Error,
+            LoggingLevel::Critical => McpLogLevel::Critical,
+            LoggingLevel::Alert => McpLogLevel::Alert,
+            LoggingLevel::Emergency => McpLogLevel::Emergency,
         };
-        match params.level {
-            LoggingLevel::Debug => tracing::debug!(server, logger, "{data}"),
-            LoggingLevel::Info | LoggingLevel::Notice => tracing::info!(server, logger, "{data}"),
-            LoggingLevel::Warning => tracing::warn!(server, logger, "{data}"),
-            _ => tracing::error!(server, logger, "{data}"),
+        match level {
+            McpLogLevel::Debug => tracing::debug!(server, logger, "{text}"),
+            McpLogLevel::Info | McpLogLevel::Notice => tracing::info!(server, logger, "{text}"),
+            McpLogLevel::Warning => tracing::warn!(server, logger, "{text}"),
+            _ => tracing::error!(server, logger, "{text}"),
+        }
+        if level >= self.generations.log_threshold.get() {
+            self.server_log.log(ServerLogMessage {
+                server: server.to_owned(),
+                level,
+                logger: params.logger,
+                text,
+            });
         }
     }
 

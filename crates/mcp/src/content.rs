@@ -102,6 +102,10 @@ pub struct ToolCallOutcome {
     pub structured_content: Option<serde_json::Value>,
     /// `isError`: the tool ran and reports a failure in `content`.
     pub is_error: bool,
+    /// Set when `structured_content` does not match the tool's `outputSchema`: what does not
+    /// match (the content is still delivered; the model and the log are warned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_warning: Option<String>,
 }
 
 /// Role of a prompt message. MCP defines user and assistant; anything else is kept as text so

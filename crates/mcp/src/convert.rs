@@ -168,6 +168,7 @@ pub(crate) fn tool_outcome(result: CallToolResult) -> ToolCallOutcome {
             .collect(),
         structured_content: result.structured_content,
         is_error: result.is_error.unwrap_or(false),
+        schema_warning: None,
     }
 }
 
@@ -255,6 +256,7 @@ pub(crate) fn tool_outcome_raw(raw: Value) -> ToolCallOutcome {
             }],
             structured_content: None,
             is_error: false,
+            schema_warning: None,
         };
     };
     let content = match obj.remove("content") {
@@ -273,6 +275,7 @@ pub(crate) fn tool_outcome_raw(raw: Value) -> ToolCallOutcome {
         content,
         structured_content: obj.remove("structuredContent").filter(|v| !v.is_null()),
         is_error: matches!(obj.get("isError"), Some(Value::Bool(true))),
+        schema_warning: None,
     }
 }
 

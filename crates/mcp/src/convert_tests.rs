@@ -49,6 +49,7 @@ fn an_off_spec_block_becomes_invalid_and_its_neighbours_survive() {
             ],
             structured_content: None,
             is_error: true,
+            schema_warning: None,
         }
     );
 }
@@ -90,6 +91,7 @@ fn a_valid_tool_result_takes_the_typed_path() {
             ],
             structured_content: Some(json!({"n": 1})),
             is_error: false,
+            schema_warning: None,
         }
     );
 }
@@ -178,7 +180,8 @@ fn a_contentless_tool_result_is_an_empty_outcome() {
         ToolCallOutcome {
             content: vec![],
             structured_content: None,
-            is_error: false
+            is_error: false,
+            schema_warning: None
         }
     );
 }

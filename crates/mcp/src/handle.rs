@@ -28,11 +28,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
-use crate::client_handler::{Generations, ListGenerations};
+use crate::catalog::ToolInfo;
+use crate::client_handler::{Generations, ListGenerations, McpLogLevel};
 use crate::connect::line::too_large_details;
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
 use crate::error::{McpError, TimeoutPhase, fmt_bytes};
+use crate::schema_check;
 use crate::server::{McpServerFeatures, ServerInfo, ServerState, StateCell};
 
 /// How long a failed request waits for the runtime to record why the server went away, so
@@ -69,6 +71,8 @@ struct HandleInner {
     max_message_bytes: usize,
     /// Signs in with OAuth (auth errors mean needs-auth, not refused credentials).
     oauth: bool,
+    /// `outputSchema` by tool name, from the latest full tool listing.
+    output_schemas: std::sync::Mutex<BTreeMap<String, Option<Value>>>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -118,6 +122,7 @@ impl ServerHandle {
                 ended: parts.ended,
                 max_message_bytes: parts.max_message_bytes,
                 oauth: parts.oauth,
+                output_schemas: std::sync::Mutex::default(),
             }),
         }
     }
@@ -163,7 +168,61 @@ impl ServerHandle {
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(args);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let result = self.request("tools/call", request).await?;
-        Ok(convert::tool_outcome_from(result))
+        let mut outcome = convert::tool_outcome_from(result);
+        if let Some(structured) = &outcome.structured_content
+            && let Some(schema) = self.output_schema(name).await
+        {
+            let problems = schema_check::check(&schema, structured);
+            if !problems.is_empty() {
+                let warning = format!(
+                    "the structured content of tool `{name}` does not match the tool's \
+                     outputSchema ({}); it is shown as the server sent it",
+                    problems.join("; ")
+                );
+                tracing::warn!(server = %self.inner.name, tool = name, "{warning}");
+                outcome.schema_warning = Some(warning);
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// The `outputSchema` of `tool` from the latest tool listing; when the listing has not
+    /// named the tool yet, the tools are listed once (a failure means no check).
+    async fn output_schema(&self, tool: &str) -> Option<Value> {
+        let known = self.known_output_schema(tool);
+        if let Some(known) = known {
+            return known;
+        }
+        match self.list_tools().await {
+            Ok(_) => self.known_output_schema(tool).flatten(),
+            Err(e) => {
+                tracing::debug!(server = %self.inner.name, "cannot list tools to check output: {e}");
+                None
+            }
+        }
+    }
+
+    /// `Some(schema or none)` when the latest listing named `tool`.
+    fn known_output_schema(&self, tool: &str) -> Option<Option<Value>> {
+        let schemas = self
+            .inner
+            .output_schemas
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        schemas.get(tool).cloned()
+    }
+
+    /// Keeps the tools' `outputSchema`s of a full listing, for checking results.
+    pub(crate) fn remember_output_schemas(&self, tools: &[ToolInfo]) {
+        let mut schemas = self
+            .inner
+            .output_schemas
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        *schemas = tools
+            .iter()
+            .map(|t| (t.name.clone(), t.output_schema.clone()))
+            .collect();
     }
 
     /// `resources/read`.
@@ -222,6 +281,61 @@ impl ServerHandle {
                     .iter()
                     .filter_map(|v| v.as_str().map(str::to_owned))
                     .collect())
+            }
+        }
+    }
+
+    /// Sets the level this server logs at and the level its messages are shown from. Sends
+    /// `logging/setLevel` when the server advertises logging (`Ok(true)`); otherwise only the
+    /// shown level changes (`Ok(false)`).
+    pub async fn set_log_level(&self, level: McpLogLevel) -> Result<bool, McpError> {
+        self.inner.generations.log_threshold.set(level);
+        if !self.inner.info.capabilities.logging {
+            return Ok(false);
+        }
+        #[allow(deprecated)]
+        let request = {
+            use rmcp::model::{LoggingLevel, SetLevelRequest, SetLevelRequestParams};
+            let wire: LoggingLevel = serde_json::from_value(Value::String(level.as_str().into()))
+                .map_err(|e| McpError::Protocol {
+                server: self.inner.name.clone(),
+                method: "logging/setLevel".to_owned(),
+                message: e.to_string(),
+            })?;
+            ClientRequest::SetLevelRequest(SetLevelRequest::new(SetLevelRequestParams::new(wire)))
+        };
+        self.request("logging/setLevel", request).await?;
+        Ok(true)
+    }
+
+    /// The level set when the server became Ready; a server that rejects it is only logged
+    /// about (its messages are still filtered on our side).
+    pub(crate) async fn send_initial_log_level(&self, level: McpLogLevel) {
+        if let Err(e) = self.set_log_level(level).await {
+            tracing::warn!(server = %self.inner.name, "logging/setLevel {level} failed: {e}");
+        }
+    }
+
+    /// Whether this server was offered the session's roots (and is told about changes).
+    pub fn uses_shared_roots(&self) -> bool {
+        self.inner.generations.shared_roots
+    }
+
+    /// Sends `notifications/roots/list_changed` (bounded; a failure is logged).
+    pub(crate) async fn notify_roots_changed(&self) {
+        #[allow(deprecated)]
+        let sent = tokio::time::timeout(
+            CANCEL_SEND_TIMEOUT,
+            self.inner.peer.notify_roots_list_changed(),
+        )
+        .await;
+        match sent {
+            Ok(Ok(())) => tracing::info!(server = %self.inner.name, "sent roots/list_changed"),
+            Ok(Err(e)) => {
+                tracing::warn!(server = %self.inner.name, "roots/list_changed not sent: {e}")
+            }
+            Err(_) => {
+                tracing::warn!(server = %self.inner.name, "roots/list_changed not sent: timed out")
             }
         }
     }

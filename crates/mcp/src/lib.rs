@@ -4,14 +4,16 @@
 //!
 //! Modules by floor (a module imports only its own floor or lower ones; no import cycles —
 //! `crates/test-support/tests/structure.rs` checks it; `docs/architecture.md` has the table):
-//! ground `server`, `catalog`, `error`, `content`; transport `connect`, `convert`,
+//! ground `server`, `catalog`, `error`, `content`, `schema_check`, `browser`; transport `connect`, `convert`,
 //! `client_handler`, `activity`; one server's conversation `handle`, `listing`; the runtime
 //! `runtime`, `factory`; policy `render`, `uri_template`, `prompt`, `search`; top `meta`.
 
 // Ground floor: what one server is.
+pub mod browser;
 pub mod catalog;
 pub mod content;
 pub mod error;
+pub mod schema_check;
 pub mod server;
 
 // Transport floor.
@@ -43,7 +45,10 @@ pub use catalog::{
 };
 pub use client_handler::{
     ClientIdentity, DeclineElicitation, ElicitationHook, ElicitationRequest, ElicitationResponse,
-    ListGenerations, PROTOCOL_VERSION,
+    ListGenerations, McpLogLevel, NoServerLog, PROTOCOL_VERSION, RootEntry, Roots, SamplingContent,
+    SamplingHook, SamplingMessage, SamplingRefusal, SamplingRequest, SamplingResponse,
+    SamplingRole, SamplingStop, SamplingTool, SamplingToolChoice, ServerLogMessage, ServerLogSink,
+    UnknownLogLevel, UrlElicitationRequest,
 };
 pub use connect::auth;
 pub use connect::http::install_crypto_provider;
@@ -61,6 +66,6 @@ pub use meta::{
 pub use render::{RenderContext, RenderError, SpillStore};
 pub use runtime::{LoginReport, McpRuntime, RuntimeOptions, login};
 pub use server::{
-    McpServerFeatures, ServerCapabilityFlags, ServerInfo, ServerState, ServerStatus,
-    ShutdownTimeouts,
+    McpServerFeatures, ServerCapabilityFlags, ServerInfo, ServerInstructions, ServerState,
+    ServerStatus, ShutdownTimeouts,
 };

@@ -55,6 +55,8 @@ trait ListKind {
     /// The typed page, or the result back when rmcp classified it as something else.
     fn typed(result: ServerResult) -> Result<Page<Self::Item>, Box<ServerResult>>;
     fn convert(raw: Self::Raw) -> Self::Item;
+    /// What the handle keeps of a full listing (tools: their output schemas).
+    fn remember(_handle: &ServerHandle, _items: &[Self::Item]) {}
 }
 
 fn typed_page<R, T>(items: Vec<R>, next_cursor: Option<String>, f: fn(R) -> T) -> Page<T> {
@@ -85,6 +87,9 @@ impl ListKind for Tools {
     }
     fn convert(raw: Tool) -> ToolInfo {
         convert::tool_info(raw)
+    }
+    fn remember(handle: &ServerHandle, items: &[ToolInfo]) {
+        handle.remember_output_schemas(items);
     }
 }
 
@@ -230,8 +235,14 @@ async fn list_all<K: ListKind>(
         }
         match page.next_cursor {
             // An empty cursor is how some servers say "no more pages".
-            None => return Ok((items, skipped)),
-            Some(next) if next.is_empty() => return Ok((items, skipped)),
+            None => {
+                K::remember(handle, &items);
+                return Ok((items, skipped));
+            }
+            Some(next) if next.is_empty() => {
+                K::remember(handle, &items);
+                return Ok((items, skipped));
+            }
             Some(next) => {
                 if !seen.insert(next.clone()) {
                     return Err(McpError::RepeatedCursor {

@@ -671,6 +671,7 @@ fn outcome(content: Vec<ContentItem>) -> ToolCallOutcome {
         content,
         structured_content: None,
         is_error: false,
+        schema_warning: None,
     }
 }
 
@@ -690,6 +691,7 @@ fn small_tool_results_pass_unchanged() {
             }],
             structured_content: Some(json!({"n": 1})),
             is_error: true,
+            schema_warning: None,
         },
         &ctx,
     );
@@ -860,6 +862,7 @@ fn oversized_structured_content_is_kept_behind_a_handle() {
             content: vec![],
             structured_content: Some(big.clone()),
             is_error: false,
+            schema_warning: None,
         },
         &ctx,
     );

@@ -19,7 +19,10 @@ use coyote_protocol::{McpServerSpec, Timeouts};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::client_handler::{ClientIdentity, DeclineElicitation, ElicitationHook};
+use crate::client_handler::{
+    ClientHooks, ClientIdentity, DeclineElicitation, ElicitationHook, McpLogLevel, NoServerLog,
+    Roots, SamplingHook, ServerLogSink,
+};
 use crate::connect::auth::{AuthContext, AuthOptions};
 use crate::connect::line::MAX_MESSAGE_BYTES;
 use crate::connect::{self, ConnectOptions, Connection};
@@ -35,8 +38,18 @@ pub use login::{LoginReport, login};
 pub struct RuntimeOptions {
     /// `clientInfo` sent in `initialize`.
     pub client: ClientIdentity,
-    /// Answers servers' form elicitations; the default declines.
+    /// Answers servers' form and URL elicitations; the default declines.
     pub elicitation: Arc<dyn ElicitationHook>,
+    /// Answers servers' sampling requests; `None` (the default) does not offer sampling.
+    pub sampling: Option<Arc<dyn SamplingHook>>,
+    /// The directories servers are told about (`roots/list`); `None` (the default) does not
+    /// offer roots.
+    pub roots: Option<Roots>,
+    /// Shows server log messages at or above `mcp_log_level`; the default shows none (they
+    /// always reach coyote's log).
+    pub server_log: Arc<dyn ServerLogSink>,
+    /// The level sent with `logging/setLevel` to servers that log (default `warning`).
+    pub mcp_log_level: McpLogLevel,
     /// Largest accepted message ([`MAX_MESSAGE_BYTES`]; tests use less).
     pub max_message_bytes: usize,
     /// How long each step of stopping a stdio server may take.
@@ -50,9 +63,27 @@ impl Default for RuntimeOptions {
         RuntimeOptions {
             client: ClientIdentity::default(),
             elicitation: Arc::new(DeclineElicitation),
+            sampling: None,
+            roots: None,
+            server_log: Arc::new(NoServerLog),
+            mcp_log_level: McpLogLevel::default(),
             max_message_bytes: MAX_MESSAGE_BYTES,
             shutdown: ShutdownTimeouts::DEFAULT,
             auth: AuthOptions::default(),
+        }
+    }
+}
+
+impl RuntimeOptions {
+    /// The hooks every connection's client handler gets.
+    pub(crate) fn hooks(&self) -> ClientHooks {
+        ClientHooks {
+            identity: self.client.clone(),
+            elicitation: self.elicitation.clone(),
+            sampling: self.sampling.clone(),
+            roots: self.roots.clone(),
+            server_log: self.server_log.clone(),
+            log_level: self.mcp_log_level,
         }
     }
 }
@@ -61,6 +92,9 @@ impl std::fmt::Debug for RuntimeOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RuntimeOptions")
             .field("client", &self.client)
+            .field("sampling", &self.sampling.is_some())
+            .field("roots", &self.roots)
+            .field("mcp_log_level", &self.mcp_log_level)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("shutdown", &self.shutdown)
             .field("auth", &self.auth)
@@ -71,6 +105,8 @@ impl std::fmt::Debug for RuntimeOptions {
 struct Slot {
     name: String,
     transport: &'static str,
+    /// `instructionsMaxBytes` of the server's entry.
+    instructions_max_bytes: usize,
     state: Arc<StateCell>,
     live: Mutex<Option<Live>>,
 }
@@ -115,8 +151,7 @@ impl McpRuntime {
     /// A runtime with no servers yet.
     pub fn new(options: RuntimeOptions) -> Self {
         let connect = ConnectOptions {
-            identity: options.client.clone(),
-            elicitation: options.elicitation.clone(),
+            hooks: options.hooks(),
             max_message_bytes: options.max_message_bytes,
             auth: Arc::new(AuthContext::new(options.auth.clone())),
         };
@@ -147,17 +182,30 @@ impl McpRuntime {
     fn register(&self, specs: Vec<McpServerSpec>) -> Vec<(Arc<Slot>, McpServerSpec)> {
         specs
             .into_iter()
-            .filter_map(|spec| Some((self.register_one(&spec.name, spec.transport.label())?, spec)))
+            .filter_map(|spec| {
+                let slot = self.register_one(
+                    &spec.name,
+                    spec.transport.label(),
+                    spec.client.instructions_max_bytes,
+                )?;
+                Some((slot, spec))
+            })
             .collect()
     }
 
     /// A new `Starting` slot, replacing a Failed/Closed one of the same name; `None` (and a
     /// warning) when that name is already Starting or Ready.
-    fn register_one(&self, name: &str, transport: &'static str) -> Option<Arc<Slot>> {
+    fn register_one(
+        &self,
+        name: &str,
+        transport: &'static str,
+        instructions_max_bytes: usize,
+    ) -> Option<Arc<Slot>> {
         let mut slots = self.inner.slots.lock().unwrap_or_else(|p| p.into_inner());
         let slot = Arc::new(Slot {
             name: name.to_owned(),
             transport,
+            instructions_max_bytes,
             state: Arc::new(StateCell::new()),
             live: Mutex::new(None),
         });
@@ -218,7 +266,11 @@ impl McpRuntime {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        let Some(slot) = self.register_one(name, "stream") else {
+        let Some(slot) = self.register_one(
+            name,
+            "stream",
+            coyote_protocol::DEFAULT_INSTRUCTIONS_MAX_BYTES,
+        ) else {
             let state = self.state(name).unwrap_or(ServerState::Starting);
             return Err(McpError::ServerNotReady {
                 server: name.to_owned(),
@@ -228,7 +280,9 @@ impl McpRuntime {
         let options = self.inner.connect.clone();
         let connected =
             connect::connect_stream(name, timeouts.startup, (read, write), &options).await;
-        settle(slot, timeouts.call, options.max_message_bytes, connected);
+        if let Some(handle) = settle(slot, timeouts.call, options.max_message_bytes, connected) {
+            handle.send_initial_log_level(options.hooks.log_level).await;
+        }
         self.server(name)
     }
 
@@ -244,7 +298,11 @@ impl McpRuntime {
                 known: source.server_names(),
             });
         };
-        let Some(slot) = self.register_one(name, source_slot.transport) else {
+        let Some(slot) = self.register_one(
+            name,
+            source_slot.transport,
+            source_slot.instructions_max_bytes,
+        ) else {
             let state = self.state(name).unwrap_or(ServerState::Starting);
             return Err(McpError::ServerNotReady {
                 server: name.to_owned(),
@@ -386,21 +444,25 @@ impl McpRuntime {
 
 async fn start_one(options: ConnectOptions, slot: Arc<Slot>, spec: McpServerSpec) {
     let connected = connect::connect(&spec, &options).await;
-    settle(
+    let ready = settle(
         slot,
         spec.timeouts.call,
         options.max_message_bytes,
         connected,
     );
+    if let Some(handle) = ready {
+        handle.send_initial_log_level(options.hooks.log_level).await;
+    }
 }
 
-/// Records the outcome of a start: Ready with a live handle, or Failed with the reason.
+/// Records the outcome of a start: Ready with a live handle (returned), or Failed with the
+/// reason.
 fn settle(
     slot: Arc<Slot>,
     call_timeout: Duration,
     max_message_bytes: usize,
     connected: Result<Connection, connect::StartError>,
-) {
+) -> Option<ServerHandle> {
     let name = slot.name.clone();
     match connected {
         Ok(connection) => {
@@ -422,21 +484,24 @@ fn settle(
             });
             let ended = connection.ended.clone();
             *slot.live() = Some(Live {
-                handle,
+                handle: handle.clone(),
                 connection: Some(connection),
             });
             slot.state.set(ServerState::Ready);
             tracing::info!(server = %name, "MCP server ready");
             tokio::spawn(watch_connection(slot, ended, observer));
+            Some(handle)
         }
         Err(failure) if matches!(failure.error, McpError::NeedsAuth { .. }) => {
             tracing::info!(server = %name, "MCP server needs sign-in");
             slot.state.set(ServerState::NeedsAuth);
+            None
         }
         Err(failure) => {
             let reason = format!("{}{}", failure.error, failure.stderr_tail);
             tracing::warn!(server = %name, %reason, "MCP server failed to start");
             slot.state.set(ServerState::Failed(reason));
+            None
         }
     }
 }
@@ -458,6 +523,8 @@ async fn watch_connection(
         tracing::warn!(server = %slot.name, %reason, "MCP server failed");
     }
 }
+
+mod client;
 
 #[cfg(test)]
 #[path = "runtime_tests.rs"]

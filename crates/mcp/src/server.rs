@@ -180,6 +180,37 @@ pub struct McpServerFeatures {
     pub peer_info_missing: bool,
 }
 
+/// A server's `instructions` as the model may see them: cut at the server's
+/// `instructionsMaxBytes` (on a character boundary). Server text: never the user's words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInstructions {
+    /// The configured name of the server.
+    pub server: String,
+    /// The text, at most the budget long.
+    pub text: String,
+    /// The full length in bytes when the text was cut.
+    pub cut_from: Option<usize>,
+}
+
+impl ServerInstructions {
+    /// `text` within `max_bytes`; `None` when nothing is left to show.
+    pub fn capped(server: &str, text: &str, max_bytes: usize) -> Option<ServerInstructions> {
+        let trimmed = text.trim();
+        if trimmed.is_empty() || max_bytes == 0 {
+            return None;
+        }
+        let mut cut = trimmed.len().min(max_bytes);
+        while !trimmed.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        Some(ServerInstructions {
+            server: server.to_owned(),
+            text: trimmed[..cut].to_owned(),
+            cut_from: (cut < trimmed.len()).then_some(trimmed.len()),
+        })
+    }
+}
+
 /// Bound of each step of stopping a stdio server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShutdownTimeouts {

@@ -21,6 +21,7 @@ pub use provider::{
     KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,
 };
 pub use server::{
-    ApprovalPolicy, Exposure, HttpSpec, McpServerSpec, McpTransport, StdioSpec, Timeouts,
-    redact_url,
+    ApprovalPolicy, ClientFeatureSettings, DEFAULT_INSTRUCTIONS_MAX_BYTES,
+    DEFAULT_SAMPLING_MAX_TOKENS, DEFAULT_SAMPLING_PER_MINUTE, Exposure, HttpSpec, McpServerSpec,
+    McpTransport, SamplingMode, StdioSpec, Timeouts, redact_url,
 };

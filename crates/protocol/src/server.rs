@@ -31,6 +31,8 @@ pub struct McpServerSpec {
     pub expose: Exposure,
     /// Tools the user pre-approved in the file (`autoApprove` / `alwaysAllow`).
     pub auto_approve: Vec<String>,
+    /// What the server may ask of coyote: sampling, roots, the instructions' budget.
+    pub client: ClientFeatureSettings,
     /// The file this entry came from (for messages).
     pub source: PathBuf,
 }
@@ -43,6 +45,7 @@ impl fmt::Debug for McpServerSpec {
             .field("timeouts", &self.timeouts)
             .field("approve", &self.approve)
             .field("expose", &self.expose)
+            .field("client", &self.client)
             .field("source", &self.source)
             .finish()
     }
@@ -157,6 +160,53 @@ pub enum ApprovalPolicy {
     All,
     /// Never ask.
     Never,
+}
+
+/// Largest `maxTokens` a server's sampling request may ask for unless `samplingMaxTokens` says.
+pub const DEFAULT_SAMPLING_MAX_TOKENS: u32 = 4096;
+/// Sampling requests one server may make per minute unless `samplingPerMinute` says.
+pub const DEFAULT_SAMPLING_PER_MINUTE: u32 = 10;
+/// Bytes of a server's `instructions` given to the model unless `instructionsMaxBytes` says.
+pub const DEFAULT_INSTRUCTIONS_MAX_BYTES: usize = 2000;
+
+/// Whether a server may ask the model to answer (`"sampling"` in mcp.json).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SamplingMode {
+    /// Sampling is offered; each request needs the user's consent (or `--allow-sampling`).
+    #[default]
+    Ask,
+    /// Sampling is not offered to this server and every request is declined.
+    Never,
+}
+
+/// What one server may ask of coyote, from its mcp.json entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientFeatureSettings {
+    /// `"sampling"`: `ask` (default) or `never`.
+    pub sampling: SamplingMode,
+    /// `"samplingMaxTokens"`: a request asking for more `maxTokens` is refused.
+    pub sampling_max_tokens: u32,
+    /// `"samplingPerMinute"`: requests beyond this many in the last minute are refused.
+    pub sampling_per_minute: u32,
+    /// `"roots"`: the directories this server is told about; `None` uses the session's roots
+    /// (the git root of the working directory, else the working directory).
+    pub roots: Option<Vec<PathBuf>>,
+    /// `"instructionsMaxBytes"`: how much of the server's `instructions` the model sees
+    /// (0: none).
+    pub instructions_max_bytes: usize,
+}
+
+impl Default for ClientFeatureSettings {
+    fn default() -> Self {
+        ClientFeatureSettings {
+            sampling: SamplingMode::Ask,
+            sampling_max_tokens: DEFAULT_SAMPLING_MAX_TOKENS,
+            sampling_per_minute: DEFAULT_SAMPLING_PER_MINUTE,
+            roots: None,
+            instructions_max_bytes: DEFAULT_INSTRUCTIONS_MAX_BYTES,
+        }
+    }
 }
 
 /// How a server's tools are declared to the model.

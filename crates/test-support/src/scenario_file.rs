@@ -79,6 +79,7 @@ impl ScenarioFile {
             approve: Default::default(),
             expose: Default::default(),
             auto_approve: Vec::new(),
+            client: Default::default(),
             source: self.path.clone(),
         }
     }

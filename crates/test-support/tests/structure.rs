@@ -57,7 +57,17 @@ fn assert_no_module_cycles(name: &str) {
 fn coyote_mcp_floors() -> Floors {
     Floors {
         floors: vec![
-            ("ground", vec!["server", "catalog", "error", "content"]),
+            (
+                "ground",
+                vec![
+                    "server",
+                    "catalog",
+                    "error",
+                    "content",
+                    "schema_check",
+                    "browser",
+                ],
+            ),
             (
                 "transport",
                 vec!["connect", "convert", "client_handler", "activity"],

@@ -15,6 +15,7 @@ fn spec(name: &str, transport: McpTransport) -> McpServerSpec {
         approve: Default::default(),
         expose: Default::default(),
         auto_approve: Vec::new(),
+        client: Default::default(),
         source: PathBuf::from("mcp.json"),
     }
 }

@@ -16,7 +16,7 @@ mod typed;
 use std::sync::Arc;
 use std::time::Duration;
 
-use coyote_protocol::{McpServerSpec, McpTransport};
+use coyote_protocol::{ClientFeatureSettings, McpServerSpec, McpTransport};
 use rmcp::service::{
     ClientInitializeError, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
 };
@@ -24,7 +24,7 @@ use rmcp::transport::{DynamicTransportError, Transport};
 use rmcp::{ClientCacheConfig, ServiceExt};
 use tokio::sync::watch;
 
-use crate::client_handler::{ClientIdentity, ElicitationHook, Generations, Handler};
+use crate::client_handler::{ClientHooks, Generations, Handler};
 use crate::error::{McpError, TimeoutPhase};
 use crate::server::ShutdownTimeouts;
 use stdio::StdioProcess;
@@ -35,8 +35,7 @@ const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(500);
 /// What every connection needs besides its spec.
 #[derive(Clone)]
 pub(crate) struct ConnectOptions {
-    pub(crate) identity: ClientIdentity,
-    pub(crate) elicitation: Arc<dyn ElicitationHook>,
+    pub(crate) hooks: ClientHooks,
     pub(crate) max_message_bytes: usize,
     pub(crate) auth: Arc<auth::AuthContext>,
 }
@@ -86,7 +85,7 @@ pub(crate) async fn connect(
     options: &ConnectOptions,
 ) -> Result<Connection, StartError> {
     let name = spec.name.as_str();
-    let handler = Handler::new(name, &options.identity, options.elicitation.clone());
+    let handler = Handler::new(name, &options.hooks, &spec.client);
     let generations = handler.generations();
     let startup = spec.timeouts.startup;
     match &spec.transport {
@@ -162,7 +161,7 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    let handler = Handler::new(name, &options.identity, options.elicitation.clone());
+    let handler = Handler::new(name, &options.hooks, &ClientFeatureSettings::default());
     let generations = handler.generations();
     let transport = line::LineTransport::new(name, read, write, options.max_message_bytes);
     let (transport, ended) = Observed::new(transport);

@@ -22,6 +22,7 @@ pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> V
         content,
         structured_content,
         is_error,
+        schema_warning,
     } = outcome;
     let count = content.len();
     let mut items = Vec::with_capacity(count);
@@ -66,6 +67,9 @@ pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> V
         result.insert(key.into(), value);
     }
     result.insert("is_error".into(), Value::Bool(is_error));
+    if let Some(warning) = schema_warning {
+        result.insert("warning".into(), Value::String(warning));
+    }
     Value::Object(result)
 }
 

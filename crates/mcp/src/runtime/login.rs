@@ -40,8 +40,7 @@ pub async fn login(
     let context = Arc::new(AuthContext::new(auth_options));
     auth::forget_tokens(&spec, &context).await?;
     let connect_options = ConnectOptions {
-        identity: options.client.clone(),
-        elicitation: options.elicitation.clone(),
+        hooks: options.hooks(),
         max_message_bytes: options.max_message_bytes,
         auth: context.clone(),
     };

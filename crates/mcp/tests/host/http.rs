@@ -20,6 +20,7 @@ fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerSpec {
         approve: Default::default(),
         expose: Default::default(),
         auto_approve: vec![],
+        client: Default::default(),
         source: "mcp.json".into(),
     }
 }

@@ -244,6 +244,7 @@ async fn a_missing_command_fails_with_the_fix() {
         approve: Default::default(),
         expose: Default::default(),
         auto_approve: vec![],
+        client: Default::default(),
         source: "mcp.json".into(),
     };
     runtime.start_all(vec![spec]).await;
