@@ -4,8 +4,9 @@
 //!
 //! Rule per server ([`ServerPolicy`], from mcp.json `approve` and `autoApprove`):
 //! - a tool listed in `auto_approve` never asks;
-//! - `destructive` (default) asks for tools annotated `destructiveHint: true` (unless also
-//!   `readOnlyHint: true`);
+//! - `destructive` (default) asks for tools that may be destructive: `destructiveHint` is true,
+//!   or not given — the MCP spec's default, so a tool without annotations counts — unless
+//!   `readOnlyHint: true`;
 //! - `all` asks for every tool not annotated `readOnlyHint: true`;
 //! - `never` never asks.
 //!
@@ -83,7 +84,8 @@ pub enum ToolAnnotations {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalReason {
-    /// The tool is annotated `destructiveHint: true`.
+    /// The tool may be destructive: `destructiveHint` is true or not given (the spec's
+    /// default), and it is not annotated `readOnlyHint: true`.
     Destructive,
     /// The server's policy is `all` and the tool is not read-only.
     NotReadOnly,
@@ -112,20 +114,20 @@ pub fn approval_reason(
         }
         ToolAnnotations::Listed(hints) => hints.as_ref(),
     };
-    let flag = |key: &str| {
+    // The spec's defaults: `readOnlyHint` false, `destructiveHint` true.
+    let flag = |key: &str, default: bool| {
         hints
             .and_then(|h| h.get(key))
             .and_then(Value::as_bool)
-            .unwrap_or(false)
+            .unwrap_or(default)
     };
-    let read_only = flag("readOnlyHint");
+    let read_only = flag("readOnlyHint", false);
+    let destructive = flag("destructiveHint", true) && !read_only;
     match policy.approve {
         ApprovalPolicy::Never => None,
-        ApprovalPolicy::Destructive => {
-            (flag("destructiveHint") && !read_only).then_some(ApprovalReason::Destructive)
-        }
+        ApprovalPolicy::Destructive => destructive.then_some(ApprovalReason::Destructive),
         ApprovalPolicy::All if read_only => None,
-        ApprovalPolicy::All if flag("destructiveHint") => Some(ApprovalReason::Destructive),
+        ApprovalPolicy::All if destructive => Some(ApprovalReason::Destructive),
         ApprovalPolicy::All => Some(ApprovalReason::NotReadOnly),
     }
 }
@@ -252,12 +254,15 @@ mod tests {
         let both =
             ToolAnnotations::Listed(Some(json!({"destructiveHint": true, "readOnlyHint": true})));
         let plain = ToolAnnotations::Listed(None);
+        let safe = ToolAnnotations::Listed(Some(json!({"destructiveHint": false})));
         let cases = [
             (Destructive, "wipe", &destructive, Some(R::Destructive)),
             (Destructive, "trusted", &destructive, None),
             (Destructive, "read", &read_only, None),
             (Destructive, "odd", &both, None),
-            (Destructive, "plain", &plain, None),
+            // No annotations: the spec's default is destructive.
+            (Destructive, "plain", &plain, Some(R::Destructive)),
+            (Destructive, "safe", &safe, None),
             (Destructive, "ghost", &ToolAnnotations::NotListed, None),
             (
                 Destructive,
@@ -265,7 +270,8 @@ mod tests {
                 &ToolAnnotations::Unknown,
                 Some(R::AnnotationsUnknown),
             ),
-            (All, "plain", &plain, Some(R::NotReadOnly)),
+            (All, "plain", &plain, Some(R::Destructive)),
+            (All, "safe", &safe, Some(R::NotReadOnly)),
             (All, "wipe", &destructive, Some(R::Destructive)),
             (All, "read", &read_only, None),
             (All, "trusted", &plain, None),

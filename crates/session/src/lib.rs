@@ -12,7 +12,9 @@ mod compact_summary;
 mod conversation;
 mod delegate;
 mod event;
+mod instructions;
 mod repeat;
+mod sampling;
 mod session;
 mod tools;
 mod turn;
@@ -34,7 +36,12 @@ pub use delegate::{
     Delegates, MAX_DELEGATE_DEPTH, delegate_function_name,
 };
 pub use event::{EventLog, EventSink, NoEvents, SessionEvent, StopReason, ToolCallStatus};
+pub use instructions::{INSTRUCTIONS_PREAMBLE, instructions_prompt};
 pub use repeat::MAX_IDENTICAL_CALLS;
+pub use sampling::{
+    AllowSampling, ConsentDecision, Sampler, SamplingConsent, SamplingModel, SamplingModels,
+    chat_request as sampling_chat_request,
+};
 pub use session::{
     DEFAULT_MAX_TOOL_ROUNDS, MAX_CONCURRENT_TOOL_CALLS, ModelSettings, Session, SessionBuilder,
     SessionOptions, TurnContext,

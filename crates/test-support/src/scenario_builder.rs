@@ -79,6 +79,18 @@ impl ScenarioBuilder {
             behavior,
         })
     }
+    /// Adds a tool annotated `destructiveHint: false` (not read-only, not destructive: no
+    /// approval under the default policy; a tool without annotations counts as destructive).
+    pub fn safe_tool(self, name: &str, behavior: ToolBehavior) -> Self {
+        self.tool_spec(ToolSpec {
+            name: name.to_owned(),
+            title: None,
+            description: Some(format!("fake tool {name}")),
+            input_schema: None,
+            annotations: Some(serde_json::json!({"destructiveHint": false})),
+            behavior,
+        })
+    }
     /// Adds a tool annotated `destructiveHint: true`.
     pub fn destructive_tool(self, name: &str, behavior: ToolBehavior) -> Self {
         self.tool_spec(ToolSpec {

@@ -51,7 +51,7 @@ async fn world_with(wire: LlmWire, script: Vec<Reply>, capabilities: Capabilitie
     let runtime = McpRuntime::new(RuntimeOptions::default());
     let scenario = Scenario::builder()
         .capabilities(capabilities)
-        .tool("big", ToolBehavior::BigText { bytes: 2400 })
+        .safe_tool("big", ToolBehavior::BigText { bytes: 2400 })
         .build();
     let ((read, write), _server) = in_process(scenario);
     runtime

@@ -13,14 +13,14 @@ use super::support::{Asked, Harness, meta_options, wires};
 fn scenario() -> Scenario {
     Scenario::builder()
         .capabilities(Capabilities::none().with_tools())
-        .tool("echo", ToolBehavior::Echo)
+        .safe_tool("echo", ToolBehavior::Echo)
         .destructive_tool(
             "wipe",
             ToolBehavior::Text {
                 text: "wiped".into(),
             },
         )
-        .tool("big", ToolBehavior::BigText { bytes: 300 * 1024 })
+        .safe_tool("big", ToolBehavior::BigText { bytes: 300 * 1024 })
         .build()
 }
 

@@ -24,14 +24,14 @@ pub const SERVER: &str = "fake";
 pub fn scenario() -> Scenario {
     Scenario::builder()
         .capabilities(Capabilities::none().with_tools())
-        .tool("echo", ToolBehavior::Echo)
-        .tool(
+        .safe_tool("echo", ToolBehavior::Echo)
+        .safe_tool(
             "fixed",
             ToolBehavior::Text {
                 text: "fixed output".into(),
             },
         )
-        .tool(
+        .safe_tool(
             "fails",
             ToolBehavior::Error {
                 text: "it failed".into(),
@@ -43,7 +43,7 @@ pub fn scenario() -> Scenario {
                 text: "wiped".into(),
             },
         )
-        .tool("hang", ToolBehavior::Hang)
+        .safe_tool("hang", ToolBehavior::Hang)
         .build()
 }
 
