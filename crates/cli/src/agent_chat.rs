@@ -55,7 +55,8 @@ pub async fn start(
         config: app.clone(),
         app: runtime.clone(),
         app_specs: specs.to_vec(),
-        factory_options: crate::setup::runtime_options(paths),
+        // The agent's own servers get the same client features as the app's.
+        factory_options: runtime.options(),
         spill: SpillStore::new(paths.mcp_resources_dir()),
         stream: if args.no_stream {
             StreamMode::Whole

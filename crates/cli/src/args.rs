@@ -74,6 +74,25 @@ pub struct GlobalArgs {
     /// Show the model's answers as the Markdown it wrote, without rendering.
     #[arg(long, global = true)]
     pub raw: bool,
+    /// Level of the log messages MCP servers send and coyote shows (`logging/setLevel`):
+    /// debug, info, notice, warning, error, critical, alert, emergency; default warning.
+    /// Not coyote's own log file (that is --log-level).
+    #[arg(long, global = true, value_name = "LEVEL", value_parser = parse_mcp_log_level)]
+    pub mcp_log_level: Option<coyote_mcp::McpLogLevel>,
+    /// Let MCP servers ask the model to answer (sampling) without asking you each time.
+    /// Without it a terminal asks; without a terminal the request is declined. (`--yes` does
+    /// not allow sampling: it approves tools, not model spending.)
+    #[arg(long, global = true)]
+    pub allow_sampling: bool,
+    /// The model that answers MCP servers' sampling requests when none of the configured
+    /// models matches the server's hints (default: `model:` in config.yaml).
+    #[arg(long, global = true, value_name = "CLIENT:MODEL")]
+    pub sampling_model: Option<String>,
+}
+
+fn parse_mcp_log_level(text: &str) -> Result<coyote_mcp::McpLogLevel, String> {
+    text.parse()
+        .map_err(|e: coyote_mcp::UnknownLogLevel| e.to_string())
 }
 
 #[derive(Debug, Subcommand)]

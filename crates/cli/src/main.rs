@@ -7,6 +7,7 @@ mod agent_chat;
 mod args;
 mod attach;
 mod chat;
+mod client;
 mod coerce;
 mod exit;
 mod help_cmd;

@@ -21,6 +21,8 @@ use coyote_protocol::McpServerSpec;
 
 use crate::args::GlobalArgs;
 use crate::exit::{CliError, CliResult};
+use crate::repl::questions::{Interactivity, Questions};
+use crate::repl::screen::Screen;
 
 /// Resolves the directories from the environment and `--config-dir`.
 pub fn paths(global: &GlobalArgs) -> CliResult<ConfigPaths> {
@@ -177,9 +179,24 @@ pub fn login_authorizer() -> Arc<coyote_mcp::auth::BrowserAuthorizer> {
     )))
 }
 
-/// A runtime with `specs` started (concurrently; returns once each is Ready or Failed).
-pub async fn start(specs: Vec<McpServerSpec>, paths: &ConfigPaths) -> McpRuntime {
-    let runtime = McpRuntime::new(runtime_options(paths));
+/// A runtime with `specs` started (concurrently; returns once each is Ready or Failed), with
+/// the client features of a command-line run: questions on the terminal when there is one
+/// (declined with a stderr line otherwise) and server log lines on stderr.
+pub async fn start(
+    global: &GlobalArgs,
+    paths: &ConfigPaths,
+    specs: Vec<McpServerSpec>,
+) -> McpRuntime {
+    let config = load_app_config(paths, &ProcessEnv).map_err(|e| e.to_string());
+    let questions = Questions::new(Screen::new(), Interactivity::detect());
+    let options = crate::client::runtime_options(
+        global,
+        config,
+        &questions,
+        Arc::new(crate::client::log_view::StderrLog::new()),
+        paths,
+    );
+    let runtime = McpRuntime::new(options);
     runtime.start_all(specs).await;
     runtime
 }

@@ -10,8 +10,9 @@
 //!   the per-server limits are checked before the hook is asked.
 //! - roots ([`roots`]): advertised with `listChanged` when the runtime has [`Roots`]; a server
 //!   with its own `"roots"` gets those.
-//! - logging ([`logging`]): every message goes to coyote's log; those at or above the
-//!   connection's threshold also go to the [`ServerLogSink`].
+//! - logging ([`logging`]): every message goes to coyote's log (at `info` or above, so the
+//!   default log level keeps them); those at or above the connection's threshold also go to
+//!   the [`ServerLogSink`].
 //! - progress restarts the matching call's inactivity timeout, and an open question (form,
 //!   URL, sampling consent) pauses the timeouts of the connection's calls ([`crate::activity`]).
 //! - `list_changed` notifications bump [`ListGenerations`], so catalog caches can tell they
@@ -375,11 +376,15 @@ impl ClientHandler for Handler {
             LoggingLevel::Alert => McpLogLevel::Alert,
             LoggingLevel::Emergency => McpLogLevel::Emergency,
         };
+        // Every message a server sends reaches coyote's log (at info or above, so the default
+        // log level keeps them); `mcp_level` says what the server called it.
+        let mcp_level = level.as_str();
         match level {
-            McpLogLevel::Debug => tracing::debug!(server, logger, "{text}"),
-            McpLogLevel::Info | McpLogLevel::Notice => tracing::info!(server, logger, "{text}"),
-            McpLogLevel::Warning => tracing::warn!(server, logger, "{text}"),
-            _ => tracing::error!(server, logger, "{text}"),
+            McpLogLevel::Debug | McpLogLevel::Info | McpLogLevel::Notice => {
+                tracing::info!(server, logger, mcp_level, "{text}");
+            }
+            McpLogLevel::Warning => tracing::warn!(server, logger, mcp_level, "{text}"),
+            _ => tracing::error!(server, logger, mcp_level, "{text}"),
         }
         if level >= self.generations.log_threshold.get() {
             self.server_log.log(ServerLogMessage {

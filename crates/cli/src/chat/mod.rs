@@ -7,7 +7,9 @@
 //! configuration, 130 interrupted (Ctrl-C cancels the turn cleanly: in-flight MCP calls are
 //! cancelled on the wire and the servers are shut down before exiting; a second Ctrl-C exits
 //! at once). Tool calls that need approval are refused unless `--yes` (nothing is approved on
-//! the user's behalf otherwise); elicitations are declined (no interactive form here).
+//! the user's behalf otherwise). A server's questions (forms, web pages) and sampling requests
+//! are asked on the terminal when stdin and stderr are terminals, and declined with a stderr
+//! line otherwise; `--allow-sampling` lets servers use the model without asking.
 
 mod input;
 mod render;
@@ -60,7 +62,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     let (specs, selection) = scoped::selected_specs(&app, &prepared.scope, mcp.servers);
     // `-a NAME`: the servers the agent and its delegates select (agent_chat.rs).
     let specs = crate::agent_chat::app_specs(&paths, &args, &app, specs, &all_specs)?;
-    let runtime = setup::start(specs.clone(), &paths).await;
+    let runtime = setup::start(global, &paths, specs.clone()).await;
     let session = Session::builder(
         choice.provider,
         choice.settings,

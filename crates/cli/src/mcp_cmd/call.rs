@@ -34,6 +34,9 @@ pub async fn call(
 ) -> CliResult {
     let args = build_args(handle, tool, input).await?;
     let outcome = handle.call_tool(tool, args).await.map_err(mcp_failure)?;
+    if let Some(warning) = &outcome.schema_warning {
+        warn(warning);
+    }
     if out.json {
         print_json(&outcome)?;
     } else {
@@ -44,6 +47,11 @@ pub async fn call(
     } else {
         Ok(())
     }
+}
+
+/// A warning about the result (sanitized) on stderr; stdout carries the result.
+fn warn(warning: &str) {
+    crate::term::warning_line(warning);
 }
 
 async fn build_args(

@@ -62,7 +62,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
         Some("") => Vec::new(),
         other => setup::select(&config, other)?,
     };
-    let runtime = setup::start(specs, &paths).await;
+    let runtime = setup::start(global, &paths, specs).await;
     let result = dispatch(&runtime, &config, &paths, cmd).await;
     runtime.shutdown().await;
     result

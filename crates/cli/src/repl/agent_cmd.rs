@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 
 use coyote_config::{Agent, Selection, ServerList, check_delegates};
-use coyote_mcp::{AgentRuntime, ClientIdentity, RuntimeOptions};
+use coyote_mcp::AgentRuntime;
 use coyote_session::{Conversation, Session};
 
 use super::Repl;
@@ -64,12 +64,8 @@ impl Repl {
             config,
             app: self.app_runtime().clone(),
             app_specs: self.specs.clone(),
-            factory_options: RuntimeOptions {
-                client: ClientIdentity::default(),
-                elicitation: std::sync::Arc::new(self.questions.clone()),
-                auth: crate::setup::auth_options(paths),
-                ..RuntimeOptions::default()
-            },
+            // The agent's own servers get the same client features as the app's.
+            factory_options: self.app_runtime().options(),
             spill: self.spill.clone(),
             stream: self.session.options().stream,
         });

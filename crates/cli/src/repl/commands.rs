@@ -26,6 +26,7 @@ pub enum CommandName {
     Agent,
     File,
     Reasoning,
+    Roots,
 }
 
 /// One row of the command table.
@@ -83,8 +84,15 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: CommandName::Mcp,
         word: ".mcp",
-        usage: "status | restart|enable|disable|login NAME",
-        description: "Show server states; restart a server, enable/disable it for this session, or sign in to it",
+        usage: "status | restart|enable|disable|login NAME | log NAME LEVEL",
+        description: "Show server states; restart a server, enable/disable it for this session, sign in to it, or set the level of the log messages it sends",
+        validity: Validity::Always,
+    },
+    CommandSpec {
+        name: CommandName::Roots,
+        word: ".roots",
+        usage: "list | add DIR | remove DIR",
+        description: "Show or change the directories MCP servers are told they may work in (roots)",
         validity: Validity::Always,
     },
     CommandSpec {
@@ -215,7 +223,15 @@ impl ListTarget {
 }
 
 /// The `.mcp` subcommands.
-pub const MCP_SUBCOMMANDS: &[&str] = &["status", "restart", "enable", "disable", "login"];
+pub const MCP_SUBCOMMANDS: &[&str] = &["status", "restart", "enable", "disable", "login", "log"];
+
+/// `.roots …`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RootsCommand {
+    List,
+    Add(String),
+    Remove(String),
+}
 
 /// `.session …`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -259,6 +275,13 @@ pub enum Command {
     /// `.file PATH` (the rest of the line: paths may contain spaces).
     File(String),
     Reasoning,
+    /// `.roots list|add DIR|remove DIR`.
+    Roots(RootsCommand),
+    /// `.mcp log NAME LEVEL` (the level is checked when it runs).
+    McpLog {
+        server: String,
+        level: String,
+    },
 }
 
 /// A dot-command that does not parse; the message says how to write it.
@@ -349,6 +372,20 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
             ["disable", name] => Ok(Command::McpToggle(coyote_config::Toggle::Disable(
                 (*name).to_owned(),
             ))),
+            ["log", server, level] => Ok(Command::McpLog {
+                server: (*server).to_owned(),
+                level: (*level).to_owned(),
+            }),
+            _ => Err(usage()),
+        },
+        CommandName::Roots => match (args.first(), rest.split_once(char::is_whitespace)) {
+            (Some(&"list"), _) if args.len() == 1 => Ok(Command::Roots(RootsCommand::List)),
+            (Some(&"add"), Some((_, dir))) => {
+                Ok(Command::Roots(RootsCommand::Add(dir.trim().to_owned())))
+            }
+            (Some(&"remove"), Some((_, dir))) => {
+                Ok(Command::Roots(RootsCommand::Remove(dir.trim().to_owned())))
+            }
             _ => Err(usage()),
         },
         CommandName::Prompt => {
@@ -392,8 +429,10 @@ pub fn help_text() -> String {
          The model has no built-in file or shell tools: it reaches the world only through the\n\
          configured MCP servers (add a filesystem MCP server to let it read files). Files that\n\
          servers return as binaries are saved and shown to you as paths.\n\
-         Before a tool marked destructive (or, per server, any tool: \"approve\" in mcp.json)\n\
-         runs, you are asked: yes / no / always (this tool, this session).\n",
+         Before a tool that may change things (marked destructive, or without annotations: the\n\
+         MCP default; per server, any tool: \"approve\" in mcp.json) runs, you are asked:\n\
+         yes / no / always (this tool, this session). A server that wants the model to answer\n\
+         (sampling) or sends you to a web page asks first, too.\n",
     );
     out
 }

@@ -18,6 +18,7 @@ fn every_command_has_exactly_one_row() {
         CommandName::Agent,
         CommandName::File,
         CommandName::Reasoning,
+        CommandName::Roots,
     ];
     for name in names {
         assert_eq!(
@@ -67,6 +68,22 @@ fn commands_parse_with_their_arguments() {
         (
             ".mcp disable git",
             Command::McpToggle(coyote_config::Toggle::Disable("git".into())),
+        ),
+        (
+            ".mcp log everything debug",
+            Command::McpLog {
+                server: "everything".into(),
+                level: "debug".into(),
+            },
+        ),
+        (".roots list", Command::Roots(RootsCommand::List)),
+        (
+            ".roots add ~/src/my project",
+            Command::Roots(RootsCommand::Add("~/src/my project".into())),
+        ),
+        (
+            ".roots remove /tmp",
+            Command::Roots(RootsCommand::Remove("/tmp".into())),
         ),
         (".list roles", Command::List(ListTarget::Roles)),
         (".list macros", Command::List(ListTarget::Macros)),
@@ -119,12 +136,26 @@ fn bad_commands_say_how_to_write_them() {
     );
     assert_eq!(
         parse_command(".mcp restart").unwrap_err().to_string(),
-        "usage: .mcp status | restart|enable|disable|login NAME"
+        "usage: .mcp status | restart|enable|disable|login NAME | log NAME LEVEL"
     );
     assert_eq!(
         parse_command(".prompt").unwrap_err().to_string(),
         "usage: .prompt SERVER NAME [key=value …]"
     );
+    for bad in [
+        ".roots",
+        ".roots add",
+        ".roots list all",
+        ".mcp log everything",
+    ] {
+        assert!(
+            parse_command(bad)
+                .unwrap_err()
+                .to_string()
+                .starts_with("usage: "),
+            "{bad}"
+        );
+    }
     assert_eq!(
         parse_command(".session save").unwrap_err().to_string(),
         "usage: .session new | save NAME | load NAME | list"

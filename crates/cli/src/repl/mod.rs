@@ -19,6 +19,8 @@
 )]
 
 pub mod agent_cmd;
+mod client_cmd;
+mod client_questions;
 pub mod commands;
 pub mod completer;
 pub mod editor;
@@ -270,6 +272,8 @@ impl Repl {
             }
             Command::McpRestart(name) => self.restart(&name),
             Command::McpLogin(name) => self.login(&name),
+            Command::McpLog { server, level } => self.mcp_log_command(&server, &level),
+            Command::Roots(roots) => self.roots_command(&roots),
             Command::McpToggle(toggle) => self.mcp_toggle(&toggle),
             Command::Role(name) => self.role_command(name.as_deref()),
             Command::Agent(name) => self.agent_command(name.as_deref()),
@@ -391,6 +395,7 @@ impl Repl {
         };
         let cancel = CancellationToken::new();
         self.questions.set_turn(Some(cancel.clone()));
+        self.screen.set_in_turn(true);
         let renderer = TurnRenderer::new(self.screen.clone());
         let _spinner = self.screen.spinner_task(&self.runtime_handle);
         let session = &self.session;
@@ -414,6 +419,7 @@ impl Repl {
         });
         self.questions.set_turn(None);
         self.screen.finish();
+        self.screen.set_in_turn(false);
         self.autosave();
         match outcome {
             Ok(outcome) => {

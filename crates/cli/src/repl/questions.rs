@@ -11,10 +11,9 @@
 //! - Ctrl-C in an approval question also cancels the turn, like Ctrl-C anywhere else during a
 //!   turn; in an elicitation it answers `cancel` and the turn goes on.
 
-use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 
-use coyote_mcp::{ElicitationHook, ElicitationRequest, ElicitationResponse};
+use coyote_mcp::{ElicitationHook, ElicitationRequest, ElicitationResponse, UrlElicitationRequest};
 use coyote_session::{
     ApprovalDecision, ApprovalReason, ApprovalRequest, Approver, CancellationToken,
 };
@@ -41,7 +40,7 @@ pub enum Interactivity {
 
 impl Interactivity {
     pub fn detect() -> Self {
-        if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        if crate::term::caps().interactive() {
             Interactivity::Terminal
         } else {
             Interactivity::None
@@ -78,8 +77,18 @@ impl Questions {
         }
     }
 
+    /// Whether questions can be asked.
+    pub(super) fn mode(&self) -> Interactivity {
+        self.mode
+    }
+
+    /// The screen questions pause.
+    pub(super) fn screen(&self) -> &Screen {
+        &self.screen
+    }
+
     /// Runs a blocking prompt with the screen paused; `None` when it could not run.
-    async fn blocking<T: Send + 'static>(
+    pub(super) async fn blocking<T: Send + 'static>(
         &self,
         prompt: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
@@ -186,6 +195,11 @@ impl ElicitationHook for Questions {
         Box::pin(async move {
             if self.mode == Interactivity::None {
                 tracing::info!(server = %request.server, "declined an elicitation: no terminal");
+                self.screen.line(&format!(
+                    "coyote: MCP server `{}` asked a question ({}); declined: there is no \
+                     terminal to ask you",
+                    request.server, request.message
+                ));
                 return ElicitationResponse::Decline;
             }
             let fields = match form::parse_schema(&request.requested_schema) {
@@ -208,6 +222,14 @@ impl ElicitationHook for Questions {
                 .await
                 .unwrap_or(ElicitationResponse::Cancel)
         })
+    }
+
+    fn elicit_url(&self, request: UrlElicitationRequest) -> BoxFuture<'_, ElicitationResponse> {
+        Box::pin(self.ask_url(request))
+    }
+
+    fn url_completed(&self, server: &str, elicitation_id: &str) {
+        self.url_done(server, elicitation_id);
     }
 }
 

@@ -12,6 +12,9 @@
 //! - Text coyote did not write goes through the terminal sanitizer ([`Screen::text`],
 //!   [`Screen::line`]); answers come rendered (and sanitized) by the Markdown renderer
 //!   ([`Screen::answer_renderer`], [`Screen::styled`]).
+//! - A server log line never lands inside a streaming answer: from the first text until the
+//!   answer ends (a spinner or the end of the turn) such lines are held, bounded, and printed
+//!   after it.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -19,6 +22,7 @@ use std::time::Duration;
 
 use crate::markdown::{RenderOptions, StreamRenderer, ThemeChoice};
 use crate::term::sanitize::Sanitizer;
+use crate::client::log_view::HeldLines;
 
 /// Spinner frames (ASCII-safe braille dots, like most CLIs).
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -38,6 +42,12 @@ struct State {
     mid_line: bool,
     /// Sanitizes text coyote did not write (the model's, a server's) on its way to stdout.
     sanitizer: Sanitizer,
+    /// An answer is streaming: server log lines wait in `held` until it ends.
+    streaming: bool,
+    /// Server log lines held while an answer streams (bounded).
+    held: HeldLines,
+    /// A turn runs (server log lines come here; between turns the prompt prints them).
+    in_turn: bool,
 }
 
 /// Shared by the event renderer, the spinner task and the question prompts of one REPL.
@@ -115,6 +125,33 @@ impl Screen {
         write_text(&mut state, &text);
     }
 
+    /// Marks the start (`true`) and end of a turn.
+    pub fn set_in_turn(&self, in_turn: bool) {
+        self.lock().in_turn = in_turn;
+    }
+
+    /// Whether a turn runs.
+    pub fn in_turn(&self) -> bool {
+        self.lock().in_turn
+    }
+
+    /// A server log line (composed by coyote from sanitized parts): printed now on stderr, or
+    /// held while an answer streams or a question is open and printed when that ends
+    /// ([`Screen::spin`], [`Screen::finish`], the question's guard).
+    pub fn server_log(&self, line: &str) {
+        let mut state = self.lock();
+        // Never inside a streaming answer, never over a question.
+        if state.streaming || state.paused > 0 {
+            state.held.push(line.to_owned());
+            return;
+        }
+        erase(&mut state);
+        end_answer_line(&mut state);
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{line}");
+        let _ = err.flush();
+    }
+
     /// Text on stdout already made safe and styled by coyote (the Markdown renderer's output).
     pub fn styled(&self, text: &str) {
         if text.is_empty() {
@@ -140,7 +177,8 @@ impl Screen {
         let _ = err.flush();
     }
 
-    /// Ends a turn's output: spinner off, the cursor at the start of a line.
+    /// Ends a turn's output: spinner off, the cursor at the start of a line, held server log
+    /// lines printed.
     pub fn finish(&self) {
         let mut state = self.lock();
         state.spinner = None;
@@ -150,14 +188,24 @@ impl Screen {
             write_text(&mut state, &rest);
         }
         end_answer_line(&mut state);
+        release_held(&mut state);
     }
 
-    /// Starts (or relabels) the spinner, on a line of its own.
+    /// Starts (or relabels) the spinner, on a line of its own; an answer that streamed has
+    /// ended, so held server log lines are printed first.
     pub fn spin(&self, label: &str) {
         let mut state = self.lock();
         end_answer_line(&mut state);
+        release_held(&mut state);
         // Labels name tools the model chose: sanitized like every other line.
         state.spinner = Some(crate::term::sanitize(label).into_owned());
+    }
+
+    /// Stops the spinner.
+    pub fn stop_spinning(&self) {
+        let mut state = self.lock();
+        state.spinner = None;
+        erase(&mut state);
     }
 
     /// Draws the next spinner frame, if the spinner is on and nothing is asked.
@@ -237,6 +285,9 @@ impl Drop for QuestionGuard {
     fn drop(&mut self) {
         let mut state = self.screen.lock();
         state.paused = state.paused.saturating_sub(1);
+        if state.paused == 0 && !state.streaming {
+            release_held(&mut state);
+        }
     }
 }
 
@@ -246,6 +297,7 @@ fn write_text(state: &mut State, text: &str) {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     state.mid_line = !text.ends_with('\n');
+    state.streaming = true;
 }
 
 fn erase(state: &mut State) {
@@ -255,6 +307,20 @@ fn erase(state: &mut State) {
         let _ = err.flush();
         state.drawn = false;
     }
+}
+
+/// The answer stopped streaming: print what was held.
+fn release_held(state: &mut State) {
+    state.streaming = false;
+    // An open question keeps them until its guard drops.
+    if state.paused > 0 || state.held.is_empty() {
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    for line in state.held.take() {
+        let _ = writeln!(err, "{line}");
+    }
+    let _ = err.flush();
 }
 
 fn end_answer_line(state: &mut State) {

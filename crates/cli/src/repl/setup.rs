@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use coyote_config::{AppConfig, ProcessEnv, load_app_config};
 use coyote_llm::Provider;
-use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions, SpillStore};
+use coyote_mcp::{McpRuntime, SpillStore};
 use coyote_session::{ApprovalPolicies, ModelSettings, ServerSelection, Session};
 
 use super::completer::{CompletionSource, ReplCompleter};
@@ -19,7 +19,12 @@ use super::screen::Screen;
 use super::views::Redactor;
 use super::{Repl, ReplParts};
 use crate::args::GlobalArgs;
+use crate::client::log_view::ReplLog;
 use crate::exit::{CliError, CliResult};
+
+/// Server log lines the prompt's printer queues at most between two reads of the line
+/// editor (more are dropped, counted).
+const LOG_PRINTER_CAPACITY: usize = 100;
 
 /// Command-line choices for the REPL.
 #[derive(Debug, Clone, Default)]
@@ -81,12 +86,14 @@ pub fn start(
         crate::setup::theme(global, &app_config),
     ));
     let questions = Questions::new(screen.clone(), Interactivity::detect());
-    let runtime = McpRuntime::new(RuntimeOptions {
-        client: ClientIdentity::default(),
-        elicitation: Arc::new(questions.clone()),
-        auth: crate::setup::auth_options(&paths),
-        ..RuntimeOptions::default()
-    });
+    let server_log = Arc::new(ReplLog::new(screen.clone()));
+    let runtime = McpRuntime::new(crate::client::runtime_options(
+        global,
+        Ok(app_config.clone()),
+        &questions,
+        server_log.clone(),
+        &paths,
+    ));
     let specs = mcp.servers.clone();
     {
         // Background start: the prompt shows at once (issue 4).
@@ -139,8 +146,11 @@ pub fn start(
         source = source.with_config(paths);
     }
     let completer = ReplCompleter::new(source, handle.clone());
+    let printer = reedline::ExternalPrinter::new(LOG_PRINTER_CAPACITY);
+    server_log.set_printer(printer.sender());
     let editor = super::editor::build(&history_file, completer)
-        .map_err(|e| CliError::failure(e.to_string()))?;
+        .map_err(|e| CliError::failure(e.to_string()))?
+        .with_external_printer(printer);
     Ok(Started { repl, editor })
 }
 

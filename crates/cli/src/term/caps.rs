@@ -91,6 +91,11 @@ impl Caps {
         self.columns_env.filter(|c| *c > 0)
     }
 
+    /// Questions can be asked: stdin and stderr are terminals.
+    pub fn interactive(&self) -> bool {
+        self.ttys.stdin && self.ttys.stderr
+    }
+
     /// The spinner may redraw its line (stderr is a terminal that understands it).
     pub fn animate(&self) -> bool {
         self.ttys.stderr && !self.dumb

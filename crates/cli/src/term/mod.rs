@@ -26,6 +26,17 @@ pub fn for_stderr(text: &str) -> Cow<'_, str> {
     sanitize(text)
 }
 
+/// Sanitized `text` on one line (line breaks become ` ⏎ `), at most `max_chars` characters
+/// (then `…`): for server text shown inside a line coyote composes (server log lines).
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let flat = sanitize(&text.trim_end().replace("\r\n", "\n")).replace('\n', " ⏎ ");
+    if flat.chars().count() <= max_chars {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max_chars).collect();
+    format!("{cut}…")
+}
+
 /// SGR codes coyote uses for its own styling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Paint {
@@ -94,4 +105,16 @@ fn eprint_line_prefixed(prefix: &str, message: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{prefix} {}", for_stderr(message));
     let _ = err.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_flattens_sanitizes_and_cuts() {
+        assert_eq!(one_line("one\ntwo\r\nthree\n", 100), "one ⏎ two ⏎ three");
+        assert_eq!(one_line("a\x1b[31mred", 100), "a\\x1b[31mred");
+        assert_eq!(one_line("abcdef", 3), "abc…");
+    }
 }

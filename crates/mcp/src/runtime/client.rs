@@ -11,6 +11,12 @@ use crate::error::McpError;
 use crate::server::{ServerInstructions, ServerState};
 
 impl McpRuntime {
+    /// The options this runtime was built with (hooks shared), for runtimes built beside it
+    /// (agents' own servers).
+    pub fn options(&self) -> super::RuntimeOptions {
+        self.inner.options.clone()
+    }
+
     /// The session's roots, when the runtime offers roots.
     pub fn roots(&self) -> Option<Roots> {
         self.inner.options.roots.clone()
