@@ -84,9 +84,11 @@ pub enum ToolAnnotations {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalReason {
-    /// The tool may be destructive: `destructiveHint` is true or not given (the spec's
-    /// default), and it is not annotated `readOnlyHint: true`.
+    /// The tool is annotated `destructiveHint: true` (and not `readOnlyHint: true`).
     Destructive,
+    /// The tool does not say whether it is destructive (no `destructiveHint`, not read-only):
+    /// the spec's default is destructive.
+    Unannotated,
     /// The server's policy is `all` and the tool is not read-only.
     NotReadOnly,
     /// The server's tool list could not be read, so the tool's annotations are unknown.
@@ -122,13 +124,18 @@ pub fn approval_reason(
             .unwrap_or(default)
     };
     let read_only = flag("readOnlyHint", false);
-    let destructive = flag("destructiveHint", true) && !read_only;
+    let marked = hints.and_then(|h| h.get("destructiveHint")).is_some();
+    let destructive = match (read_only, marked) {
+        (true, _) => None,
+        (false, true) if flag("destructiveHint", true) => Some(ApprovalReason::Destructive),
+        (false, true) => None,
+        (false, false) => Some(ApprovalReason::Unannotated),
+    };
     match policy.approve {
         ApprovalPolicy::Never => None,
-        ApprovalPolicy::Destructive => destructive.then_some(ApprovalReason::Destructive),
+        ApprovalPolicy::Destructive => destructive,
         ApprovalPolicy::All if read_only => None,
-        ApprovalPolicy::All if destructive => Some(ApprovalReason::Destructive),
-        ApprovalPolicy::All => Some(ApprovalReason::NotReadOnly),
+        ApprovalPolicy::All => destructive.or(Some(ApprovalReason::NotReadOnly)),
     }
 }
 
@@ -261,7 +268,7 @@ mod tests {
             (Destructive, "read", &read_only, None),
             (Destructive, "odd", &both, None),
             // No annotations: the spec's default is destructive.
-            (Destructive, "plain", &plain, Some(R::Destructive)),
+            (Destructive, "plain", &plain, Some(R::Unannotated)),
             (Destructive, "safe", &safe, None),
             (Destructive, "ghost", &ToolAnnotations::NotListed, None),
             (
@@ -270,7 +277,7 @@ mod tests {
                 &ToolAnnotations::Unknown,
                 Some(R::AnnotationsUnknown),
             ),
-            (All, "plain", &plain, Some(R::Destructive)),
+            (All, "plain", &plain, Some(R::Unannotated)),
             (All, "safe", &safe, Some(R::NotReadOnly)),
             (All, "wipe", &destructive, Some(R::Destructive)),
             (All, "read", &read_only, None),

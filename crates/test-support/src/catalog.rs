@@ -45,6 +45,7 @@ impl Catalog {
                 description: Some(format!("generated echo tool number {i}")),
                 input_schema: None,
                 annotations: None,
+                output_schema: None,
                 behavior: ToolBehavior::Echo,
             })
             .collect();
@@ -106,6 +107,7 @@ fn tool_wire(t: &ToolSpec) -> Value {
         t.input_schema.clone().unwrap_or_else(default_input_schema),
     );
     insert_opt(&mut obj, "annotations", t.annotations.clone());
+    insert_opt(&mut obj, "outputSchema", t.output_schema.clone());
     Value::Object(obj)
 }
 

@@ -55,6 +55,9 @@ pub enum Event {
         client_name: String,
         /// Whether the client declared the elicitation capability.
         elicitation: bool,
+        /// The client's whole `capabilities` object.
+        #[serde(default)]
+        capabilities: Value,
     },
     /// `notifications/initialized` received.
     Initialized,
@@ -116,6 +119,20 @@ pub enum Event {
         action: String,
         /// The form's content, when accepted.
         content: Option<Value>,
+    },
+    /// The client's answer to `sampling/createMessage`: the model's text, or the error.
+    Sampling {
+        /// `answered` or `error`.
+        outcome: String,
+        /// The answer's text, or the error message.
+        text: String,
+    },
+    /// `notifications/roots/list_changed` received.
+    RootsListChanged,
+    /// `roots/list` answered with these URIs.
+    Roots {
+        /// The roots' URIs, in order.
+        uris: Vec<String>,
     },
     /// `logging/setLevel` received.
     SetLevel {

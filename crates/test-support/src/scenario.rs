@@ -200,6 +200,10 @@ pub struct ToolSpec {
     /// Wire-form `ToolAnnotations`, e.g. `{"destructiveHint": true}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
+    /// `outputSchema` as listed, if any (results are not checked against it: a test can
+    /// make a tool break its own schema).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
     /// What a call of this tool does.
     pub behavior: ToolBehavior,
 }
@@ -286,6 +290,31 @@ pub enum ToolBehavior {
     Notify {
         /// Notifications sent before the answer, in order.
         notifications: Vec<ServerNotice>,
+    },
+    /// Sends `sampling/createMessage` (the `prompt` argument's text if given, else `prompt`,
+    /// as one user message; `system`; `max_tokens`; `hints` as `modelPreferences`), then
+    /// answers the model's text — or, when the client refused, an `isError` result with the
+    /// refusal's message.
+    Sample {
+        /// The user message when the call has no `prompt` argument.
+        prompt: String,
+        /// The system prompt sent, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        system: Option<String>,
+        /// `maxTokens` (the `max_tokens` argument wins when given).
+        max_tokens: u32,
+        /// `modelPreferences.hints[].name`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        hints: Vec<String>,
+    },
+    /// Asks `roots/list` and answers the roots as JSON; with `wait_for_change`, then waits
+    /// (bounded by `wait_ms`, cancellable) for `notifications/roots/list_changed`, asks again
+    /// and answers `{"before": […], "after": […]}`.
+    Roots {
+        /// Wait for a change notification and list again.
+        wait_for_change: bool,
+        /// Longest wait for the notification, in milliseconds.
+        wait_ms: u64,
     },
 }
 

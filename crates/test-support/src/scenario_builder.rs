@@ -76,6 +76,7 @@ impl ScenarioBuilder {
             description: Some(format!("fake tool {name}")),
             input_schema: None,
             annotations: None,
+            output_schema: None,
             behavior,
         })
     }
@@ -88,6 +89,7 @@ impl ScenarioBuilder {
             description: Some(format!("fake tool {name}")),
             input_schema: None,
             annotations: Some(serde_json::json!({"destructiveHint": false})),
+            output_schema: None,
             behavior,
         })
     }
@@ -99,6 +101,7 @@ impl ScenarioBuilder {
             description: Some(format!("destructive fake tool {name}")),
             input_schema: None,
             annotations: Some(serde_json::json!({"destructiveHint": true, "readOnlyHint": false})),
+            output_schema: None,
             behavior,
         })
     }

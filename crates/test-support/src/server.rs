@@ -43,6 +43,8 @@ pub(crate) struct Shared {
     pub(crate) catalog: Catalog,
     pub(crate) events: Arc<EventSink>,
     pub(crate) crash: CrashMode,
+    /// Woken by `notifications/roots/list_changed`.
+    pub(crate) roots_changed: tokio::sync::Notify,
 }
 
 impl Shared {
@@ -53,6 +55,7 @@ impl Shared {
             catalog,
             events,
             crash,
+            roots_changed: tokio::sync::Notify::new(),
         })
     }
 }
@@ -207,6 +210,7 @@ impl ServerHandler for FakeServer {
                 .unwrap_or_default(),
             client_name: request.client_info.name.clone(),
             elicitation: request.capabilities.elicitation.is_some(),
+            capabilities: serde_json::to_value(&request.capabilities).unwrap_or(Value::Null),
         });
         if self.shared.scenario.startup.mode == StartupMode::HangAtInitialize {
             std::future::pending::<()>().await;
@@ -217,6 +221,11 @@ impl ServerHandler for FakeServer {
 
     async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
         self.record(Event::Initialized);
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        self.record(Event::RootsListChanged);
+        self.shared.roots_changed.notify_waiters();
     }
 
     async fn on_cancelled(

@@ -119,6 +119,30 @@ pub(crate) async fn call(
             }
             text_result("ok")
         }
+        ToolBehavior::Sample {
+            prompt,
+            system,
+            max_tokens,
+            hints,
+        } => {
+            let request = SampleRequest {
+                prompt: arguments
+                    .get("prompt")
+                    .and_then(Value::as_str)
+                    .unwrap_or(prompt),
+                system: system.as_deref(),
+                max_tokens: arguments
+                    .get("max_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(u64::from(*max_tokens)),
+                hints,
+            };
+            sample(server, &request, &ctx).await
+        }
+        ToolBehavior::Roots {
+            wait_for_change,
+            wait_ms,
+        } => roots(server, *wait_for_change, *wait_ms, &ctx).await,
         ToolBehavior::Structured { value } => from_json(
             json!({"content": [{"type": "text", "text": value.to_string()}], "structuredContent": value}),
         ),
@@ -233,6 +257,121 @@ async fn elicit(
             )
         }
     }
+}
+
+/// What a `sample` tool sends.
+struct SampleRequest<'a> {
+    prompt: &'a str,
+    system: Option<&'a str>,
+    max_tokens: u64,
+    hints: &'a [String],
+}
+
+#[allow(deprecated)] // sampling is deprecated by SEP-2577 but clients still answer it
+async fn sample(
+    server: &FakeServer,
+    request: &SampleRequest<'_>,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let mut params = json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": request.prompt}}],
+        "maxTokens": request.max_tokens,
+    });
+    if let Some(system) = request.system {
+        params["systemPrompt"] = json!(system);
+    }
+    if !request.hints.is_empty() {
+        let hints: Vec<Value> = request.hints.iter().map(|h| json!({"name": h})).collect();
+        params["modelPreferences"] = json!({"hints": hints});
+    }
+    let params: rmcp::model::CreateMessageRequestParams = from_json(params)?;
+    let answer = tokio::select! {
+        answer = ctx.peer.create_message(params) => answer,
+        () = ctx.ct.cancelled() => {
+            server.record(Event::ToolCancelled { name: "sample".to_owned() });
+            return Err(ErrorData::internal_error("cancelled", None));
+        }
+    };
+    match answer {
+        Ok(result) => {
+            let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+            let text = match value.get("content") {
+                Some(Value::Array(blocks)) => blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                Some(block) => block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                None => String::new(),
+            };
+            server.record(Event::Sampling {
+                outcome: "answered".into(),
+                text: text.clone(),
+            });
+            text_result(&text)
+        }
+        Err(e) => {
+            let message = match &e {
+                rmcp::ServiceError::McpError(data) => data.message.to_string(),
+                other => other.to_string(),
+            };
+            server.record(Event::Sampling {
+                outcome: "error".into(),
+                text: message.clone(),
+            });
+            from_json(json!({
+                "content": [{"type": "text", "text": format!("sampling failed: {message}")}],
+                "isError": true
+            }))
+        }
+    }
+}
+
+#[allow(deprecated)] // roots are deprecated by SEP-2577 but clients still answer them
+async fn list_roots(
+    server: &FakeServer,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<Vec<String>, ErrorData> {
+    let listed = ctx
+        .peer
+        .list_roots()
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("roots/list failed: {e}"), None))?;
+    let uris: Vec<String> = listed.roots.iter().map(|r| r.uri.clone()).collect();
+    server.record(Event::Roots { uris: uris.clone() });
+    Ok(uris)
+}
+
+async fn roots(
+    server: &FakeServer,
+    wait_for_change: bool,
+    wait_ms: u64,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    // Listen before the first list, so a change right after it is not missed.
+    let changed = server.shared.roots_changed.notified();
+    tokio::pin!(changed);
+    changed.as_mut().enable();
+    let before = list_roots(server, ctx).await?;
+    if !wait_for_change {
+        return text_result(&json!(before).to_string());
+    }
+    tokio::select! {
+        () = &mut changed => {}
+        () = tokio::time::sleep(Duration::from_millis(wait_ms)) => {
+            return text_result(&json!({"before": before, "after": null}).to_string());
+        }
+        () = ctx.ct.cancelled() => {
+            server.record(Event::ToolCancelled { name: "roots".to_owned() });
+            return Err(ErrorData::internal_error("cancelled", None));
+        }
+    }
+    let after = list_roots(server, ctx).await?;
+    text_result(&json!({"before": before, "after": after}).to_string())
 }
 
 async fn notify(ctx: &RequestContext<RoleServer>, notice: &ServerNotice) -> Result<(), ErrorData> {

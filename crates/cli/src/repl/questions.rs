@@ -115,6 +115,9 @@ const APPROVAL_CHOICES: [(ApprovalChoice, &str); 3] = [
 pub fn approval_question(request: &ApprovalRequest) -> String {
     let why = match request.reason {
         ApprovalReason::Destructive => "it is marked destructive",
+        ApprovalReason::Unannotated => {
+            "it does not say whether it is destructive, which MCP reads as destructive"
+        }
         ApprovalReason::NotReadOnly => {
             "the server's policy asks for every tool that is not read-only"
         }

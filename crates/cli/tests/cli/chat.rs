@@ -66,14 +66,14 @@ fn fake_server(home: &Home) -> ScenarioFile {
     Scenario::builder()
         .server_name("fake")
         .capabilities(Capabilities::none().with_tools())
-        .tool("echo", ToolBehavior::Echo)
+        .safe_tool("echo", ToolBehavior::Echo)
         .destructive_tool(
             "wipe",
             ToolBehavior::Text {
                 text: "wiped".into(),
             },
         )
-        .tool("hang", ToolBehavior::Hang)
+        .safe_tool("hang", ToolBehavior::Hang)
         .write_to(home.path())
         .unwrap()
 }

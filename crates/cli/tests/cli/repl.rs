@@ -67,15 +67,15 @@ fn fake_server(home: &Home) -> ScenarioFile {
             arguments: vec![],
             messages: vec![text_message(PromptRole::User, "explain")],
         })
-        .tool("echo", ToolBehavior::Echo)
+        .safe_tool("echo", ToolBehavior::Echo)
         .destructive_tool(
             "wipe",
             ToolBehavior::Text {
                 text: "wiped".into(),
             },
         )
-        .tool("ask", ToolBehavior::elicit_form())
-        .tool("hang", ToolBehavior::Hang)
+        .safe_tool("ask", ToolBehavior::elicit_form())
+        .safe_tool("hang", ToolBehavior::Hang)
         .write_to(home.path())
         .unwrap()
 }

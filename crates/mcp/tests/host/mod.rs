@@ -2,6 +2,7 @@
 //! server over streamable HTTP. Deadlines are injected through the specs (tiny where a test
 //! wants a timeout, generous elsewhere) and tests assert which path fired, never durations.
 
+mod client_features;
 mod http;
 mod stdio;
 mod stdio_failures;

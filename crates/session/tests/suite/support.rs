@@ -71,8 +71,19 @@ impl Harness {
         scenario: Scenario,
         options: SessionOptions,
     ) -> Harness {
+        Self::with_runtime(wire, script, scenario, options, RuntimeOptions::default()).await
+    }
+
+    /// [`Harness::with`] over a runtime built with `runtime_options` (client features).
+    pub async fn with_runtime(
+        wire: LlmWire,
+        script: Vec<Reply>,
+        scenario: Scenario,
+        options: SessionOptions,
+        runtime_options: RuntimeOptions,
+    ) -> Harness {
         let llm = FakeLlm::start(wire, script).await;
-        let runtime = McpRuntime::new(RuntimeOptions::default());
+        let runtime = McpRuntime::new(runtime_options);
         let ((read, write), server) = in_process(scenario);
         runtime
             .attach_stream(SERVER, Timeouts::default(), read, write)
