@@ -37,6 +37,7 @@ const READY_POLL: Duration = Duration::from_millis(50);
 
 const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything";
 const CONFORMANCE: &str = "@modelcontextprotocol/conformance";
+const SDK: &str = "@modelcontextprotocol/sdk";
 const NPM_FIX: &str = "run `npm ci` at the repository root (scripts/test does this)";
 const NODE22_FIX: &str = "run `scripts/test` once (it fetches Node 22 into .tools/node22), or `scripts/test --setup-only`";
 const NODE_FIX: &str = "install Node.js >= 20 and put `node` on PATH";
@@ -238,6 +239,28 @@ pub fn server_everything_stdio_command() -> Result<StdioSpec, PeerError> {
     Ok(StdioSpec {
         command: node.to_string_lossy().into_owned(),
         args: vec![entry.to_string_lossy().into_owned(), "stdio".to_owned()],
+        env: [("NODE_OPTIONS".to_owned(), node_options())]
+            .into_iter()
+            .collect(),
+        cwd: None,
+    })
+}
+
+/// One of the TypeScript SDK's example servers (`@modelcontextprotocol/sdk`,
+/// `dist/esm/examples/server/<script>`) over stdio, as a spec like
+/// [`server_everything_stdio_command`]'s.
+pub fn sdk_example_stdio_command(script: &str) -> Result<StdioSpec, PeerError> {
+    let entry = existing(
+        package_dir(SDK)
+            .join("dist/esm/examples/server")
+            .join(script),
+        SDK,
+        NPM_FIX,
+    )?;
+    let node = system_node()?;
+    Ok(StdioSpec {
+        command: node.to_string_lossy().into_owned(),
+        args: vec![entry.to_string_lossy().into_owned()],
         env: [("NODE_OPTIONS".to_owned(), node_options())]
             .into_iter()
             .collect(),

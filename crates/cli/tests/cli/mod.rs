@@ -1,6 +1,7 @@
 mod agents;
 mod attach;
 mod chat;
+mod client_features;
 mod common;
 mod config_errors;
 mod content;
