@@ -19,88 +19,14 @@ use coyote_protocol::{McpServerSpec, Timeouts};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::client_handler::{
-    ClientHooks, ClientIdentity, DeclineElicitation, ElicitationHook, McpLogLevel, NoServerLog,
-    Roots, SamplingHook, ServerLogSink,
-};
-use crate::connect::auth::{AuthContext, AuthOptions};
-use crate::connect::line::MAX_MESSAGE_BYTES;
+use crate::connect::auth::AuthContext;
 use crate::connect::{self, ConnectOptions, Connection};
 use crate::error::McpError;
 use crate::handle::{HandleParts, ServerHandle};
-use crate::server::{McpServerFeatures, ServerState, ServerStatus, ShutdownTimeouts, StateCell};
+use crate::server::{McpServerFeatures, ServerState, ServerStatus, StateCell};
 
 mod login;
 pub use login::{LoginReport, login};
-
-/// Runtime-wide settings; per-server deadlines come from each spec's `timeouts`.
-#[derive(Clone)]
-pub struct RuntimeOptions {
-    /// `clientInfo` sent in `initialize`.
-    pub client: ClientIdentity,
-    /// Answers servers' form and URL elicitations; the default declines.
-    pub elicitation: Arc<dyn ElicitationHook>,
-    /// Answers servers' sampling requests; `None` (the default) does not offer sampling.
-    pub sampling: Option<Arc<dyn SamplingHook>>,
-    /// The directories servers are told about (`roots/list`); `None` (the default) does not
-    /// offer roots.
-    pub roots: Option<Roots>,
-    /// Shows server log messages at or above `mcp_log_level`; the default shows none (they
-    /// always reach coyote's log).
-    pub server_log: Arc<dyn ServerLogSink>,
-    /// The level sent with `logging/setLevel` to servers that log (default `warning`).
-    pub mcp_log_level: McpLogLevel,
-    /// Largest accepted message ([`MAX_MESSAGE_BYTES`]; tests use less).
-    pub max_message_bytes: usize,
-    /// How long each step of stopping a stdio server may take.
-    pub shutdown: ShutdownTimeouts,
-    /// OAuth: token store, and whether sign-ins may start (only `login` lets them).
-    pub auth: AuthOptions,
-}
-
-impl Default for RuntimeOptions {
-    fn default() -> Self {
-        RuntimeOptions {
-            client: ClientIdentity::default(),
-            elicitation: Arc::new(DeclineElicitation),
-            sampling: None,
-            roots: None,
-            server_log: Arc::new(NoServerLog),
-            mcp_log_level: McpLogLevel::default(),
-            max_message_bytes: MAX_MESSAGE_BYTES,
-            shutdown: ShutdownTimeouts::DEFAULT,
-            auth: AuthOptions::default(),
-        }
-    }
-}
-
-impl RuntimeOptions {
-    /// The hooks every connection's client handler gets.
-    pub(crate) fn hooks(&self) -> ClientHooks {
-        ClientHooks {
-            identity: self.client.clone(),
-            elicitation: self.elicitation.clone(),
-            sampling: self.sampling.clone(),
-            roots: self.roots.clone(),
-            server_log: self.server_log.clone(),
-            log_level: self.mcp_log_level,
-        }
-    }
-}
-
-impl std::fmt::Debug for RuntimeOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RuntimeOptions")
-            .field("client", &self.client)
-            .field("sampling", &self.sampling.is_some())
-            .field("roots", &self.roots)
-            .field("mcp_log_level", &self.mcp_log_level)
-            .field("max_message_bytes", &self.max_message_bytes)
-            .field("shutdown", &self.shutdown)
-            .field("auth", &self.auth)
-            .finish_non_exhaustive()
-    }
-}
 
 struct Slot {
     name: String,
@@ -525,6 +451,9 @@ async fn watch_connection(
 }
 
 mod client;
+mod options;
+
+pub use options::RuntimeOptions;
 
 #[cfg(test)]
 #[path = "runtime_tests.rs"]
