@@ -813,3 +813,44 @@ fn secrets_stay_out_of_debug_output() {
     assert!(!debug.contains("SECRET"), "{debug}");
     assert!(debug.contains("Authorization"), "{debug}");
 }
+
+#[test]
+fn client_feature_keys_are_read_with_defaults_and_paths_resolved() {
+    let file = ok(r#"{"mcpServers": {
+        "a": {"command": "x", "sampling": "never", "samplingMaxTokens": 100,
+              "samplingPerMinute": 0, "roots": ["~/src/a", "rel", "/abs", "${HOME}/v"],
+              "instructionsMaxBytes": 0},
+        "b": {"command": "y"}
+    }}"#);
+    let a = &file.servers[0].client;
+    assert_eq!(a.sampling, coyote_protocol::SamplingMode::Never);
+    assert_eq!(a.sampling_max_tokens, 100);
+    assert_eq!(a.sampling_per_minute, 0);
+    assert_eq!(a.instructions_max_bytes, 0);
+    assert_eq!(
+        a.roots,
+        Some(vec![
+            PathBuf::from("/home/u/src/a"),
+            PathBuf::from("/cfg/rel"),
+            PathBuf::from("/abs"),
+            PathBuf::from("/home/u/v"),
+        ])
+    );
+    assert_eq!(
+        file.servers[1].client,
+        coyote_protocol::ClientFeatureSettings::default()
+    );
+}
+
+#[test]
+fn client_feature_keys_of_the_wrong_shape_are_problems_with_their_path() {
+    let (path, kind) =
+        problem(r#"{"mcpServers": {"a": {"command": "x", "samplingMaxTokens": -1}}}"#);
+    assert_eq!(path, "mcpServers.a.samplingMaxTokens");
+    assert!(kind.to_string().contains("a whole number"), "{kind}");
+    let (path, kind) = problem(r#"{"mcpServers": {"a": {"command": "x", "sampling": "always"}}}"#);
+    assert_eq!(path, "mcpServers.a.sampling");
+    assert!(kind.to_string().contains("ask"), "{kind}");
+    let (path, _) = problem(r#"{"mcpServers": {"a": {"command": "x", "roots": "/tmp"}}}"#);
+    assert_eq!(path, "mcpServers.a.roots");
+}
