@@ -2,6 +2,7 @@ mod agents;
 mod attach;
 mod chat;
 mod client_features;
+mod client_repl;
 mod common;
 mod config_errors;
 mod content;

@@ -20,7 +20,7 @@ use super::common::Home;
 use super::terminal::{POLL, Terminal, WAIT, tmux_available};
 
 /// config.yaml pointing `fake:fake-model` at `llm` (no key needed).
-fn write_config(home: &Home, llm: &FakeLlm) {
+pub(super) fn write_config(home: &Home, llm: &FakeLlm) {
     let text = format!(
         "model: fake:fake-model\nclients:\n  - type: openai-compatible\n    name: fake\n    \
          api_base: {}\n    models:\n      - name: fake-model\n",
