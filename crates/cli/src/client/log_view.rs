@@ -20,8 +20,8 @@ use std::time::Instant;
 
 use coyote_mcp::{ServerLogMessage, ServerLogSink};
 
-use crate::term::{self, Paint};
 use crate::repl::screen::Screen;
+use crate::term::{self, Paint};
 
 /// Lines one server may show at once.
 pub const BURST: f64 = 10.0;

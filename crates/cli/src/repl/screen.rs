@@ -20,9 +20,9 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::client::log_view::HeldLines;
 use crate::markdown::{RenderOptions, StreamRenderer, ThemeChoice};
 use crate::term::sanitize::Sanitizer;
-use crate::client::log_view::HeldLines;
 
 /// Spinner frames (ASCII-safe braille dots, like most CLIs).
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -199,13 +199,6 @@ impl Screen {
         release_held(&mut state);
         // Labels name tools the model chose: sanitized like every other line.
         state.spinner = Some(crate::term::sanitize(label).into_owned());
-    }
-
-    /// Stops the spinner.
-    pub fn stop_spinning(&self) {
-        let mut state = self.lock();
-        state.spinner = None;
-        erase(&mut state);
     }
 
     /// Draws the next spinner frame, if the spinner is on and nothing is asked.

@@ -36,7 +36,9 @@ fn hostile_server(home: &Home) -> ScenarioFile {
             title: None,
             description: Some(format!("before {SHORT_HOSTILE} after")),
             input_schema: None,
-            annotations: None,
+            output_schema: None,
+            // Benign (a tool without annotations would need --yes).
+            annotations: Some(json!({"destructiveHint": false})),
             behavior: ToolBehavior::Text {
                 text: format!("result {HOSTILE} end"),
             },

@@ -1,11 +1,11 @@
 //! The sign-in authorizer of a person at a computer: a loopback redirect listener plus a
 //! browser. `$BROWSER` is a `:`-separated list of commands; each runs without a shell, split
 //! on whitespace, with `%s` replaced by the URL (or the URL appended when there is no `%s`);
-//! the first that starts wins. Without `$BROWSER`: `xdg-open` (Linux) or `open` (macOS). A
-//! browser that does not start is not an error — the URL is always shown through the notice
-//! callback (the CLI prints it on stderr), so the user can open it anywhere.
+//! the first that starts wins. Without `$BROWSER`: `xdg-open` (Linux) or `open` (macOS) — the
+//! launcher is [`crate::browser`], shared with URL elicitation. A browser that does not start
+//! is not an error — the URL is always shown through the notice callback (the CLI prints it on
+//! stderr), so the user can open it anywhere.
 
-use std::process::Stdio;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
@@ -14,6 +14,7 @@ use super::authorizer::{
     AuthorizationPrompt, Authorizer, BeginRequest, PendingSignIn, RedirectParams,
 };
 use super::loopback::Loopback;
+use crate::browser::{browser_commands, open_with};
 use crate::error::AuthFailure;
 
 /// Receives what the user must see (the URL to open, browser problems).
@@ -48,66 +49,6 @@ impl BrowserAuthorizer {
         let env = std::env::var("BROWSER").ok();
         Self::new(env.as_deref(), notice)
     }
-}
-
-/// The commands to try, in order.
-fn browser_commands(browser_env: Option<&str>) -> Vec<Vec<String>> {
-    let from_env: Vec<Vec<String>> = browser_env
-        .unwrap_or("")
-        .split(':')
-        .map(|entry| {
-            entry
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .filter(|words| !words.is_empty())
-        .collect();
-    if !from_env.is_empty() {
-        return from_env;
-    }
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    vec![vec![opener.to_owned()]]
-}
-
-/// `command` with `%s` replaced by `url`, or `url` appended.
-fn with_url(command: &[String], url: &str) -> Vec<String> {
-    let mut words: Vec<String> = command.iter().map(|w| w.replace("%s", url)).collect();
-    if !command.iter().any(|w| w.contains("%s")) {
-        words.push(url.to_owned());
-    }
-    words
-}
-
-/// Starts the first browser that starts; `None` when none did. The child is reaped in the
-/// background and never waited for.
-fn launch(browsers: &[Vec<String>], url: &str) -> Option<String> {
-    for command in browsers {
-        let words = with_url(command, url);
-        let Some((program, args)) = words.split_first() else {
-            continue;
-        };
-        let spawned = tokio::process::Command::new(program)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        match spawned {
-            Ok(mut child) => {
-                tokio::spawn(async move {
-                    let _ = child.wait().await;
-                });
-                return Some(program.clone());
-            }
-            Err(e) => tracing::debug!(browser = %program, error = %e, "browser did not start"),
-        }
-    }
-    None
 }
 
 struct BrowserSignIn {
@@ -149,7 +90,7 @@ impl PendingSignIn for BrowserSignIn {
                 prompt.server,
                 self.loopback.redirect_uri()
             ));
-            if launch(&self.browsers, url).is_none() {
+            if open_with(&self.browsers, url).is_none() {
                 (self.notice)(
                     "No browser could be started ($BROWSER, xdg-open or open); open the URL \
                      above yourself.",
@@ -163,6 +104,7 @@ impl PendingSignIn for BrowserSignIn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::with_url;
 
     #[test]
     fn browser_list_and_url_placement() {
@@ -196,7 +138,7 @@ mod tests {
             ],
         ];
         assert_eq!(
-            launch(&browsers, "http://x/?a=1&b=2").as_deref(),
+            open_with(&browsers, "http://x/?a=1&b=2").as_deref(),
             Some("sh")
         );
         for _ in 0..100 {
@@ -213,8 +155,6 @@ mod tests {
 
     #[test]
     fn no_browser_starts() {
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        let _guard = rt.enter();
-        assert_eq!(launch(&[vec!["/nonexistent/x".into()]], "u"), None);
+        assert_eq!(open_with(&[vec!["/nonexistent/x".into()]], "u"), None);
     }
 }
