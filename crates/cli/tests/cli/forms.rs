@@ -55,7 +55,8 @@ async fn enter_skips_every_optional_field_and_esc_cancels_the_form() {
     let server = Scenario::builder()
         .server_name("forms")
         .capabilities(Capabilities::none().with_tools())
-        .tool(
+        // Benign: a tool without annotations would ask for approval first.
+        .safe_tool(
             "form",
             ToolBehavior::Elicit {
                 message: "Fill in every type".into(),
