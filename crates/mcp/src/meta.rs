@@ -17,13 +17,16 @@
 pub mod actions;
 mod annotations;
 mod call;
+mod callable;
 mod declarations;
 pub mod direct;
 pub mod dispatch;
 pub mod exposure;
+mod health;
 mod surface;
 
 pub use annotations::ANNOTATION_MEMO_CAPACITY;
+pub use callable::Callable;
 pub use declarations::{declarations, declarations_for_all};
 pub use direct::{DirectNames, DirectTool, MAX_FUNCTION_NAME_BYTES};
 pub use dispatch::{DispatchBody, DispatchError, DispatchOutcome, MetaDispatcher};
@@ -31,6 +34,7 @@ pub use exposure::{
     BYTES_PER_TOKEN, DIRECT_MAX_TOKENS, DIRECT_MAX_TOOLS, EffectiveExposure, ExposurePolicies,
     ExposureReport, estimate_tokens,
 };
+pub use health::{HEALTH_MAX_TOKENS, HEALTH_REASON_MAX_BYTES, health_line};
 
 use crate::server::McpServerFeatures;
 

@@ -236,7 +236,7 @@ fn declaration_parameters_are_the_documented_ones() {
         vec![
             (
                 "mcp_search_srv".into(),
-                s(&["query", "top_k"]),
+                s(&["query", "kind", "offset", "top_k"]),
                 s(&["query"])
             ),
             (

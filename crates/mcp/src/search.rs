@@ -4,7 +4,9 @@
 //! items is benchmarked in `benches/catalog_search.rs`.
 //!
 //! Invariants: `top_k` is clamped to [`MIN_TOP_K`]..=[`MAX_TOP_K`]; ties keep catalog order; a
-//! query without searchable words lists the first items instead of returning nothing. Hits
+//! query without searchable words lists the items in catalog order instead of returning
+//! nothing, so `mcp_search_` with an empty query, a `kind` and an `offset` enumerates a whole
+//! catalog page by page ([`CatalogIndex::rank`]). Hits
 //! carry the item's kind and annotations (OQ1: `audience` is surfaced, never used to hide).
 
 use std::collections::HashMap;
@@ -175,7 +177,14 @@ impl<'a> CatalogIndex<'a> {
     /// The `top_k` best items for `query` (clamped), best first; only items matching at least
     /// one query word. A query with no words lists the first `top_k` items.
     pub fn search(&self, query: &str, top_k: usize) -> Vec<SearchHit<'a>> {
-        let top_k = top_k.clamp(MIN_TOP_K, MAX_TOP_K);
+        let mut hits = self.rank(query);
+        hits.truncate(top_k.clamp(MIN_TOP_K, MAX_TOP_K));
+        hits
+    }
+
+    /// Every item matching at least one word of `query`, best first (ties in catalog order);
+    /// a query with no words lists every item in catalog order.
+    pub fn rank(&self, query: &str) -> Vec<SearchHit<'a>> {
         let mut words: Vec<String> = Vec::new();
         let mut buf = String::new();
         tokenize(query, &mut buf, |t| {
@@ -187,7 +196,6 @@ impl<'a> CatalogIndex<'a> {
             return self
                 .items
                 .iter()
-                .take(top_k)
                 .map(|item| SearchHit { item, score: 0.0 })
                 .collect();
         }
@@ -214,7 +222,6 @@ impl<'a> CatalogIndex<'a> {
             .collect();
         // Stable sort: equal scores keep catalog order.
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-        ranked.truncate(top_k);
         ranked
             .into_iter()
             .map(|(doc, score)| SearchHit {

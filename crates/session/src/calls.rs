@@ -24,6 +24,8 @@ mod run;
 use std::collections::{BTreeMap, BTreeSet};
 
 use coyote_llm::{ToolCall, ToolOutcome, ToolResult};
+use coyote_mcp::McpError;
+use coyote_mcp::meta::health_line;
 use serde_json::Value;
 
 use self::run::execute;
@@ -288,11 +290,15 @@ async fn approve(
         tool,
         arguments,
     } = *invoke;
-    // A server that is not Ready answers with its state now, and is not asked again later.
+    // A server that is not Ready answers with its health line now, and is not asked again.
     if let Err(e) = session.runtime.server(server) {
+        let text = match e {
+            McpError::ServerNotReady { server, state } => health_line(&server, &state),
+            other => other.to_string(),
+        };
         return Some(Err(Plan::Answer {
             status: ToolCallStatus::Error,
-            text: e.to_string(),
+            text,
         }));
     }
     if session.approvals.is_always(server, tool) {

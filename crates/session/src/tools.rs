@@ -1,19 +1,21 @@
-//! What the model may call: the gated meta-function declarations of the selected servers, and
-//! [`CallTarget`], the one resolution of a called name into what it addresses (a delegate, a
-//! meta-function or direct tool of its server, or nothing) and, for an invoke, its tool.
+//! What the model may call: the declarations of the selected servers, and [`CallTarget`], the
+//! one resolution of a called name into what it addresses (a delegate, a meta-function or
+//! direct tool of its server, or nothing) and, for an invoke, its tool.
 //!
-//! Ready servers are declared direct or through meta-functions per their exposure (issue 7;
-//! the dispatcher decides and keeps the name table, and [`CallTarget::resolve`] asks it, so a
-//! direct `<server>__<tool>` name resolves exactly as dispatch would).
+//! The selection (config, role, agent, session — already resolved into [`ServerSelection`])
+//! picks the servers; the dispatcher's `declarations` turns them into the request's
+//! declaration set and records that very set as the callable one (issue 14), and
+//! [`CallTarget::resolve`] asks the dispatcher for it — so a name outside the request's
+//! declarations (a disabled server, a server outside the role, an undeclared meta-function)
+//! resolves to [`Callee::Undeclared`] and never reaches a server.
 //!
-//! Servers still starting or failed keep their always-on functions (search, describe, and
-//! invoke by D7's fail-open rule) so the model can see them and a call answers with the
-//! server's state ("starting", "failed: … stderr: …") instead of the server vanishing. Ready
-//! servers are gated by their live features (`McpRuntime::server_features`, D7/R15). Closed
-//! servers are left out. Selection works on server names only (R12).
+//! Ready servers are declared direct or through meta-functions per their exposure (issue 7),
+//! gated by their live features (D7/R15). A server that is starting or failed is declared by
+//! one short health line; closed servers are left out. Selection works on server names only
+//! (R12).
 
 use coyote_mcp::meta::MetaDispatcher;
-use coyote_mcp::{FunctionTarget, McpRuntime, McpServerFeatures, MetaKind, ServerState};
+use coyote_mcp::{FunctionTarget, McpRuntime, MetaKind, ServerState};
 use coyote_protocol::FunctionDeclaration;
 use serde_json::Value;
 
@@ -52,35 +54,24 @@ pub(crate) async fn declarations(
     dispatcher: &MetaDispatcher,
     selection: &ServerSelection,
 ) -> (Vec<FunctionDeclaration>, Vec<NotReady>) {
-    let ready = runtime.server_features();
-    let mut features = Vec::new();
+    let mut selected = Vec::new();
     let mut not_ready = Vec::new();
     for status in runtime.statuses() {
         if !selection.includes(&status.name) {
             continue;
         }
         match status.state {
-            ServerState::Ready => {
-                if let Some(f) = ready.iter().find(|f| f.name == status.name) {
-                    features.push(f.clone());
-                }
-            }
-            ServerState::Closed => {}
+            ServerState::Ready | ServerState::Closed => {}
             state @ (ServerState::Starting | ServerState::Failed(_) | ServerState::NeedsAuth) => {
-                // Unknown capabilities: declare what D7 declares without a handshake result.
-                features.push(McpServerFeatures {
-                    name: status.name.clone(),
-                    peer_info_missing: true,
-                    ..McpServerFeatures::default()
-                });
                 not_ready.push(NotReady {
-                    server: status.name,
+                    server: status.name.clone(),
                     state,
                 });
             }
         }
+        selected.push(status.name);
     }
-    (dispatcher.declarations(&features).await, not_ready)
+    (dispatcher.declarations(&selected).await, not_ready)
 }
 
 /// What a called name addresses, resolved once when the call is checked: approval, the
@@ -106,8 +97,8 @@ pub(crate) struct CallTarget {
 }
 
 impl CallTarget {
-    /// Resolves `name`: this session's delegate functions first, then the dispatcher's names
-    /// (direct names of the latest declaration set, then meta-function prefixes).
+    /// Resolves `name`: this session's delegate functions first, then the names of the
+    /// latest declaration set (the current request's).
     pub(crate) fn resolve(session: &Session, name: &str) -> CallTarget {
         if let Some(agent) = crate::delegate::target(session, name) {
             return CallTarget {
@@ -236,7 +227,11 @@ mod tests {
         let spill = tempfile::tempdir().unwrap();
         let s = session(spill.path(), &[]);
         let args = json!({"tool": "wipe", "arguments": {"a": 1}});
-        let invoke = CallTarget::resolve(&s, "mcp_invoke_fs").with_arguments(&args);
+        let invoke = CallTarget {
+            callee: meta(MetaKind::Invoke, "fs"),
+            tool: None,
+        }
+        .with_arguments(&args);
         assert_eq!(
             invoke,
             CallTarget {
@@ -246,25 +241,24 @@ mod tests {
         );
         assert_eq!(invoke.server(), Some("fs"));
         assert_eq!(invoke.tool_arguments(&args), json!({"a": 1}));
-        // Before its arguments are read, an invoke names no tool.
-        assert_eq!(CallTarget::resolve(&s, "mcp_invoke_fs").tool, None);
-        assert_eq!(
-            CallTarget::resolve(&s, "mcp_search_fs").with_arguments(&args),
-            CallTarget {
-                callee: meta(MetaKind::Search, "fs"),
-                tool: None,
-            }
-        );
-        // No declaration set named it: not a direct tool.
-        let undeclared = CallTarget::resolve(&s, "fs__wipe").with_arguments(&args);
-        assert_eq!(
-            undeclared,
-            CallTarget {
-                callee: Callee::Undeclared,
-                tool: None,
-            }
-        );
-        assert_eq!(undeclared.server(), None);
+        let search = CallTarget {
+            callee: meta(MetaKind::Search, "fs"),
+            tool: None,
+        };
+        assert_eq!(search.clone().with_arguments(&args), search);
+        // No declaration set named them: neither a meta-function nor a direct tool resolves.
+        for name in ["mcp_invoke_fs", "mcp_search_fs", "fs__wipe"] {
+            let undeclared = CallTarget::resolve(&s, name).with_arguments(&args);
+            assert_eq!(
+                undeclared,
+                CallTarget {
+                    callee: Callee::Undeclared,
+                    tool: None,
+                },
+                "{name}"
+            );
+            assert_eq!(undeclared.server(), None);
+        }
         // A delegate name is a delegate only in a session with delegates.
         assert_eq!(
             CallTarget::resolve(&s, "agent_delegate_writer").callee,

@@ -329,8 +329,8 @@ fn warn_not_ready(ctx: &TurnContext<'_>, not_ready: &[NotReady], warned: &mut Ve
         warned.push(server.server.clone());
         let message = match &server.state {
             coyote_mcp::ServerState::Starting => format!(
-                "MCP server '{}' is still starting; until it is ready its functions answer with \
-                 its state",
+                "MCP server '{}' is still starting; until it is ready the model sees only its \
+                 state",
                 server.server
             ),
             coyote_mcp::ServerState::NeedsAuth => format!(

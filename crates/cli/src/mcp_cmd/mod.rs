@@ -177,7 +177,7 @@ async fn dispatch(
             // Direct tool names exist only in a declaration set: build the one the model gets.
             let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
             let d = d.with_exposure(exposure);
-            d.declarations(&runtime.server_features()).await;
+            d.declarations(&runtime.server_names()).await;
             via_meta::meta(&d, &function_name, &json_args, json).await
         }
         McpCommand::Add { .. }

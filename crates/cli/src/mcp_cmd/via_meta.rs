@@ -9,7 +9,7 @@
 
 use coyote_config::ConfigPaths;
 use coyote_mcp::meta::{DispatchBody, DispatchError, DispatchOutcome, MetaDispatcher};
-use coyote_mcp::{McpRuntime, MetaFunction, MetaKind, SpillStore};
+use coyote_mcp::{FunctionTarget, McpError, McpRuntime, MetaFunction, MetaKind, SpillStore};
 use serde_json::{Map, Value, json};
 
 use crate::args::{KindArg, OutputArgs};
@@ -27,11 +27,18 @@ async fn run(
     server: &str,
     args: Value,
 ) -> CliResult<DispatchOutcome> {
-    let name = MetaFunction::new(kind, server).name();
-    d.dispatch(&name, args).await.map_err(dispatch_error)
+    // The user names the server and the kind: nothing to resolve against a declaration set.
+    let function = MetaFunction::new(kind, server);
+    d.dispatch_target(&function.name(), FunctionTarget::Meta(function), args)
+        .await
+        .map_err(dispatch_error)
 }
 
 fn dispatch_error(e: DispatchError) -> CliError {
+    if let DispatchError::Unavailable { server, state } = e {
+        // The user's wording (the model's says what to ask the user).
+        return crate::mcp_cmd::mcp_failure(McpError::ServerNotReady { server, state });
+    }
     if e.is_usage() {
         CliError::usage(e.to_string())
     } else {

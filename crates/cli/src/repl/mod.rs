@@ -312,10 +312,12 @@ impl Repl {
         &self,
         args: &str,
     ) -> Result<UserMessage, prompt_cmd::PromptCommandError> {
+        let enabled = self.enabled_filter();
         let ctx = PromptContext {
             runtime: self.runtime(),
             spill: &self.spill,
             asker: &self.questions,
+            enabled: &*enabled,
             timeout: PROMPT_COMMAND_TIMEOUT,
         };
         self.runtime_handle

@@ -36,6 +36,11 @@ pub enum PromptCommandError {
     Arguments(#[from] KvParseError),
     #[error(transparent)]
     Server(#[from] McpError),
+    #[error(
+        "MCP server '{server}' is not enabled in this conversation; `.mcp enable {server}` to \
+         use it"
+    )]
+    NotEnabled { server: String },
     #[error("MCP server '{server}' does not offer prompts; see `.list prompts`")]
     NoPrompts { server: String },
     #[error(
@@ -66,6 +71,8 @@ pub struct PromptContext<'a> {
     pub runtime: &'a McpRuntime,
     pub spill: &'a SpillStore,
     pub asker: &'a dyn ArgumentAsker,
+    /// The conversation's server selection: `.prompt` obeys it like the model's calls do.
+    pub enabled: &'a (dyn Fn(&str) -> bool + Send + Sync),
     /// Bound of the prompt listing and of `prompts/get` together (the server's own call
     /// timeout applies to each request as well).
     pub timeout: Duration,
@@ -79,6 +86,11 @@ pub async fn resolve(
     let (server, rest) = next_word(args).ok_or(PromptCommandError::Usage)?;
     let (name, rest) = next_word(rest).ok_or(PromptCommandError::Usage)?;
     let mut provided = parse_kv_args(rest)?;
+    if ctx.runtime.state(server).is_some() && !(ctx.enabled)(server) {
+        return Err(PromptCommandError::NotEnabled {
+            server: server.to_owned(),
+        });
+    }
     let handle = ctx.runtime.server(server)?;
     if !handle.features().prompts {
         return Err(PromptCommandError::NoPrompts {

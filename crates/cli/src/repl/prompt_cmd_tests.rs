@@ -83,6 +83,7 @@ async fn quoted_arguments_and_interactively_asked_missing_ones_are_flattened_ver
         runtime: &runtime,
         spill: &spill,
         asker: &asker,
+        enabled: &|_: &str| true,
         timeout: Duration::from_secs(30),
     };
     let message = resolve("srv evil title=\"two words\"", &ctx).await.unwrap();
@@ -120,6 +121,7 @@ async fn errors_say_what_to_do() {
         runtime: &runtime,
         spill: &spill,
         asker: &asker,
+        enabled: &|_: &str| true,
         timeout: Duration::from_secs(30),
     };
     let err = |args: &'static str| {
@@ -151,6 +153,27 @@ async fn errors_say_what_to_do() {
         err("other evil")
             .await
             .starts_with("unknown MCP server 'other'")
+    );
+    runtime.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_outside_the_selection_gets_no_prompt_request() {
+    let runtime = runtime_with_evil().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spill = SpillStore::new(dir.path());
+    let asker = ScriptedAsker::default();
+    let ctx = PromptContext {
+        runtime: &runtime,
+        spill: &spill,
+        asker: &asker,
+        enabled: &|server: &str| server != "srv",
+        timeout: Duration::from_secs(30),
+    };
+    let err = resolve("srv evil file=a", &ctx).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MCP server 'srv' is not enabled in this conversation; `.mcp enable srv` to use it"
     );
     runtime.shutdown().await;
 }

@@ -62,6 +62,14 @@ fn assert_no_secret(home: &Home, run: &Run) {
     assert!(!log.contains(KEY), "the log leaks the key");
 }
 
+/// The fake server's mcp.json entry declared through meta-functions (`expose: meta`): these
+/// tests script `mcp_invoke_fake` calls, which a direct-exposed server does not declare.
+fn meta_entry(server: &ScenarioFile) -> Value {
+    let mut entry = server.mcp_json_entry();
+    entry["expose"] = json!("meta");
+    entry
+}
+
 fn fake_server(home: &Home) -> ScenarioFile {
     Scenario::builder()
         .server_name("fake")
@@ -156,7 +164,7 @@ async fn json_output_is_valid_json_lines() {
         let llm = FakeLlm::start(wire, script).await;
         let home = Home::new();
         let server = fake_server(&home);
-        home.write_servers(json!({ "fake": server.mcp_json_entry() }));
+        home.write_servers(json!({ "fake": meta_entry(&server) }));
         write_config(&home, &llm, "");
         let r = run(&home, &["--json", "ping the fake"], None).await;
         assert_eq!(r.code, 0, "{}", r.err);
@@ -244,7 +252,7 @@ async fn piped_stdin_follows_the_argument_text() {
 async fn destructive_tools_need_yes() {
     let home = Home::new();
     let server = fake_server(&home);
-    home.write_servers(json!({ "fake": server.mcp_json_entry() }));
+    home.write_servers(json!({ "fake": meta_entry(&server) }));
     let script = || {
         vec![
             Reply::call(
@@ -325,7 +333,7 @@ async fn exit_codes() {
     )
     .await;
     let server = fake_server(&home);
-    home.write_servers(json!({ "fake": server.mcp_json_entry() }));
+    home.write_servers(json!({ "fake": meta_entry(&server) }));
     write_config(&home, &llm, "max_tool_rounds: 1\n");
     let r = run(&home, &["loop"], None).await;
     assert_eq!(r.code, 1, "{}", r.err);
@@ -346,7 +354,7 @@ async fn ctrl_c_cancels_the_call_and_exits_130() {
     .await;
     let home = Home::new();
     let server = fake_server(&home);
-    home.write_servers(json!({ "fake": server.mcp_json_entry() }));
+    home.write_servers(json!({ "fake": meta_entry(&server) }));
     write_config(&home, &llm, "");
     let child = Command::new(assert_cmd::cargo::cargo_bin("coyote"))
         .arg("hang please")

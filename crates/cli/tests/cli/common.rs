@@ -115,3 +115,21 @@ fn outcome(out: &std::process::Output) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// config.yaml pointing `fake:fake-model` (OpenAI-compatible, key in `FAKE_LLM_KEY`) at
+/// `api_base`, with `extra` top-level lines before `clients:`.
+pub fn write_fake_model_config(home: &Home, api_base: &str, extra: &str) {
+    let text = format!(
+        "model: fake:fake-model\n{extra}clients:\n  - type: openai-compatible\n    name: fake\n    \
+         api_base: {api_base}\n    api_key_env: FAKE_LLM_KEY\n    models:\n      - name: \
+         fake-model\n"
+    );
+    std::fs::write(home.config_dir().join("config.yaml"), text).unwrap();
+}
+
+/// `coyote ARGS` with the fake model's key set, off the async runtime.
+pub async fn chat_async(home: &Home, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = home.coyote();
+    cmd.args(args).env("FAKE_LLM_KEY", "sk-fake");
+    output_async(cmd).await
+}

@@ -49,7 +49,10 @@ fn a_300_kib_tool_result_is_truncated_then_recovered_page_by_page_through_its_ha
         .tool("big", ToolBehavior::BigText { bytes: len })
         .write_to(home.path())
         .unwrap();
-    home.write_servers(json!({ "fake": scenario.mcp_json_entry() }));
+    // `mcp meta` runs what the model may call: meta exposure declares mcp_invoke_fake.
+    let mut entry = scenario.mcp_json_entry();
+    entry["expose"] = json!("meta");
+    home.write_servers(json!({ "fake": entry }));
     let (code, out, err) = home.run(&["mcp", "meta", "mcp_invoke_fake", r#"{"tool": "big"}"#]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -119,7 +122,9 @@ fn an_off_spec_block_does_not_hide_its_valid_neighbours() {
         .tool("mixed", ToolBehavior::off_spec_mixed())
         .write_to(home.path())
         .unwrap();
-    home.write_servers(json!({ "fake": scenario.mcp_json_entry() }));
+    let mut entry = scenario.mcp_json_entry();
+    entry["expose"] = json!("meta");
+    home.write_servers(json!({ "fake": entry }));
     let (code, out, err) = home.run(&["mcp", "meta", "mcp_invoke_fake", r#"{"tool": "mixed"}"#]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("before off-spec"), "{out}");

@@ -16,5 +16,6 @@ mod oauth;
 mod repl;
 mod sanitize;
 mod scoping;
+mod selection;
 mod shell;
 mod terminal;

@@ -85,6 +85,8 @@ async fn setup(script: Vec<Reply>, server_extra: Value) -> (Home, FakeLlm, Scena
     let home = Home::new();
     let server = fake_server(&home);
     let mut entry = server.mcp_json_entry();
+    // The scripts call `mcp_invoke_everything`: declared only through meta-functions.
+    entry["expose"] = json!("meta");
     if let (Some(entry), Some(extra)) = (entry.as_object_mut(), server_extra.as_object()) {
         entry.extend(extra.clone());
     }

@@ -27,6 +27,10 @@ pub struct SearchRequest {
     pub query: String,
     /// Already clamped (see [`crate::search::clamp_top_k`]).
     pub top_k: usize,
+    /// Only items of this kind.
+    pub kind: Option<CatalogKind>,
+    /// Results to skip (the previous page's `next_offset`).
+    pub offset: usize,
 }
 
 /// The arguments of `mcp_describe_<server>`.
@@ -58,22 +62,45 @@ pub struct PromptRequest {
     pub arguments: BTreeMap<String, String>,
 }
 
-/// `mcp_search_`: BM25 over the live catalog; kinds that failed to list become warnings.
+/// `mcp_search_`: BM25 over the live catalog (or, for an empty query, the catalog in order),
+/// optionally of one kind, one page from `offset`; kinds that failed to list become warnings.
+/// The answer says whether more results remain (`more`, `next_offset`).
 pub async fn search(handle: &ServerHandle, req: SearchRequest) -> Result<Value, DispatchError> {
     let catalog = handle.catalog().await;
     let index = CatalogIndex::new(&catalog.items);
-    let hits: Vec<Value> = index
-        .search(&req.query, req.top_k)
+    let ranked: Vec<_> = index
+        .rank(&req.query)
+        .into_iter()
+        .filter(|hit| req.kind.is_none_or(|kind| hit.item.kind == kind))
+        .collect();
+    let total = ranked.len();
+    let end = req.offset.saturating_add(req.top_k).min(total);
+    let hits: Vec<Value> = ranked
+        .get(req.offset.min(total)..end)
+        .unwrap_or_default()
         .iter()
         .map(|hit| serde_json::to_value(hit.view()).unwrap_or(Value::Null))
         .collect();
-    let mut out = json!({ "results": hits });
+    let more = end < total;
+    let mut out = json!({ "results": hits, "total": total, "more": more });
+    if more {
+        out["next_offset"] = Value::from(end);
+    }
     if hits_empty(&out) {
-        out["hint"] = Value::from(format!(
-            "nothing matched {:?} among {} item(s); try other words, or an empty query to list items",
-            req.query,
-            catalog.items.len()
-        ));
+        let what = req.kind.map_or("item".to_owned(), |k| k.to_string());
+        out["hint"] = Value::from(if req.offset > 0 && req.offset >= total {
+            format!(
+                "offset {} is past the last of {total} result(s)",
+                req.offset
+            )
+        } else {
+            format!(
+                "nothing matched {:?} among {} {what}(s); try other words, or an empty query to \
+                 list items",
+                req.query,
+                catalog.items.len()
+            )
+        });
     }
     if !catalog.warnings.is_empty() {
         out["warnings"] = json!(catalog.warnings);

@@ -32,20 +32,17 @@ pub(super) fn parse_call(function: &MetaFunction, mut args: Args) -> Result<Call
         MetaKind::Search => Call::Search(SearchRequest {
             query: args.string("query")?.unwrap_or_default(),
             top_k: clamp_top_k(args.unsigned("top_k")?),
+            kind: args.kind()?,
+            offset: args
+                .unsigned("offset")?
+                .map_or(0, |o| usize::try_from(o).unwrap_or(usize::MAX)),
         }),
         MetaKind::Describe => {
             let id = args.required_string(
                 "tool",
                 "the item's id (tool name, resource URI, uriTemplate or prompt name)",
             )?;
-            let kind = match args.string("kind")? {
-                None => CatalogKind::Tool,
-                Some(k) => CatalogKind::parse(&k).ok_or_else(|| {
-                    args.bad(format!(
-                        "`kind` is {k:?}; use one of tool, resource, resource_template, prompt"
-                    ))
-                })?,
-            };
+            let kind = args.kind()?.unwrap_or(CatalogKind::Tool);
             Call::Describe(DescribeRequest { id, kind })
         }
         MetaKind::Invoke => Call::Invoke {
@@ -121,6 +118,18 @@ impl Args {
                 "`{key}` must be a string, got {}",
                 json_type(&other)
             ))),
+        }
+    }
+
+    /// `kind`: one of the four catalog kinds.
+    fn kind(&mut self) -> Result<Option<CatalogKind>, DispatchError> {
+        match self.string("kind")? {
+            None => Ok(None),
+            Some(k) => CatalogKind::parse(&k).map(Some).ok_or_else(|| {
+                self.bad(format!(
+                    "`kind` is {k:?}; use one of tool, resource, resource_template, prompt"
+                ))
+            }),
         }
     }
 

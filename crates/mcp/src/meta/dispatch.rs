@@ -1,14 +1,16 @@
 //! THE dispatcher: a function name and its JSON arguments become one of the five behaviours.
-//! The name is parsed once by [`MetaFunction::parse`]; a name that is no meta-function is an
-//! error, never a silent invoke (issue 2 overrides seed §9). A caller that needs the target
-//! before running it (the session's approval) resolves with [`MetaDispatcher::resolve`] and
-//! runs that very target with [`MetaDispatcher::dispatch_target`]. Arguments are parsed into
-//! typed requests (`call`) — with errors that tell the model exactly which parameter to fix —
-//! before any request reaches a server. A server that is not Ready answers with its state.
+//! A name is resolved only against the declaration set of the current request
+//! ([`MetaDispatcher::declarations`] records it, [`MetaDispatcher::resolve`] reads it): a name
+//! that set does not declare is an error naming the callable functions, never a request to a
+//! server. A caller that needs the target before running it (the session's approval) resolves
+//! with [`MetaDispatcher::resolve`] and runs that very target with
+//! [`MetaDispatcher::dispatch_target`]; the CLI's `coyote mcp search|describe|read|prompt`
+//! build their target from the server and kind the user named. Arguments are parsed into typed
+//! requests (`call`) — with errors that tell the model exactly which parameter to fix — before
+//! any request reaches a server. A server that is not Ready answers with its health line.
 //!
-//! A direct tool name (issue 7) resolves through the same [`FunctionTarget::parse`] to its
-//! `(server, tool)` and becomes the very `Invoke` call an `mcp_invoke_` would: same server
-//! lookup, timeout, result bounding and output text.
+//! A direct tool name (issue 7) resolves to its `(server, tool)` and becomes the very `Invoke`
+//! call an `mcp_invoke_` would: same server lookup, timeout, result bounding and output text.
 
 use std::sync::Arc;
 
@@ -20,14 +22,16 @@ use super::actions;
 use super::annotations::AnnotationMemo;
 use super::call::{Args, Call, json_type, parse_call};
 use super::exposure::{ExposurePolicies, ExposureReport};
+use super::health::health_line;
 use super::surface::Surface;
-use super::{DirectNames, FunctionTarget, MetaFunction, MetaKind};
+use super::{FunctionTarget, MetaFunction, MetaKind};
 use crate::catalog::CatalogKind;
 use crate::error::McpError;
 use crate::prompt::PromptArgsError;
+use crate::render::RESULT_HANDLE_SCHEME;
 use crate::render::{RenderError, SpillStore};
 use crate::runtime::McpRuntime;
-use crate::server::McpServerFeatures;
+use crate::server::ServerState;
 use crate::uri_template::TemplateError;
 
 /// The result of one meta-function call, ready for the model.
@@ -121,14 +125,24 @@ pub fn result_header(tool: &str, server: &str, is_error: bool) -> String {
 /// what to call instead.
 #[derive(Debug, thiserror::Error)]
 pub enum DispatchError {
-    /// The name is no meta-function.
+    /// The current request does not declare the name (whatever it looks like).
     #[error(
-        "{name:?} is not an MCP meta-function: names are mcp_search_<server>, \
-         mcp_describe_<server>, mcp_invoke_<server>, mcp_read_<server> or mcp_prompt_<server>"
+        "{name:?} is not a function you can call now; {}",
+        callable_list(callable)
     )]
-    NotAMetaFunction {
+    NotDeclared {
         /// The name as called.
         name: String,
+        /// The functions the current request declares.
+        callable: Vec<String>,
+    },
+    /// The server cannot serve now; the text is its health line (what to tell the user).
+    #[error("{}", health_line(server, state))]
+    Unavailable {
+        /// The server called.
+        server: String,
+        /// Its state.
+        state: ServerState,
     },
     /// The arguments do not fit the function.
     #[error("{function}: {problem}")]
@@ -187,7 +201,7 @@ impl DispatchError {
     /// exits 2 for these, 1 for the rest.
     pub fn is_usage(&self) -> bool {
         match self {
-            DispatchError::NotAMetaFunction { .. }
+            DispatchError::NotDeclared { .. }
             | DispatchError::BadArguments { .. }
             | DispatchError::NotFound { .. }
             | DispatchError::Template(_)
@@ -196,8 +210,17 @@ impl DispatchError {
                 e,
                 RenderError::InvalidPattern { .. } | RenderError::BadHandle { .. }
             ),
-            DispatchError::Server(_) => false,
+            DispatchError::Server(_) | DispatchError::Unavailable { .. } => false,
         }
+    }
+}
+
+/// "callable functions: a, b, c" (or that there are none).
+fn callable_list(callable: &[String]) -> String {
+    if callable.is_empty() {
+        "no functions are declared in this request".to_owned()
+    } else {
+        format!("the callable functions are: {}", callable.join(", "))
     }
 }
 
@@ -243,21 +266,23 @@ impl MetaDispatcher {
         &self.spill
     }
 
-    /// The declarations of one request for `servers`: Ready servers with their live features,
-    /// others as placeholders with `peer_info_missing` (they keep fail-open meta-functions).
-    /// Each server is declared direct or through meta-functions per its exposure; the direct
-    /// names generated here are what [`MetaDispatcher::resolve`] maps back until the next call.
-    pub async fn declarations(&self, servers: &[McpServerFeatures]) -> Vec<FunctionDeclaration> {
+    /// The declarations of one request for the selected `servers` (by name): Ready servers
+    /// direct or through meta-functions per their exposure, others by one health line. THE
+    /// computation of what a request may call: the same set becomes the callable one that
+    /// [`MetaDispatcher::resolve`] answers from until the next call.
+    pub async fn declarations(&self, servers: &[String]) -> Vec<FunctionDeclaration> {
         self.surface.declarations(&self.runtime, servers).await
     }
 
-    /// What a called function name addresses (direct names of the latest declaration set
-    /// first, then meta-function prefixes); `None` for a name coyote never declared.
+    /// What a called function name addresses in the latest declaration set; `None` for a
+    /// name that set does not declare.
     pub fn resolve(&self, name: &str) -> Option<FunctionTarget> {
-        match self.surface.resolve_direct(name) {
-            Some(tool) => Some(FunctionTarget::Direct(tool)),
-            None => FunctionTarget::parse(name, &DirectNames::default()),
-        }
+        self.surface.callable().resolve(name).cloned()
+    }
+
+    /// The function names the latest declaration set declares, sorted.
+    pub fn callable_names(&self) -> Vec<String> {
+        self.surface.callable().names()
     }
 
     /// One server's configured and effective exposure and declaration token estimate.
@@ -273,8 +298,9 @@ impl MetaDispatcher {
     ) -> Result<DispatchOutcome, DispatchError> {
         let target = self
             .resolve(name)
-            .ok_or_else(|| DispatchError::NotAMetaFunction {
+            .ok_or_else(|| DispatchError::NotDeclared {
                 name: name.to_string(),
+                callable: self.callable_names(),
             })?;
         self.dispatch_target(name, target, args).await
     }
@@ -288,6 +314,14 @@ impl MetaDispatcher {
         target: FunctionTarget,
         args: Value,
     ) -> Result<DispatchOutcome, DispatchError> {
+        // A server that cannot serve answers with its health line whatever the arguments.
+        let handle = match self.runtime.server(target.server()) {
+            Ok(handle) => handle,
+            Err(McpError::ServerNotReady { server, state }) => {
+                return Err(DispatchError::Unavailable { server, state });
+            }
+            Err(e) => return Err(e.into()),
+        };
         let (function, call) = match target {
             FunctionTarget::Meta(function) => {
                 let args = Args::new(&function, args)?;
@@ -320,7 +354,6 @@ impl MetaDispatcher {
             Call::Invoke { tool, .. } => Some(tool.clone()),
             Call::Search(_) | Call::Describe(_) | Call::Read(_) | Call::Prompt(_) => None,
         };
-        let handle = self.runtime.server(&function.server)?;
         let (body, is_error) = match call {
             Call::Search(req) => {
                 let out = actions::search(&handle, req).await?;
@@ -347,12 +380,31 @@ impl MetaDispatcher {
                 false,
             ),
         };
+        if carries_handle(&body) {
+            self.surface.note_handle(handle.name());
+        }
         Ok(DispatchOutcome {
             function,
             body,
             is_error,
             tool,
         })
+    }
+}
+
+/// Whether a result names a `coyote-result://` handle (then its server keeps `mcp_read_`).
+fn carries_handle(body: &DispatchBody) -> bool {
+    fn walk(value: &Value) -> bool {
+        match value {
+            Value::String(s) => s.starts_with(RESULT_HANDLE_SCHEME),
+            Value::Array(items) => items.iter().any(walk),
+            Value::Object(map) => map.values().any(walk),
+            Value::Null | Value::Bool(_) | Value::Number(_) => false,
+        }
+    }
+    match body {
+        DispatchBody::Json(value) => walk(value),
+        DispatchBody::Text(text) => text.contains(RESULT_HANDLE_SCHEME),
     }
 }
 

@@ -37,7 +37,10 @@ impl Fixture {
             .expect("fake server ready");
         let dir = tempfile::tempdir().unwrap();
         let spill = SpillStore::new(dir.path().join("mcp-resources"));
-        let dispatcher = MetaDispatcher::new(runtime.clone(), spill);
+        // Meta exposure: this suite is about the meta-functions (exposure_tests covers direct).
+        let dispatcher = MetaDispatcher::new(runtime.clone(), spill).with_exposure(
+            crate::meta::ExposurePolicies::default().with("srv", coyote_protocol::Exposure::Meta),
+        );
         Fixture {
             runtime,
             dispatcher,
@@ -46,7 +49,12 @@ impl Fixture {
         }
     }
 
+    /// Declares the request's functions (as the session does before each request), then
+    /// dispatches `name`.
     async fn call(&self, name: &str, args: Value) -> Result<DispatchOutcome, DispatchError> {
+        self.dispatcher
+            .declarations(&self.runtime.server_names())
+            .await;
         self.dispatcher.dispatch(name, args).await
     }
 
@@ -152,14 +160,24 @@ fn full() -> ScenarioBuilder {
 }
 
 #[tokio::test]
-async fn names_that_are_no_meta_function_are_errors_never_invokes() {
+async fn names_the_request_does_not_declare_are_errors_never_invokes() {
     let f = Fixture::new(full().build()).await;
-    for name in ["mcp_bogus_srv", "echo", "mcp_srv", "mcp_invoke_"] {
+    for name in [
+        "mcp_bogus_srv",
+        "echo",
+        "mcp_srv",
+        "mcp_invoke_",
+        "mcp_search_nope",
+        "srv__echo",
+    ] {
         let err = f.call(name, json!({"tool": "echo"})).await.unwrap_err();
-        assert!(
-            matches!(err, DispatchError::NotAMetaFunction { .. }),
-            "{name}: {err}"
-        );
+        match &err {
+            DispatchError::NotDeclared { callable, .. } => {
+                assert!(callable.contains(&"mcp_invoke_srv".to_owned()), "{err}")
+            }
+            other => panic!("{name}: expected NotDeclared, got {other}"),
+        }
+        assert!(err.to_string().contains("mcp_search_srv"), "{err}");
         assert!(err.is_usage());
     }
     assert_eq!(f._fake.events().tool_calls("echo"), 0);
@@ -167,20 +185,20 @@ async fn names_that_are_no_meta_function_are_errors_never_invokes() {
 }
 
 #[tokio::test]
-async fn unknown_servers_answer_with_the_known_ones() {
+async fn a_function_of_a_server_outside_the_declaration_set_is_refused() {
     let f = Fixture::new(full().build()).await;
+    // A request that selects no server declares nothing: even the server's own names fail.
+    f.dispatcher.declarations(&[]).await;
     let err = f
-        .call("mcp_search_nope", json!({"query": "x"}))
+        .dispatcher
+        .dispatch("mcp_invoke_srv", json!({"tool": "echo"}))
         .await
         .unwrap_err();
     assert!(
-        matches!(
-            err,
-            DispatchError::Server(crate::error::McpError::UnknownServer { .. })
-        ),
+        matches!(&err, DispatchError::NotDeclared { callable, .. } if callable.is_empty()),
         "{err}"
     );
-    assert!(!err.is_usage());
+    assert_eq!(f._fake.events().tool_calls("echo"), 0);
     f.close().await;
 }
 
@@ -600,21 +618,30 @@ async fn a_server_that_is_not_ready_answers_with_its_state() {
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // The failed server is declared by its health line; calling it answers with that line.
+    let declared = f.dispatcher.declarations(&f.runtime.server_names()).await;
+    assert_eq!(declared.len(), 1, "{declared:?}");
+    assert!(declared[0].description.contains("failed"), "{declared:?}");
     let err = f
-        .call("mcp_search_srv", json!({"query": "x"}))
+        .dispatcher
+        .dispatch("mcp_search_srv", json!({"any": "thing"}))
         .await
         .unwrap_err();
     match &err {
-        DispatchError::Server(crate::error::McpError::ServerNotReady { server, state }) => {
+        DispatchError::Unavailable { server, state } => {
             assert_eq!(server, "srv");
             assert!(
                 matches!(state, crate::server::ServerState::Failed(_)),
                 "{state:?}"
             );
         }
-        other => panic!("expected ServerNotReady, got {other:?}"),
+        other => panic!("expected Unavailable, got {other:?}"),
     }
-    assert!(err.to_string().contains("is not ready (failed:"), "{err}");
+    assert!(
+        err.to_string().contains("is unavailable: it failed ("),
+        "{err}"
+    );
+    assert!(!err.to_string().contains("coyote mcp"), "{err}");
     f.close().await;
 }
 
@@ -644,11 +671,32 @@ fn arguments_are_parsed_leniently_where_models_slip_and_strictly_elsewhere() {
             req,
             SearchRequest {
                 query: "q".into(),
-                top_k: 20
+                top_k: 20,
+                kind: None,
+                offset: 0,
             }
         ),
         other => panic!("{other:?}"),
     }
+    match parsed(
+        "mcp_search_s",
+        json!({"query": "", "kind": "resource", "offset": "40"}),
+    )
+    .unwrap()
+    {
+        Call::Search(req) => assert_eq!(
+            req,
+            SearchRequest {
+                query: String::new(),
+                top_k: 5,
+                kind: Some(crate::catalog::CatalogKind::Resource),
+                offset: 40,
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+    let err = parsed("mcp_search_s", json!({"query": "", "kind": "tools!"})).unwrap_err();
+    assert!(err.to_string().contains("`kind` is \"tools!\""), "{err}");
     match parsed(
         "mcp_read_s",
         json!({"uri": "u", "offset": "10", "max_bytes": 5.0, "arguments": {"n": 3, "b": true}}),

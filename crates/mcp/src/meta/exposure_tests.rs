@@ -14,7 +14,6 @@ use super::*;
 use crate::meta::{DispatchError, FunctionTarget, MetaDispatcher};
 use crate::render::SpillStore;
 use crate::runtime::{McpRuntime, RuntimeOptions};
-use crate::server::McpServerFeatures;
 
 const SERVER: &str = "srv";
 
@@ -51,7 +50,7 @@ impl Fixture {
 
     async fn declared(&self) -> Vec<FunctionDeclaration> {
         self.dispatcher
-            .declarations(&self.runtime.server_features())
+            .declarations(&self.runtime.server_names())
             .await
     }
 
@@ -202,40 +201,105 @@ async fn direct_and_meta_force_either_side() {
 }
 
 #[tokio::test]
-async fn read_and_prompt_stay_declared_beside_direct_tools() {
+async fn discovery_read_and_prompt_stay_declared_beside_direct_tools() {
     let scenario = Scenario::builder()
         .capabilities(Capabilities::all())
         .tool("echo", ToolBehavior::Echo)
         .build();
     let f = Fixture::new(scenario, Exposure::Direct).await;
+    let declared = f.declared().await;
+    let names: Vec<&str> = declared.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(
-        f.names().await,
-        vec!["srv__echo", "mcp_read_srv", "mcp_prompt_srv"]
+        names,
+        [
+            "srv__echo",
+            "mcp_search_srv",
+            "mcp_describe_srv",
+            "mcp_read_srv",
+            "mcp_prompt_srv"
+        ]
+    );
+    // Descriptions name only declared functions: no invoke beside direct tools.
+    for d in &declared {
+        for word in d
+            .description
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        {
+            if word.starts_with("mcp_") || word.starts_with("srv__") {
+                assert!(names.contains(&word), "{} names {word}", d.name);
+            }
+        }
+    }
+    assert!(
+        declared[1].description.contains("own function"),
+        "{}",
+        declared[1].description
     );
 }
 
 #[tokio::test]
-async fn a_server_that_is_not_ready_keeps_fail_open_meta_functions() {
+async fn a_tools_only_direct_server_gets_no_discovery_until_a_handle_is_issued() {
     let f = Fixture::new(small(), Exposure::Direct).await;
-    let placeholder = McpServerFeatures {
-        name: "starting".into(),
-        peer_info_missing: true,
-        ..McpServerFeatures::default()
-    };
-    let names: Vec<String> = f
-        .dispatcher
-        .declarations(&[placeholder])
-        .await
-        .into_iter()
-        .map(|d| d.name)
-        .collect();
+    assert_eq!(f.names().await, ["srv__echo", "srv__fixed", "srv__big"]);
+    let big = f.dispatcher.dispatch("srv__big", json!({})).await.unwrap();
+    assert!(big.to_model_text().contains("mcp_read_srv"));
+    // The truncation note names mcp_read_srv: from the next request on, it is declared.
+    let names = f.names().await;
     assert_eq!(
         names,
-        [
-            "mcp_search_starting",
-            "mcp_describe_starting",
-            "mcp_invoke_starting"
-        ]
+        ["srv__echo", "srv__fixed", "srv__big", "mcp_read_srv"]
+    );
+    let read = f.declared().await.pop().unwrap();
+    assert!(read.description.contains("handle"), "{}", read.description);
+    assert!(read.parameters["properties"].get("arguments").is_none());
+}
+
+#[tokio::test]
+async fn discovery_counts_toward_the_auto_budget() {
+    // Twelve tools whose direct declarations fit alone, but not with search and describe.
+    let mut tight = Scenario::builder().capabilities(Capabilities::none().with_tools());
+    let mut with_prompts =
+        Scenario::builder().capabilities(Capabilities::none().with_tools().with_prompts());
+    let description = "d".repeat(520);
+    for i in 0..12 {
+        let spec = coyote_test_support::ToolSpec {
+            name: format!("t{i:02}"),
+            title: None,
+            description: Some(description.clone()),
+            input_schema: None,
+            annotations: None,
+            behavior: ToolBehavior::Echo,
+        };
+        tight = tight.tool_spec(spec.clone());
+        with_prompts = with_prompts.tool_spec(spec);
+    }
+    let f = Fixture::new(tight.build(), Exposure::Auto).await;
+    let report = f.dispatcher.exposure_report(SERVER).await;
+    assert_eq!(report.label(), "auto→direct", "{report:?}");
+    let tools_only = report.direct_tokens.unwrap();
+    assert!(tools_only <= DIRECT_MAX_TOKENS, "{tools_only}");
+    let f = Fixture::new(with_prompts.build(), Exposure::Auto).await;
+    let report = f.dispatcher.exposure_report(SERVER).await;
+    assert_eq!(report.label(), "auto→meta", "{report:?}");
+}
+
+#[tokio::test]
+async fn a_server_that_is_not_ready_is_declared_by_one_health_line() {
+    let f = Fixture::new(small(), Exposure::Direct).await;
+    f.fake.kill().await;
+    for _ in 0..500 {
+        if f.runtime.server(SERVER).is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let declared = f.declared().await;
+    assert_eq!(declared.len(), 1);
+    assert_eq!(declared[0].name, "mcp_search_srv");
+    assert!(estimate_tokens(&declared) <= crate::meta::HEALTH_MAX_TOKENS);
+    assert_eq!(
+        f.dispatcher.exposure_report(SERVER).await.declared_tokens,
+        estimate_tokens(&declared)
     );
 }
 
@@ -285,9 +349,14 @@ async fn a_direct_call_is_answered_exactly_like_mcp_invoke() {
             .dispatch(&format!("srv__{tool}"), args.clone())
             .await
             .unwrap();
+        // Not declared beside direct tools: run its target as `coyote mcp` would.
         let meta = f
             .dispatcher
-            .dispatch("mcp_invoke_srv", json!({"tool": tool, "arguments": args}))
+            .dispatch_target(
+                "mcp_invoke_srv",
+                invoke_target(),
+                json!({"tool": tool, "arguments": args}),
+            )
             .await
             .unwrap();
         assert_eq!(direct, meta, "{tool}");
@@ -384,13 +453,22 @@ async fn direct_call_errors_name_the_function() {
     let direct = f.dispatcher.dispatch("srv__echo", json!({})).await;
     let meta = f
         .dispatcher
-        .dispatch("mcp_invoke_srv", json!({"tool": "echo"}))
+        .dispatch_target("mcp_invoke_srv", invoke_target(), json!({"tool": "echo"}))
         .await;
     let (Err(direct), Err(meta)) = (direct, meta) else {
         panic!("both must fail");
     };
     assert_eq!(direct.to_string(), meta.to_string());
-    assert!(direct.to_string().contains("not ready"), "{direct}");
+    assert!(direct.to_string().contains("is unavailable"), "{direct}");
+    // The next request declares only its health line.
+    assert_eq!(f.names().await, ["mcp_search_srv"]);
+}
+
+fn invoke_target() -> FunctionTarget {
+    FunctionTarget::Meta(crate::meta::MetaFunction::new(
+        crate::meta::MetaKind::Invoke,
+        SERVER,
+    ))
 }
 
 #[test]

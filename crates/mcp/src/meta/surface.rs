@@ -1,33 +1,41 @@
-//! The model-visible surface of one dispatcher: which functions a request declares for a set of
-//! servers (direct tools or meta-functions, per [`super::exposure`]), and the name table that
-//! maps a called direct name back to its tool.
+//! The model-visible surface of one dispatcher: which functions a request declares for the
+//! selected servers (direct tools or meta-functions, per [`super::exposure`]; a health line for
+//! a server that cannot serve), the set of names that request may call ([`Callable`]), and the
+//! name table that maps a called direct name back to its tool.
 //!
 //! Invariants:
+//! - [`Surface::declarations`] is THE computation of what a request may call: it returns the
+//!   declarations and records the same set as the callable one; dispatch resolves names only
+//!   against it, so an undeclared name never reaches a server.
 //! - A server's tool list is listed once per connection and again only after the server sent
 //!   `notifications/tools/list_changed` (the handle's tools generation moved) — so `auto` is
 //!   re-evaluated when, and only when, the tool list changes. A failed listing is remembered
 //!   the same way and shows the server through meta-functions (fail-open: they still answer).
-//! - Servers that are not Ready keep today's meta declarations (search, describe, invoke by
-//!   D7's fail-open rule), so a call answers with the server's state.
-//! - The name table is replaced by each declaration set; it is the table the names of that set
-//!   were generated from (one generator, one parser). No lock is held across an await.
+//! - A direct server that has resources, templates or prompts keeps search and describe, so
+//!   the model can find them; they count toward the `auto` budget.
+//! - `mcp_read_<server>` is declared for a server with resources, and for any server a result
+//!   handle was issued for (its truncation notes name it).
+//! - A server that is starting, failed or stopped is declared by one short health line
+//!   ([`super::health`]). No lock is held across an await.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use coyote_protocol::{Exposure, FunctionDeclaration};
 
-use super::declarations::declarations as meta_declarations;
+use super::callable::Callable;
+use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
 use super::exposure::{
     EffectiveExposure, ExposurePolicies, ExposureReport, decide, direct_declaration, direct_tools,
     estimate_tokens, provisional_direct_declarations,
 };
-use super::{MetaKind, mcp_meta_function_names};
+use super::health::health_declaration;
+use super::{MetaKind, enabled_kinds, mcp_meta_function_names};
 use crate::catalog::ToolInfo;
 use crate::handle::ServerHandle;
 use crate::runtime::McpRuntime;
-use crate::server::McpServerFeatures;
+use crate::server::{McpServerFeatures, ServerState};
 
 /// A Ready server's tools as last listed, with their direct-declaration estimate.
 #[derive(Debug)]
@@ -49,15 +57,25 @@ struct CacheEntry {
 pub(crate) struct Surface {
     pub(crate) policies: ExposurePolicies,
     cache: Mutex<BTreeMap<String, CacheEntry>>,
-    names: Mutex<DirectNames>,
+    callable: Mutex<Callable>,
+    /// Servers a `coyote-result://` handle was issued for (they keep `mcp_read_`).
+    handles: Mutex<BTreeSet<String>>,
 }
 
 /// What one server contributes to a declaration set.
 enum Plan {
-    Meta(McpServerFeatures),
+    Meta {
+        features: McpServerFeatures,
+        kinds: Vec<MetaKind>,
+    },
     Direct {
         features: McpServerFeatures,
         listed: Arc<ListedTools>,
+        kinds: Vec<MetaKind>,
+    },
+    Unavailable {
+        server: String,
+        state: ServerState,
     },
 }
 
@@ -67,12 +85,6 @@ impl Surface {
             policies,
             ..Surface::default()
         }
-    }
-
-    /// The direct tool a name of the current declaration set addresses.
-    pub(crate) fn resolve_direct(&self, name: &str) -> Option<DirectTool> {
-        let names = self.names.lock().unwrap_or_else(|p| p.into_inner());
-        names.resolve(name).cloned()
     }
 
     /// The listed tools of a Ready server, from the cache while its tool list is unchanged.
@@ -113,10 +125,76 @@ impl Surface {
         listed
     }
 
+    /// Records that a result handle was issued for `server`: it keeps `mcp_read_` from the
+    /// next declaration set on.
+    pub(crate) fn note_handle(&self, server: &str) {
+        let mut handles = self.handles.lock().unwrap_or_else(|p| p.into_inner());
+        handles.insert(server.to_owned());
+    }
+
+    fn has_handles(&self, server: &str) -> bool {
+        let handles = self.handles.lock().unwrap_or_else(|p| p.into_inner());
+        handles.contains(server)
+    }
+
+    /// The callable set of the latest declaration set.
+    pub(crate) fn callable(&self) -> Callable {
+        self.callable
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The kinds a meta-exposed server declares: D7's, plus read once a handle was issued.
+    fn meta_kinds(&self, features: &McpServerFeatures) -> Vec<MetaKind> {
+        let mut kinds = enabled_kinds(features);
+        if !kinds.contains(&MetaKind::Read) && self.has_handles(&features.name) {
+            kinds.push(MetaKind::Read);
+            kinds.sort_by_key(|k| MetaKind::ALL.iter().position(|a| a == k));
+        }
+        kinds
+    }
+
+    /// The kinds a direct server declares beside its tools: discovery when it has more than
+    /// tools, read for resources or handles, prompt for prompts.
+    fn direct_kinds(&self, features: &McpServerFeatures) -> Vec<MetaKind> {
+        let discovery = features.resources || features.prompts;
+        MetaKind::ALL
+            .into_iter()
+            .filter(|kind| match kind {
+                MetaKind::Search | MetaKind::Describe => discovery,
+                MetaKind::Invoke => false,
+                MetaKind::Read => features.resources || self.has_handles(&features.name),
+                MetaKind::Prompt => features.prompts,
+            })
+            .collect()
+    }
+
+    /// What one selected server contributes, from its state in the runtime.
+    async fn plan_server(&self, runtime: &McpRuntime, server: &str) -> Option<Plan> {
+        let unavailable = |state| {
+            Some(Plan::Unavailable {
+                server: server.to_owned(),
+                state,
+            })
+        };
+        match runtime.state(server)? {
+            ServerState::Ready => match runtime.server(server) {
+                Ok(handle) => Some(self.plan(runtime, &handle.features()).await),
+                Err(_) => unavailable(runtime.state(server)?),
+            },
+            ServerState::Closed => None,
+            state @ (ServerState::Starting | ServerState::Failed(_)) => unavailable(state),
+        }
+    }
+
     async fn plan(&self, runtime: &McpRuntime, features: &McpServerFeatures) -> Plan {
         let configured = self.policies.get(&features.name);
-        let meta = || Plan::Meta(features.clone());
-        // Not Ready (or no handshake result): fail-open meta-functions answer with the state.
+        let meta = || Plan::Meta {
+            features: features.clone(),
+            kinds: self.meta_kinds(features),
+        };
+        // No handshake result: fail-open meta-functions.
         let handle = match runtime.server(&features.name) {
             Ok(handle) if !features.peer_info_missing => handle,
             Ok(_) | Err(_) => return meta(),
@@ -135,59 +213,73 @@ impl Surface {
                 direct_tokens: 0,
             })
         };
-        match decide(configured, listed.tools.len(), listed.direct_tokens) {
+        let kinds = self.direct_kinds(features);
+        // Discovery declared beside the tools counts toward the budget.
+        let discovery: Vec<MetaKind> = kinds
+            .iter()
+            .copied()
+            .filter(|k| matches!(k, MetaKind::Search | MetaKind::Describe))
+            .collect();
+        let extra = estimate_tokens(&declare(&direct_shape(features, &discovery)));
+        match decide(configured, listed.tools.len(), listed.direct_tokens + extra) {
             EffectiveExposure::Direct => Plan::Direct {
                 features: features.clone(),
                 listed,
+                kinds,
             },
             EffectiveExposure::Meta => meta(),
         }
     }
 
-    /// The declarations for `servers` (Ready ones with live features, others as
-    /// placeholders with `peer_info_missing`), server by server; replaces the name table.
+    /// The declarations of one request for the selected `servers` (by name; unknown and closed
+    /// ones are left out), server by server; replaces the name table and the callable set.
     pub(crate) async fn declarations(
         &self,
         runtime: &McpRuntime,
-        servers: &[McpServerFeatures],
+        servers: &[String],
     ) -> Vec<FunctionDeclaration> {
-        let plans = futures::future::join_all(servers.iter().map(|f| self.plan(runtime, f))).await;
+        let plans: Vec<Plan> =
+            futures::future::join_all(servers.iter().map(|s| self.plan_server(runtime, s)))
+                .await
+                .into_iter()
+                .flatten()
+                .collect();
         let reserved: BTreeSet<String> = servers
             .iter()
-            .flat_map(|f| mcp_meta_function_names(&f.name))
+            .flat_map(|s| mcp_meta_function_names(s))
             .collect();
         let direct: Vec<DirectTool> = plans
             .iter()
             .flat_map(|plan| match plan {
-                Plan::Direct { features, listed } => direct_tools(&features.name, &listed.tools),
-                Plan::Meta(_) => Vec::new(),
+                Plan::Direct {
+                    features, listed, ..
+                } => direct_tools(&features.name, &listed.tools),
+                Plan::Meta { .. } | Plan::Unavailable { .. } => Vec::new(),
             })
             .collect();
         let names = DirectNames::build(&direct, &reserved);
-        let declarations = plans
+        let declarations: Vec<FunctionDeclaration> = plans
             .iter()
-            .flat_map(|plan| match plan {
-                Plan::Meta(features) => meta_declarations(features),
-                Plan::Direct { features, listed } => {
-                    direct_server_declarations(features, &listed.tools, &names)
-                }
-            })
+            .flat_map(|plan| plan_declarations(plan, &names))
             .collect();
-        *self.names.lock().unwrap_or_else(|p| p.into_inner()) = names;
+        let callable = Callable::of(&declarations, &names);
+        *self.callable.lock().unwrap_or_else(|p| p.into_inner()) = callable;
         declarations
     }
 
     /// `coyote mcp servers` / `.info`: the server's exposure as the next request would see it.
     pub(crate) async fn report(&self, runtime: &McpRuntime, server: &str) -> ExposureReport {
         let configured = self.policies.get(server);
-        let placeholder = McpServerFeatures {
-            name: server.to_owned(),
-            peer_info_missing: true,
-            ..McpServerFeatures::default()
+        let unavailable = |state: ServerState| ExposureReport {
+            configured,
+            effective: EffectiveExposure::Meta,
+            tools: None,
+            direct_tokens: None,
+            declared_tokens: estimate_tokens(&[health_declaration(server, &state)]),
         };
         let handle = match runtime.server(server) {
             Ok(handle) => handle,
-            Err(_) => return meta_report(configured, &placeholder, None),
+            Err(_) => return unavailable(runtime.state(server).unwrap_or(ServerState::Closed)),
         };
         let features = handle.features();
         let listed = if features.tools {
@@ -198,45 +290,75 @@ impl Surface {
                 direct_tokens: 0,
             }))
         };
-        match self.plan(runtime, &features).await {
-            Plan::Meta(features) => meta_report(configured, &features, listed.as_deref()),
-            Plan::Direct { features, listed } => {
-                let tools = direct_tools(&features.name, &listed.tools);
-                let names = DirectNames::build(&tools, &BTreeSet::new());
-                ExposureReport {
-                    configured,
-                    effective: EffectiveExposure::Direct,
-                    tools: Some(listed.tools.len()),
-                    direct_tokens: Some(listed.direct_tokens),
-                    declared_tokens: estimate_tokens(&direct_server_declarations(
-                        &features,
-                        &listed.tools,
-                        &names,
-                    )),
-                }
-            }
+        let plan = self.plan(runtime, &features).await;
+        let tools = listed.as_ref().map(|l| l.tools.len());
+        let direct_tokens = listed.as_ref().map(|l| l.direct_tokens);
+        let effective = match &plan {
+            Plan::Direct { .. } => EffectiveExposure::Direct,
+            Plan::Meta { .. } | Plan::Unavailable { .. } => EffectiveExposure::Meta,
+        };
+        let names = match &plan {
+            Plan::Direct {
+                features, listed, ..
+            } => DirectNames::build(
+                &direct_tools(&features.name, &listed.tools),
+                &BTreeSet::new(),
+            ),
+            Plan::Meta { .. } | Plan::Unavailable { .. } => DirectNames::default(),
+        };
+        ExposureReport {
+            configured,
+            effective,
+            tools,
+            direct_tokens,
+            declared_tokens: estimate_tokens(&plan_declarations(&plan, &names)),
         }
     }
 }
 
-fn meta_report(
-    configured: Exposure,
-    features: &McpServerFeatures,
-    listed: Option<&ListedTools>,
-) -> ExposureReport {
-    ExposureReport {
-        configured,
-        effective: EffectiveExposure::Meta,
-        tools: listed.map(|l| l.tools.len()),
-        direct_tokens: listed.map(|l| l.direct_tokens),
-        declared_tokens: estimate_tokens(&meta_declarations(features)),
+/// The declarations one plan contributes.
+fn plan_declarations(plan: &Plan, names: &DirectNames) -> Vec<FunctionDeclaration> {
+    match plan {
+        Plan::Meta { features, kinds } => {
+            let tools = if kinds.contains(&MetaKind::Invoke) {
+                ToolAccess::Invoke
+            } else {
+                ToolAccess::None
+            };
+            declare(&Shape {
+                server: &features.name,
+                kinds,
+                tools,
+                resources: features.resources,
+            })
+        }
+        Plan::Direct {
+            features,
+            listed,
+            kinds,
+        } => direct_server_declarations(features, &listed.tools, kinds, names),
+        Plan::Unavailable { server, state } => vec![health_declaration(server, state)],
     }
 }
 
-/// A direct server: each named tool as itself, then read/prompt as gated by D7.
+fn direct_shape<'a>(features: &'a McpServerFeatures, kinds: &'a [MetaKind]) -> Shape<'a> {
+    Shape {
+        server: &features.name,
+        kinds,
+        tools: if features.tools {
+            ToolAccess::Direct
+        } else {
+            ToolAccess::None
+        },
+        resources: features.resources,
+    }
+}
+
+/// A direct server: each named tool as itself, then its other functions (`kinds`).
 fn direct_server_declarations(
     features: &McpServerFeatures,
     tools: &[ToolInfo],
+    kinds: &[MetaKind],
     names: &DirectNames,
 ) -> Vec<FunctionDeclaration> {
     let mut out: Vec<FunctionDeclaration> = tools
@@ -246,18 +368,6 @@ fn direct_server_declarations(
             Some(direct_declaration(name, t))
         })
         .collect();
-    out.extend(
-        meta_declarations(features)
-            .into_iter()
-            .filter(|d| is_kept_beside_direct(&d.name)),
-    );
+    out.extend(declare(&direct_shape(features, kinds)));
     out
-}
-
-/// Read and prompt stay declared beside direct tools (D7 gating already applied).
-fn is_kept_beside_direct(name: &str) -> bool {
-    super::MetaFunction::parse(name).is_some_and(|f| match f.kind {
-        MetaKind::Read | MetaKind::Prompt => true,
-        MetaKind::Search | MetaKind::Describe | MetaKind::Invoke => false,
-    })
 }

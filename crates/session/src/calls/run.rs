@@ -139,8 +139,9 @@ async fn run_one(
                 .dispatch_target(&item.call.name, target.clone(), arguments)
                 .await
         }
-        Callee::Undeclared => Err(DispatchError::NotAMetaFunction {
+        Callee::Undeclared => Err(DispatchError::NotDeclared {
             name: item.call.name.clone(),
+            callable: callable_names(session),
         }),
     };
     match outcome {
@@ -148,6 +149,17 @@ async fn run_one(
         Ok(outcome) => (ToolCallStatus::Ok, outcome.to_model_text()),
         Err(e) => (ToolCallStatus::Error, e.to_string()),
     }
+}
+
+/// Every function the current request declares: the dispatcher's set and the delegates.
+fn callable_names(session: &Session) -> Vec<String> {
+    let mut names = session.dispatcher.callable_names();
+    names.extend(
+        crate::delegate::declarations(session)
+            .into_iter()
+            .map(|d| d.name),
+    );
+    names
 }
 
 fn to_result(call: &ToolCall, status: ToolCallStatus, text: String) -> ToolResult {

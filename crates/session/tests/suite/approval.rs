@@ -10,7 +10,7 @@ use coyote_session::{
 use coyote_test_support::fake_llm::{LlmWire, Reply, tool_results};
 use serde_json::json;
 
-use super::support::{Asked, Harness, SERVER, scenario, statuses, wires};
+use super::support::{Asked, Harness, SERVER, meta_options, scenario, statuses, wires};
 
 fn wipe() -> Reply {
     Reply::call(
@@ -124,7 +124,7 @@ async fn policies_never_all_and_auto_approve() {
         approvals.insert(SERVER, policy);
         SessionOptions {
             approvals,
-            ..SessionOptions::default()
+            ..meta_options()
         }
     };
     // never: nothing is asked, both run.

@@ -67,7 +67,7 @@ async fn world_with(wire: LlmWire, script: Vec<Reply>, capabilities: Capabilitie
     )
     .options(SessionOptions {
         stream: StreamMode::Whole,
-        ..SessionOptions::default()
+        ..super::support::meta_options()
     })
     .context(policy())
     .build();

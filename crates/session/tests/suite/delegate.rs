@@ -88,6 +88,7 @@ impl DelegateLauncher for Launcher {
                 runtime.runtime().clone(),
                 SpillStore::new(self.spill.clone()),
             )
+            .options(super::support::meta_options())
             .build();
             Ok(DelegateRun {
                 session,
@@ -315,6 +316,7 @@ impl DelegateLauncher for SameRuntime {
                 self.runtime.clone(),
                 SpillStore::new(self.spill.clone()),
             )
+            .options(super::support::meta_options())
             .build();
             Ok(DelegateRun {
                 session,

@@ -265,7 +265,7 @@ async fn parallel_calls_are_answered_in_call_order_with_errors_as_results() {
         // A read against a server without resources: the dispatcher's error, not a crash.
         assert!(!results[2].1.is_empty());
         assert!(
-            results[3].1.contains("is not an MCP meta-function"),
+            results[3].1.contains("is not a function you can call now"),
             "{}",
             results[3].1
         );

@@ -1,0 +1,91 @@
+//! What the model is told about a server that cannot serve right now (starting, failed, needing
+//! a sign-in, stopped): one short line — its state, the reason, and what to tell or ask the
+//! user — declared instead of the server's functions and returned when one of them is called.
+//!
+//! Invariants: the line never tells the model to run a shell command (it cannot; the user
+//! can), and it stays within [`HEALTH_MAX_TOKENS`] as a declaration (the reason is cut to
+//! [`HEALTH_REASON_MAX_BYTES`] on one line), so a dead server costs almost nothing per request.
+
+use coyote_protocol::FunctionDeclaration;
+use serde_json::json;
+
+use super::MetaKind;
+use crate::server::ServerState;
+
+/// Most estimated tokens a health declaration may cost.
+pub const HEALTH_MAX_TOKENS: usize = 120;
+/// The failure reason in a health line is cut to this many bytes (one line, `…` marks a cut).
+pub const HEALTH_REASON_MAX_BYTES: usize = 150;
+
+/// The one line for `server` in `state`: state, reason, and what the model should do.
+pub fn health_line(server: &str, state: &ServerState) -> String {
+    match state {
+        ServerState::Starting => format!(
+            "MCP server '{server}' is still starting; its functions appear once it is ready. \
+             Tell the user if they need it now."
+        ),
+        ServerState::Ready => {
+            format!("MCP server '{server}' is ready now; its functions are declared again.")
+        }
+        ServerState::Failed(reason) => format!(
+            "MCP server '{server}' is unavailable: it failed ({}). Do not call it again; tell \
+             the user and ask them to fix or restart the server.",
+            short_reason(reason)
+        ),
+        ServerState::Closed => format!(
+            "MCP server '{server}' was stopped. Ask the user to restart it if they need it."
+        ),
+    }
+}
+
+/// The declaration standing in for all of a server's functions while it cannot serve: the
+/// name of its search function (a call answers with the same line), no parameters.
+pub(crate) fn health_declaration(server: &str, state: &ServerState) -> FunctionDeclaration {
+    FunctionDeclaration {
+        name: MetaKind::Search.function_name(server),
+        description: format!("UNAVAILABLE. {}", health_line(server, state)),
+        parameters: json!({ "type": "object", "properties": {} }),
+    }
+}
+
+/// The reason on one line (whitespace runs collapsed), cut to [`HEALTH_REASON_MAX_BYTES`].
+fn short_reason(reason: &str) -> String {
+    let one_line = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.len() <= HEALTH_REASON_MAX_BYTES {
+        return one_line;
+    }
+    let mut end = HEALTH_REASON_MAX_BYTES;
+    while !one_line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &one_line[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meta::estimate_tokens;
+
+    #[test]
+    fn every_state_fits_the_budget_and_names_no_shell_command() {
+        let long = "x".repeat(5_000) + "\nstderr: boom\n\tmore";
+        let server = "a-server-with-a-rather-long-name-of-40b";
+        for state in [
+            ServerState::Starting,
+            ServerState::Ready,
+            ServerState::Failed(long.clone()),
+            ServerState::Closed,
+        ] {
+            let declaration = health_declaration(server, &state);
+            let tokens = estimate_tokens(std::slice::from_ref(&declaration));
+            assert!(tokens <= HEALTH_MAX_TOKENS, "{state:?}: {tokens} tokens");
+            let line = health_line(server, &state);
+            assert!(!line.contains('\n'), "{line}");
+            assert!(!line.contains("coyote mcp"), "{line}");
+            assert!(!line.contains('`'), "{line}");
+        }
+        let line = health_line("s", &ServerState::Failed("exit 1\nstderr: no key".into()));
+        assert!(line.contains("failed (exit 1 stderr: no key)"), "{line}");
+        assert!(line.contains("ask them"), "{line}");
+    }
+}
