@@ -223,6 +223,7 @@ impl AgentHost {
         .servers(ServerSelection::All)
         .approvals(ApprovalPolicies::from_specs(&specs))
         .exposure(coyote_mcp::meta::ExposurePolicies::from_specs(&specs))
+        .budgets(coyote_mcp::render::ResultBudgets::from_specs(&specs))
         .context(context);
         if !agent.delegates.is_empty() {
             let infos = agent

@@ -18,6 +18,7 @@ use crate::warning::{ConfigWarning, WarningKind};
 mod client;
 mod fields;
 mod oauth;
+mod policy;
 
 use fields::wrong;
 
@@ -127,6 +128,8 @@ impl<'r, 'a> EntryReader<'r, 'a> {
                 auto_approve.push(tool);
             }
         }
+        let limits = self.result_limits(obj);
+        let start = self.start_policy(obj);
         let transport = self.transport(obj);
         let client = self.client_settings(obj);
         if self.problems.len() > before {
@@ -140,6 +143,8 @@ impl<'r, 'a> EntryReader<'r, 'a> {
             expose: expose.unwrap_or(self.cx.defaults.expose),
             auto_approve,
             client,
+            limits,
+            start,
             source: self.file.to_owned(),
         })))
     }

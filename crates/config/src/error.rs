@@ -206,6 +206,8 @@ pub enum Expected {
     Port,
     /// A whole number, 0 or more.
     WholeNumber,
+    /// A whole number of bytes greater than zero.
+    Bytes,
 }
 
 impl Expected {
@@ -219,6 +221,7 @@ impl Expected {
             Expected::Seconds => "a number of seconds greater than 0",
             Expected::Port => "a port number from 1 to 65535",
             Expected::WholeNumber => "a whole number (0 or more)",
+            Expected::Bytes => "a whole number of bytes greater than 0",
         }
     }
 
@@ -232,6 +235,7 @@ impl Expected {
             Expected::Seconds => "60",
             Expected::Port => "8765",
             Expected::WholeNumber => "4096",
+            Expected::Bytes => "20000",
         }
     }
 }

@@ -31,6 +31,10 @@ pub(crate) const ENTRY_KEYS: &[&str] = &[
     "samplingPerMinute",
     "roots",
     "instructionsMaxBytes",
+    "maxResultBytes",
+    "toolLimits",
+    "start",
+    "catalogTtlSec",
 ];
 
 /// Entry keys other clients write that carry no behaviour (silently ignored).

@@ -61,6 +61,8 @@ fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerSpec {
         expose: Exposure::Auto,
         auto_approve: vec![],
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: FILE.into(),
     }
 }
@@ -853,4 +855,61 @@ fn client_feature_keys_of_the_wrong_shape_are_problems_with_their_path() {
     assert!(kind.to_string().contains("ask"), "{kind}");
     let (path, _) = problem(r#"{"mcpServers": {"a": {"command": "x", "roots": "/tmp"}}}"#);
     assert_eq!(path, "mcpServers.a.roots");
+}
+
+#[test]
+fn result_limits_and_start_policy_are_read() {
+    let file = ok(r#"{"mcpServers": {"s": {
+        "command": "x",
+        "maxResultBytes": 20000,
+        "toolLimits": {"search": {"maxResultBytes": 4000}},
+        "start": "eager",
+        "catalogTtlSec": 60
+    }}}"#);
+    let spec = &file.servers[0];
+    assert_eq!(
+        spec.limits,
+        coyote_protocol::ResultLimits {
+            max_result_bytes: Some(20_000),
+            tools: [("search".to_owned(), 4_000)].into(),
+        }
+    );
+    assert_eq!(
+        spec.start,
+        coyote_protocol::StartPolicy {
+            mode: coyote_protocol::StartMode::Eager,
+            catalog_ttl: Some(Duration::from_secs(60)),
+        }
+    );
+    // Defaults: no limits of its own, lazy, no TTL override.
+    let spec = &ok(r#"{"mcpServers": {"s": {"command": "x"}}}"#).servers[0];
+    assert_eq!(spec.limits, coyote_protocol::ResultLimits::default());
+    assert_eq!(spec.start, coyote_protocol::StartPolicy::default());
+}
+
+#[test]
+fn bad_result_limits_name_their_key() {
+    let bytes = ProblemKind::WrongType {
+        expected: Expected::Bytes,
+        found: "a number",
+    };
+    assert_eq!(
+        problem(r#"{"mcpServers": {"s": {"command": "x", "maxResultBytes": 0}}}"#),
+        ("mcpServers.s.maxResultBytes".to_owned(), bytes.clone())
+    );
+    assert_eq!(
+        problem(
+            r#"{"mcpServers": {"s": {"command": "x", "toolLimits": {"t": {"maxResultBytes": 1.5}}}}}"#
+        ),
+        ("mcpServers.s.toolLimits.t.maxResultBytes".to_owned(), bytes)
+    );
+    let (path, kind) = problem(r#"{"mcpServers": {"s": {"command": "x", "start": "sometimes"}}}"#);
+    assert_eq!(path, "mcpServers.s.start");
+    assert!(kind.to_string().contains("eager"), "{kind}");
+    let file =
+        ok(r#"{"mcpServers": {"s": {"command": "x", "toolLimits": {"t": {"maxBytes": 9}}}}}"#);
+    assert_eq!(
+        warning_kinds(&file)[0].0,
+        "mcpServers.s.toolLimits.t.maxBytes"
+    );
 }

@@ -203,6 +203,8 @@ fn spec(url: &str, name: &str, context: Context) -> McpServerSpec {
         expose: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: "conformance".into(),
     }
 }

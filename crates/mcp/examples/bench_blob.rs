@@ -90,6 +90,8 @@ async fn main() -> Result<(), Box<dyn Error>> {
         expose: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: "bench_blob".into(),
     };
     let runtime = McpRuntime::new(RuntimeOptions::default());
@@ -107,6 +109,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
             server: "bench",
             spill: &store,
             read_function: &MetaKind::Read.function_name("bench"),
+            max_result_bytes: coyote_mcp::render::MAX_RESULT_BYTES,
         };
         last = render_resource_contents(contents, &ReadOptions::default(), &ctx);
         samples.push(started.elapsed());

@@ -191,6 +191,8 @@ async fn main() -> Result<(), Box<dyn Error>> {
         expose: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: "bench_toolcall".into(),
     };
     let runtime = McpRuntime::new(RuntimeOptions::default());

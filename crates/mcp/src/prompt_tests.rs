@@ -128,6 +128,7 @@ fn flatten_labels_every_message_and_keeps_content_verbatim() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let single = PromptResult {
         description: None,
@@ -164,6 +165,7 @@ fn flatten_renders_embedded_resources_and_spills_images() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let png = [0x89u8, b'P', b'N', b'G', 0, 1, 2, 0xff];
     let result = PromptResult {
@@ -217,6 +219,7 @@ fn flatten_bounds_large_embedded_text_and_says_so() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let result = PromptResult {
         description: None,

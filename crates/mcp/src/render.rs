@@ -14,6 +14,7 @@
 //! Limits are named constants, quoted in every error and truncation message (OQ2).
 
 pub mod blob;
+pub mod budget;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod pattern;
@@ -27,6 +28,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use blob::{DecodedBlob, decode_blob};
+pub use budget::{BudgetSource, MAX_RESULT_BYTES, ResultBudgets, bound_text, default_result_bytes};
 pub use pattern::{LineFilter, PATTERN_CONTEXT_LINES};
 pub use read::{ReadOptions, RenderedText, render_resource_contents, render_text};
 pub use spill::{SpillStore, SpilledFile, extension_for_mime, sanitise_server};
@@ -58,6 +60,16 @@ pub struct RenderContext<'a> {
     /// The model-visible function that pages a result handle of `server` (`mcp_read_<server>`,
     /// named by `meta`), quoted in truncation hints; rendering never derives names itself.
     pub read_function: &'a str,
+    /// Bytes of this result that may reach the model (its budget, [`budget`]); text beyond
+    /// is kept behind a `coyote-result://` handle. At most [`MAX_RESULT_BYTES`].
+    pub max_result_bytes: usize,
+}
+
+impl RenderContext<'_> {
+    /// The ceiling of the whole response: the budget, at most [`RESPONSE_CEILING_BYTES`].
+    pub fn response_ceiling(&self) -> usize {
+        self.max_result_bytes.min(RESPONSE_CEILING_BYTES)
+    }
 }
 
 /// A typed render failure. The wording tells the model (or user) what to do next.
@@ -176,14 +188,19 @@ pub(crate) fn serialized_len<T: Serialize + ?Sized>(value: &T) -> usize {
     counter.0
 }
 
-/// The marker that replaces items beyond [`RESPONSE_CEILING_BYTES`].
-pub(crate) fn omitted_marker(omitted: usize, handles: Vec<String>) -> serde_json::Value {
+/// The marker that replaces items beyond the response ceiling (`ceiling` bytes: the budget,
+/// at most [`RESPONSE_CEILING_BYTES`]).
+pub(crate) fn omitted_marker(
+    omitted: usize,
+    ceiling: usize,
+    handles: Vec<String>,
+) -> serde_json::Value {
     let mut marker = serde_json::json!({
         "omitted": omitted,
         "note": format!(
-            "{omitted} more item(s) left out: the whole response is capped at \
-             {RESPONSE_CEILING_BYTES} bytes (RESPONSE_CEILING_BYTES). Ask for less per item \
-             (smaller max_bytes, or a pattern) to see them."
+            "{omitted} more item(s) left out: the whole response is capped at {ceiling} bytes \
+             (RESPONSE_CEILING_BYTES or the result budget). Ask for less per item (smaller \
+             max_bytes, or a pattern) to see them."
         ),
     });
     if !handles.is_empty() {

@@ -330,6 +330,7 @@ fn utf8_blob_is_sniffed_as_text() {
         server: "srv",
         spill: &store,
         read_function: &MetaKind::Read.function_name("srv"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let contents = vec![ResourceContent::Blob {
         uri: "test://b".into(),
@@ -359,6 +360,7 @@ fn png_blob_is_spilled_0600_with_its_sha256() {
         server: "my server/..",
         spill: &store,
         read_function: &MetaKind::Read.function_name("my server/.."),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let bytes = png_bytes();
     let sha = hex::encode(Sha256::digest(&bytes));
@@ -444,6 +446,7 @@ fn invalid_base64_is_an_error_item_not_a_panic() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let contents = vec![ResourceContent::Blob {
         uri: "u".into(),
@@ -606,6 +609,7 @@ fn invalid_entries_are_structured_errors_next_to_valid_ones() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let contents = vec![
         ResourceContent::Invalid {
@@ -640,6 +644,7 @@ fn the_whole_response_is_capped_with_an_omitted_marker() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let contents: Vec<ResourceContent> = (0..6)
         .map(|i| ResourceContent::Text {
@@ -658,7 +663,7 @@ fn the_whole_response_is_capped_with_an_omitted_marker() {
         items[3]["note"]
             .as_str()
             .unwrap()
-            .contains("204800 bytes (RESPONSE_CEILING_BYTES)")
+            .contains("204800 bytes (RESPONSE_CEILING_BYTES or the result budget)")
     );
     assert!(serialized_len(&items[..3]) <= RESPONSE_CEILING_BYTES);
     assert_eq!(items[2]["uri"], "u2");
@@ -682,6 +687,7 @@ fn small_tool_results_pass_unchanged() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let out = bound_tool_result(
         ToolCallOutcome {
@@ -712,6 +718,7 @@ fn oversized_tool_text_is_truncated_and_fully_recoverable_through_its_handle() {
         server: "srv",
         spill: &store,
         read_function: &MetaKind::Read.function_name("srv"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let text: String = (0..30_000).map(|i| format!("line {i:06} é\n")).collect();
     assert!(text.len() > 300 * 1024);
@@ -739,7 +746,7 @@ fn oversized_tool_text_is_truncated_and_fully_recoverable_through_its_handle() {
     assert!(
         note.contains("mcp_read_srv")
             && note.contains(handle)
-            && note.contains("TOOL_RESULT_TEXT_CEILING_BYTES")
+            && note.contains("the result budget")
     );
 
     // Page the rest through the handle exactly as mcp_read_ would.
@@ -797,6 +804,7 @@ fn tool_images_are_spilled_links_keep_uris_and_invalid_blocks_do_not_hide_neighb
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let png = png_bytes();
     let sha = hex::encode(Sha256::digest(&png));
@@ -855,6 +863,7 @@ fn oversized_structured_content_is_kept_behind_a_handle() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let big = json!({"rows": vec!["0123456789"; 30_000]});
     let out = bound_tool_result(
@@ -882,6 +891,7 @@ fn tool_items_beyond_the_response_ceiling_are_kept_and_counted() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let items: Vec<ContentItem> = (0..4)
         .map(|i| ContentItem::Text {

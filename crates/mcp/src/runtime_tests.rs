@@ -21,6 +21,8 @@ fn http_spec(name: &str, transport: McpTransport) -> McpServerSpec {
         expose: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: PathBuf::from("mcp.json"),
     }
 }

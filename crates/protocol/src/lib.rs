@@ -23,5 +23,6 @@ pub use provider::{
 pub use server::{
     ApprovalPolicy, ClientFeatureSettings, DEFAULT_INSTRUCTIONS_MAX_BYTES,
     DEFAULT_SAMPLING_MAX_TOKENS, DEFAULT_SAMPLING_PER_MINUTE, Exposure, HttpSpec, McpServerSpec,
-    McpTransport, SamplingMode, StdioSpec, Timeouts, redact_url,
+    McpTransport, ResultLimits, SamplingMode, StartMode, StartPolicy, StdioSpec, Timeouts,
+    redact_url,
 };

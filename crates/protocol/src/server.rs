@@ -33,8 +33,47 @@ pub struct McpServerSpec {
     pub auto_approve: Vec<String>,
     /// What the server may ask of coyote: sampling, roots, the instructions' budget.
     pub client: ClientFeatureSettings,
+    /// What one result of the server may cost the model (`maxResultBytes`, `toolLimits`).
+    pub limits: ResultLimits,
+    /// When the server starts and how long its cached catalog is used (`start`,
+    /// `catalogTtlSec`).
+    pub start: StartPolicy,
     /// The file this entry came from (for messages).
     pub source: PathBuf,
+}
+
+/// What a server's results may cost the model: bytes of one result that reach it
+/// (`"maxResultBytes"` and `"toolLimits": {"<tool>": {"maxResultBytes": N}}` in mcp.json). A
+/// tool's limit wins over the server's, which wins over the default the session derives from
+/// the model's context window.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultLimits {
+    /// The server's limit (`None`: the default).
+    pub max_result_bytes: Option<u64>,
+    /// Per tool, by its MCP name.
+    pub tools: BTreeMap<String, u64>,
+}
+
+/// When a server starts, and how long its cached catalog may stand in for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartPolicy {
+    /// `"start"` in mcp.json.
+    pub mode: StartMode,
+    /// `"catalogTtlSec"`: how long a cached catalog is used, overriding the server's own
+    /// `ttlMs` hint and the 7-day default.
+    pub catalog_ttl: Option<Duration>,
+}
+
+/// `"start"` of an mcp.json entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StartMode {
+    /// Declared from its cached catalog without starting; started by the first call that
+    /// needs it (no cache yet: started at once, like `eager`).
+    #[default]
+    Lazy,
+    /// Started with the session, whatever the cache holds.
+    Eager,
 }
 
 impl fmt::Debug for McpServerSpec {
@@ -46,6 +85,8 @@ impl fmt::Debug for McpServerSpec {
             .field("approve", &self.approve)
             .field("expose", &self.expose)
             .field("client", &self.client)
+            .field("limits", &self.limits)
+            .field("start", &self.start)
             .field("source", &self.source)
             .finish()
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use coyote_llm::{Provider, StreamMode};
 use coyote_mcp::meta::{ExposurePolicies, MetaDispatcher};
+use coyote_mcp::render::{ResultBudgets, default_result_bytes};
 use coyote_mcp::{McpRuntime, SpillStore};
 use tokio_util::sync::CancellationToken;
 
@@ -59,6 +60,9 @@ pub struct SessionOptions {
     /// How each server's tools are declared (`expose`; issue 7). Read when the session is
     /// built: the dispatcher owns it from then on.
     pub exposure: ExposurePolicies,
+    /// The servers' result budgets (`maxResultBytes`, `toolLimits`; issue 14). Read when the
+    /// session is built; the default comes from the context window ([`ContextPolicy`]).
+    pub budgets: ResultBudgets,
 }
 
 impl Default for SessionOptions {
@@ -69,6 +73,7 @@ impl Default for SessionOptions {
             servers: ServerSelection::All,
             approvals: ApprovalPolicies::default(),
             exposure: ExposurePolicies::default(),
+            budgets: ResultBudgets::default(),
         }
     }
 }
@@ -165,6 +170,13 @@ impl SessionBuilder {
         self
     }
 
+    /// Per-server result budgets, usually `ResultBudgets::from_specs(&specs)`; the default
+    /// budget is derived from the context window when the session is built.
+    pub fn budgets(mut self, budgets: ResultBudgets) -> Self {
+        self.options.budgets = budgets;
+        self
+    }
+
     /// The agents the model may delegate to (one `agent_delegate_<name>` function each).
     pub fn delegates(mut self, delegates: Delegates) -> Self {
         self.delegates = Some(delegates);
@@ -176,9 +188,15 @@ impl SessionBuilder {
         let context = self
             .context
             .unwrap_or_else(|| ContextPolicy::for_model(&self.model.name, None));
+        let budgets = self
+            .options
+            .budgets
+            .clone()
+            .with_default(default_result_bytes(u64::from(context.window)));
         Session {
             dispatcher: MetaDispatcher::new(self.runtime.clone(), self.spill.clone())
-                .with_exposure(self.options.exposure.clone()),
+                .with_exposure(self.options.exposure.clone())
+                .with_budgets(budgets),
             spill: self.spill,
             context,
             provider: self.provider,
@@ -259,6 +277,8 @@ impl Session {
     /// Changes the context policy (after `.model`, or a role that switches the model).
     pub fn set_context(&mut self, context: ContextPolicy) {
         self.context = context;
+        self.dispatcher
+            .set_default_budget(default_result_bytes(u64::from(context.window)));
     }
 
     /// The agents this session may delegate to.

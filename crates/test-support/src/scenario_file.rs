@@ -80,6 +80,8 @@ impl ScenarioFile {
             expose: Default::default(),
             auto_approve: Vec::new(),
             client: Default::default(),
+            limits: Default::default(),
+            start: Default::default(),
             source: self.path.clone(),
         }
     }

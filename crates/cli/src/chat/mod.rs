@@ -79,6 +79,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     })
     .approvals(ApprovalPolicies::from_specs(&specs))
     .exposure(coyote_mcp::meta::ExposurePolicies::from_specs(&specs))
+    .budgets(coyote_mcp::render::ResultBudgets::from_specs(&specs))
     .build();
     // `-a NAME`: the turn runs in the agent's own session (agent_chat.rs).
     let mut agent = match crate::agent_chat::start(&paths, &args, &app, &runtime, &all_specs).await

@@ -109,8 +109,10 @@ pub async fn servers(
     out: OutputArgs,
 ) -> CliResult {
     let mut rows = Vec::new();
+    let budgets = dispatcher.budgets();
     for status in runtime.statuses() {
         let exposure = exposure_json(&dispatcher.exposure_report(&status.name).await);
+        let (max_result_bytes, budget_source) = budgets.for_server(&status.name);
         let counts = match runtime.server(&status.name) {
             Ok(handle) => Some(counts(&handle).await),
             Err(_) => None,
@@ -138,13 +140,17 @@ pub async fn servers(
             "capabilities": info.map(|i| capability_list(&i.capabilities)).unwrap_or_default(),
             "counts": counts,
             "exposure": exposure,
+            "max_result_bytes": max_result_bytes,
+            "max_result_bytes_source": budget_source,
+            "tool_limits": budgets.tool_limits(&status.name),
         }));
     }
     for disabled in &config.disabled {
         rows.push(
             json!({"name": disabled.name, "state": "disabled", "transport": null,
             "reason": null, "protocol_version": null, "server_name": null, "server_version": null,
-            "capabilities": [], "counts": null, "exposure": null}),
+            "capabilities": [], "counts": null, "exposure": null, "max_result_bytes": null,
+            "max_result_bytes_source": null, "tool_limits": null}),
         );
     }
     if out.json {
@@ -169,6 +175,7 @@ pub async fn servers(
         "prompts",
         "exposure",
         "declared",
+        "budget",
     ])
     .flexible("capabilities");
     let mut failures = Vec::new();
@@ -201,6 +208,7 @@ pub async fn servers(
             r["exposure"]["declared_tokens"]
                 .as_u64()
                 .map_or("-".to_owned(), |n| format!("~{n} tok")),
+            budget_cell(r),
         ]);
         if let Some(reason) = r["reason"].as_str() {
             failures.push(format!("{}: {reason}", s("name")));
@@ -211,6 +219,22 @@ pub async fn servers(
         print(&format!("\n{f}\n"))?;
     }
     Ok(())
+}
+
+/// `20000 B`, `51200 B (default)`, plus `+N tool limits` when tools have their own.
+fn budget_cell(row: &Value) -> String {
+    let Some(bytes) = row["max_result_bytes"].as_u64() else {
+        return "-".to_owned();
+    };
+    let mut cell = format!("{bytes} B");
+    if row["max_result_bytes_source"] == "default" {
+        cell.push_str(" (default)");
+    }
+    let tools = row["tool_limits"].as_object().map_or(0, |t| t.len());
+    if tools > 0 {
+        cell.push_str(&format!(" +{tools} tool limit(s)"));
+    }
+    cell
 }
 
 fn state_label(state: &ServerState) -> &'static str {

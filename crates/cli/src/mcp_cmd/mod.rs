@@ -108,7 +108,11 @@ async fn dispatch(
     match cmd {
         McpCommand::Servers { out, .. } => {
             let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
-            list::servers(runtime, config, &d.clone().with_exposure(exposure), out).await
+            let d = d
+                .clone()
+                .with_exposure(exposure)
+                .with_budgets(model_budgets(paths, &config.servers));
+            list::servers(runtime, config, &d, out).await
         }
         McpCommand::Tools { server, out } => list::tools(runtime, server.as_deref(), out).await,
         McpCommand::Resources { server, out } => {
@@ -176,7 +180,9 @@ async fn dispatch(
         } => {
             // Direct tool names exist only in a declaration set: build the one the model gets.
             let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
-            let d = d.with_exposure(exposure);
+            let d = d
+                .with_exposure(exposure)
+                .with_budgets(model_budgets(paths, &config.servers));
             d.declarations(&runtime.server_names()).await;
             via_meta::meta(&d, &function_name, &json_args, json).await
         }
@@ -201,6 +207,27 @@ fn server_names(paths: &coyote_config::ConfigPaths) -> CliResult {
         text.push('\n');
     }
     crate::output::print(&text)
+}
+
+/// The servers' result budgets with the default of config.yaml's model (its
+/// `context_window`, else the window known for its name, else 128,000 tokens): what the model
+/// would get. A config.yaml that does not load leaves the 128,000-token assumption.
+fn model_budgets(
+    paths: &coyote_config::ConfigPaths,
+    specs: &[coyote_protocol::McpServerSpec],
+) -> coyote_mcp::render::ResultBudgets {
+    let window = coyote_config::load_app_config(paths, &coyote_config::ProcessEnv)
+        .ok()
+        .and_then(|app| app.resolve_model(None).ok())
+        .map_or(coyote_session::DEFAULT_CONTEXT_WINDOW, |resolved| {
+            coyote_session::ContextPolicy::for_model(
+                &resolved.model.name,
+                resolved.model.context_window,
+            )
+            .window
+        });
+    coyote_mcp::render::ResultBudgets::from_specs(specs)
+        .with_default(coyote_mcp::render::default_result_bytes(u64::from(window)))
 }
 
 /// The Ready handle of `server`, or exit 1 with its state (failed: reason + stderr tail).

@@ -114,6 +114,7 @@ pub async fn resolve(
             server,
             spill: ctx.spill,
             read_function: &MetaKind::Read.function_name(server),
+            max_result_bytes: coyote_mcp::render::MAX_RESULT_BYTES,
         },
     );
     Ok(UserMessage::from_prompt(server, name, flattened))

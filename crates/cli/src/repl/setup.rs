@@ -111,6 +111,7 @@ pub fn start(
         .servers(server_selection(&app_config))
         .approvals(ApprovalPolicies::from_specs(&specs))
         .exposure(coyote_mcp::meta::ExposurePolicies::from_specs(&specs))
+        .budgets(coyote_mcp::render::ResultBudgets::from_specs(&specs))
         .build();
 
     let env = |name: &str| std::env::var(name).ok();

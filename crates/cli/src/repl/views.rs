@@ -269,8 +269,8 @@ pub fn servers(
 }
 
 /// `.info`'s exposure table (issue 7): per enabled server, how its tools are declared
-/// (`auto→direct`, `meta`, …), how many tools it lists and the estimated tokens of what is
-/// declared for it. A server whose listing does not answer within [`LIST_TIMEOUT`] shows `?`.
+/// (`auto→direct`, `meta`, …), how many tools it lists, the estimated tokens of what is
+/// declared for it and its result budget (issue 14). A server whose listing does not answer within [`LIST_TIMEOUT`] shows `?`.
 pub async fn exposure(
     dispatcher: &MetaDispatcher,
     enabled: &dyn Fn(&str) -> bool,
@@ -285,8 +285,25 @@ pub async fn exposure(
     if names.is_empty() {
         return String::new();
     }
-    let mut table = Table::new(vec!["server", "exposure", "tools", "declared"]);
+    let mut table = Table::new(vec![
+        "server",
+        "exposure",
+        "tools",
+        "declared",
+        "result budget",
+    ]);
+    let budgets = dispatcher.budgets();
     for name in names {
+        let (bytes, source) = budgets.for_server(&name);
+        let mut budget = format!("{bytes} bytes");
+        if source == coyote_mcp::render::BudgetSource::Default {
+            budget.push_str(" (default)");
+        }
+        let tools = budgets.tool_limits(&name);
+        if !tools.is_empty() {
+            let each: Vec<String> = tools.iter().map(|(t, b)| format!("{t} {b}")).collect();
+            budget.push_str(&format!("; {}", each.join(", ")));
+        }
         let row = match tokio::time::timeout(LIST_TIMEOUT, dispatcher.exposure_report(&name)).await
         {
             Ok(report) => vec![
@@ -294,8 +311,9 @@ pub async fn exposure(
                 report.label(),
                 report.tools.map_or("-".to_owned(), |n| n.to_string()),
                 format!("~{} tokens", report.declared_tokens),
+                budget,
             ],
-            Err(_) => vec![name, "?".into(), "?".into(), "?".into()],
+            Err(_) => vec![name, "?".into(), "?".into(), "?".into(), budget],
         };
         table.row(row);
     }

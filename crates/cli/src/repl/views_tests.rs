@@ -16,6 +16,8 @@ fn spec(name: &str, transport: McpTransport) -> McpServerSpec {
         expose: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: PathBuf::from("mcp.json"),
     }
 }
@@ -186,7 +188,18 @@ async fn info_shows_each_enabled_server_s_exposure_and_estimate() {
     let spill = tempfile::tempdir().unwrap();
     let dispatcher =
         MetaDispatcher::new(runtime.clone(), coyote_mcp::SpillStore::new(spill.path()))
-            .with_exposure(ExposurePolicies::default().with("forced", Exposure::Meta));
+            .with_exposure(ExposurePolicies::default().with("forced", Exposure::Meta))
+            .with_budgets({
+                let mut budgets = coyote_mcp::render::ResultBudgets::default().with_default(51_200);
+                budgets.set(
+                    "forced",
+                    coyote_protocol::ResultLimits {
+                        max_result_bytes: Some(4_000),
+                        tools: [("t".to_owned(), 300)].into(),
+                    },
+                );
+                budgets
+            });
     let enabled = |n: &str| n != "hidden";
     let text = exposure(&dispatcher, &enabled, &Redactor::default()).await;
     let rows: Vec<Vec<&str>> = text
@@ -207,9 +220,30 @@ async fn info_shows_each_enabled_server_s_exposure_and_estimate() {
     assert_eq!(
         rows,
         vec![
-            vec!["SERVER", "EXPOSURE", "TOOLS", "DECLARED"],
-            vec!["small", "auto→direct", "1", &format!("~{direct}"), "tokens"],
-            vec!["forced", "meta", "1", &format!("~{meta}"), "tokens"],
+            vec![
+                "SERVER", "EXPOSURE", "TOOLS", "DECLARED", "RESULT", "BUDGET"
+            ],
+            vec![
+                "small",
+                "auto→direct",
+                "1",
+                &format!("~{direct}"),
+                "tokens",
+                "51200",
+                "bytes",
+                "(default)"
+            ],
+            vec![
+                "forced",
+                "meta",
+                "1",
+                &format!("~{meta}"),
+                "tokens",
+                "4000",
+                "bytes;",
+                "t",
+                "300"
+            ],
         ]
     );
     runtime.shutdown().await;

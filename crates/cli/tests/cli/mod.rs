@@ -1,5 +1,6 @@
 mod agents;
 mod attach;
+mod budgets;
 mod chat;
 mod client_features;
 mod client_repl;

@@ -11,7 +11,7 @@ use crate::catalog::{CatalogKind, PromptInfo};
 use crate::handle::{CompletionRef, ServerHandle};
 use crate::prompt::{DeclaredArgument, check_required, flatten};
 use crate::render::{
-    RESULT_HANDLE_SCHEME, ReadOptions, RenderContext, SpillStore, bound_tool_result,
+    RESULT_HANDLE_SCHEME, ReadOptions, RenderContext, SpillStore, bound_text, bound_tool_result,
     render_resource_contents, render_text,
 };
 use crate::search::CatalogIndex;
@@ -244,28 +244,41 @@ async fn find_prompt(
         .find(|p| p.name == name))
 }
 
-/// `mcp_invoke_`: calls the tool and bounds its result (§6); returns `(result, is_error)`.
+/// Where a result goes: the spill store for what does not reach the model, and the result's
+/// budget ([`crate::render::budget`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Output<'a> {
+    /// Spilled binaries and the text behind result handles.
+    pub spill: &'a SpillStore,
+    /// Bytes of the result that may reach the model.
+    pub max_result_bytes: usize,
+}
+
+/// `mcp_invoke_`: calls the tool and bounds its result (§6, budget); returns
+/// `(result, is_error)`.
 pub async fn invoke(
     handle: &ServerHandle,
-    spill: &SpillStore,
+    out: Output<'_>,
     tool: &str,
     arguments: Map<String, Value>,
 ) -> Result<(Value, bool), DispatchError> {
     let outcome = handle.call_tool(tool, arguments).await?;
     let is_error = outcome.is_error;
-    let value = off_runtime(handle, spill, move |ctx| bound_tool_result(outcome, ctx)).await;
+    let value = off_runtime(handle, out, move |ctx| bound_tool_result(outcome, ctx)).await;
     Ok((value, is_error))
 }
 
-/// `mcp_read_`: a result handle from the spill store, or a (templated) resource from the server.
+/// `mcp_read_`: a result handle from the spill store, or a (templated) resource from the
+/// server; pages are at most the budget.
 pub async fn read(
     handle: &ServerHandle,
-    spill: &SpillStore,
+    out: Output<'_>,
     req: ReadRequest,
 ) -> Result<Value, DispatchError> {
+    let options = req.options.within(out.max_result_bytes);
     if req.uri.starts_with(RESULT_HANDLE_SCHEME) {
-        let text = spill.read_result_text(handle.name(), &req.uri)?;
-        let rendered = render_text(&req.uri, Some("text/plain"), &text, &req.options);
+        let text = out.spill.read_result_text(handle.name(), &req.uri)?;
+        let rendered = render_text(&req.uri, Some("text/plain"), &text, &options);
         return Ok(serde_json::to_value(rendered).unwrap_or(Value::Null));
     }
     let uri = if is_template(&req.uri) {
@@ -274,18 +287,17 @@ pub async fn read(
         req.uri
     };
     let contents = handle.read_resource(&uri).await?;
-    let options = req.options;
-    Ok(off_runtime(handle, spill, move |ctx| {
+    Ok(off_runtime(handle, out, move |ctx| {
         render_resource_contents(contents, &options, ctx)
     })
     .await)
 }
 
 /// `mcp_prompt_`: checks required arguments against the listing (when the listing works),
-/// gets the prompt and flattens it into one labelled block (D6).
+/// gets the prompt and flattens it into one labelled block (D6), cut at the budget.
 pub async fn prompt(
     handle: &ServerHandle,
-    spill: &SpillStore,
+    out: Output<'_>,
     req: PromptRequest,
 ) -> Result<String, DispatchError> {
     // A failing listing must not block a prompt the server can still serve.
@@ -302,24 +314,29 @@ pub async fn prompt(
         check_required(&req.name, &req.arguments, &declared)?;
     }
     let result = handle.get_prompt(&req.name, req.arguments).await?;
-    Ok(off_runtime(handle, spill, move |ctx| flatten(&result, ctx)).await)
+    Ok(off_runtime(handle, out, move |ctx| {
+        bound_text(flatten(&result, ctx), ctx)
+    })
+    .await)
 }
 
 /// Runs `render` (base64 decoding, hashing, spill-file writes: blocking work of up to
 /// [`crate::render::MAX_BLOB_DECODED_BYTES`]) on the blocking pool, not on a runtime worker.
-async fn off_runtime<T, F>(handle: &ServerHandle, spill: &SpillStore, render: F) -> T
+async fn off_runtime<T, F>(handle: &ServerHandle, out: Output<'_>, render: F) -> T
 where
     T: Send + 'static,
     F: FnOnce(&RenderContext<'_>) -> T + Send + 'static,
 {
     let server = handle.name().to_string();
     let read_function = MetaKind::Read.function_name(&server);
-    let spill = spill.clone();
+    let spill = out.spill.clone();
+    let max_result_bytes = out.max_result_bytes;
     let task = tokio::task::spawn_blocking(move || {
         render(&RenderContext {
             server: &server,
             spill: &spill,
             read_function: &read_function,
+            max_result_bytes,
         })
     });
     match task.await {

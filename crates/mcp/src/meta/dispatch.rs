@@ -12,7 +12,7 @@
 //! A direct tool name (issue 7) resolves to its `(server, tool)` and becomes the very `Invoke`
 //! call an `mcp_invoke_` would: same server lookup, timeout, result bounding and output text.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use coyote_protocol::FunctionDeclaration;
 
@@ -29,7 +29,7 @@ use crate::catalog::CatalogKind;
 use crate::error::McpError;
 use crate::prompt::PromptArgsError;
 use crate::render::RESULT_HANDLE_SCHEME;
-use crate::render::{RenderError, SpillStore};
+use crate::render::{RenderError, ResultBudgets, SpillStore};
 use crate::runtime::McpRuntime;
 use crate::server::ServerState;
 use crate::uri_template::TemplateError;
@@ -83,10 +83,20 @@ impl DispatchOutcome {
     }
 }
 
-/// The texts of a bounded tool result (`{content, is_error}`) whose items are all bare
-/// `{type: text, text}` — no annotations, truncation marker, handle, structured content or
-/// other kinds — joined by newlines; `None` keeps the JSON form.
+/// The texts of a bounded tool result (`{content, is_error}`) whose items are all text blocks
+/// — bare `{type: text, text}`, or cut at the budget (`truncated`, its `note` and `handle`:
+/// then the text and the note on its own line) — joined by newlines; `None` keeps the JSON
+/// form (annotations, other kinds, structured content, omitted items).
 fn plain_text_result(result: &Value) -> Option<String> {
+    const CUT_KEYS: [&str; 7] = [
+        "type",
+        "text",
+        "truncated",
+        "total_bytes",
+        "next_offset",
+        "note",
+        "handle",
+    ];
     let object = result.as_object()?;
     if object.keys().any(|k| k != "content" && k != "is_error") {
         return None;
@@ -98,10 +108,20 @@ fn plain_text_result(result: &Value) -> Option<String> {
     let mut texts = Vec::with_capacity(items.len());
     for item in items {
         let item = item.as_object()?;
-        if item.len() != 2 || item.get("type")?.as_str()? != "text" {
+        if item.get("type")?.as_str()? != "text" {
             return None;
         }
-        texts.push(item.get("text")?.as_str()?);
+        let text = item.get("text")?.as_str()?;
+        if item.len() == 2 {
+            texts.push(text.to_owned());
+        } else if item.get("truncated") == Some(&Value::Bool(true))
+            && item.contains_key("handle")
+            && item.keys().all(|k| CUT_KEYS.contains(&k.as_str()))
+        {
+            texts.push(format!("{text}\n{}", item.get("note")?.as_str()?));
+        } else {
+            return None;
+        }
     }
     Some(texts.join("\n"))
 }
@@ -232,6 +252,7 @@ pub struct MetaDispatcher {
     spill: SpillStore,
     annotations: AnnotationMemo,
     surface: Arc<Surface>,
+    budgets: Arc<Mutex<ResultBudgets>>,
 }
 
 impl MetaDispatcher {
@@ -242,6 +263,35 @@ impl MetaDispatcher {
             spill,
             annotations: AnnotationMemo::default(),
             surface: Arc::new(Surface::default()),
+            budgets: Arc::new(Mutex::new(ResultBudgets::default())),
+        }
+    }
+
+    /// The result budgets (default: none of the servers' own and the largest default — what
+    /// `coyote mcp call/read` use; the session sets the model's).
+    pub fn with_budgets(mut self, budgets: ResultBudgets) -> Self {
+        self.budgets = Arc::new(Mutex::new(budgets));
+        self
+    }
+
+    /// The budgets in force.
+    pub fn budgets(&self) -> ResultBudgets {
+        self.budgets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Changes the default budget (the model changed); shared by the dispatcher's clones.
+    pub fn set_default_budget(&self, bytes: usize) {
+        let mut budgets = self.budgets.lock().unwrap_or_else(|p| p.into_inner());
+        *budgets = budgets.clone().with_default(bytes);
+    }
+
+    fn output(&self, server: &str, tool: Option<&str>) -> actions::Output<'_> {
+        actions::Output {
+            spill: &self.spill,
+            max_result_bytes: self.budgets().for_call(server, tool),
         }
     }
 
@@ -366,19 +416,23 @@ impl MetaDispatcher {
                 (DispatchBody::Json(out), false)
             }
             Call::Invoke { tool, arguments } => {
-                let (value, is_error) =
-                    actions::invoke(&handle, &self.spill, &tool, arguments).await?;
+                let out = self.output(handle.name(), Some(&tool));
+                let (value, is_error) = actions::invoke(&handle, out, &tool, arguments).await?;
                 (DispatchBody::Json(value), is_error)
             }
             Call::Read(req) => {
-                let mut out = actions::read(&handle, &self.spill, req).await?;
+                let out = self.output(handle.name(), None);
+                let mut out = actions::read(&handle, out, req).await?;
                 self.annotations.annotate(handle.name(), &mut out);
                 (DispatchBody::Json(out), false)
             }
-            Call::Prompt(req) => (
-                DispatchBody::Text(actions::prompt(&handle, &self.spill, req).await?),
-                false,
-            ),
+            Call::Prompt(req) => {
+                let out = self.output(handle.name(), None);
+                (
+                    DispatchBody::Text(actions::prompt(&handle, out, req).await?),
+                    false,
+                )
+            }
         };
         if carries_handle(&body) {
             self.surface.note_handle(handle.name());
@@ -411,3 +465,7 @@ fn carries_handle(body: &DispatchBody) -> bool {
 #[cfg(test)]
 #[path = "dispatch_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "budget_tests.rs"]
+mod budget_tests;

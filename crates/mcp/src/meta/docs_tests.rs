@@ -170,6 +170,7 @@ fn prompt_example_runs() {
         server: "s",
         spill: &store,
         read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
     };
     let text = |t: &str| ContentItem::Text {
         text: t.into(),

@@ -379,10 +379,15 @@ async fn a_direct_call_is_answered_exactly_like_mcp_invoke() {
         fixed.to_model_text().split_once('\n').unwrap().1,
         "fixed output"
     );
-    // The bounded result keeps its handle after the header line.
+    // A result cut at the budget: its text, then the note naming its handle.
     let big = f.dispatcher.dispatch("srv__big", json!({})).await.unwrap();
-    assert!(big.to_model_text().contains("coyote-result://"));
-    assert!(big.to_model_text().contains("{\"content\":"));
+    let (_, note) = big
+        .to_model_text()
+        .rsplit_once('\n')
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        .unwrap();
+    assert!(note.starts_with("[coyote: truncated at "), "{note}");
+    assert!(note.contains("coyote-result://"), "{note}");
     assert_eq!(f.fake.events().tool_calls("big"), 3);
 }
 

@@ -9,8 +9,8 @@ use super::blob::{DecodedBlob, decode_blob};
 use super::pattern::LineFilter;
 use super::text::page_text;
 use super::{
-    DEFAULT_MAX_BYTES, MAX_BYTES_CLAMP, RESPONSE_CEILING_BYTES, RenderContext, RenderError,
-    SpillObject, omitted_marker, serialized_len,
+    DEFAULT_MAX_BYTES, MAX_BYTES_CLAMP, RenderContext, RenderError, SpillObject, omitted_marker,
+    serialized_len,
 };
 use crate::content::ResourceContent;
 
@@ -54,6 +54,12 @@ impl ReadOptions {
         self.max_bytes = usize::try_from(max_bytes)
             .unwrap_or(usize::MAX)
             .clamp(1, MAX_BYTES_CLAMP);
+        self
+    }
+
+    /// Pages of at most `budget` bytes (a result budget lower than the asked page size).
+    pub fn within(mut self, budget: usize) -> Self {
+        self.max_bytes = self.max_bytes.min(budget.max(1));
         self
     }
 
@@ -167,7 +173,8 @@ fn to_value<T: Serialize>(value: T) -> Value {
 }
 
 /// Renders all contents of one read: a single object for one entry, else an array whose total
-/// size stays within [`RESPONSE_CEILING_BYTES`] (the first item always shows; later items that
+/// size stays within the response ceiling ([`RenderContext::response_ceiling`]: the budget,
+/// at most [`super::RESPONSE_CEILING_BYTES`]; the first item always shows; later items that
 /// do not fit are replaced by one `{omitted, note}` marker).
 pub fn render_resource_contents(
     contents: Vec<ResourceContent>,
@@ -181,7 +188,7 @@ pub fn render_resource_contents(
     for (i, content) in contents.into_iter().enumerate() {
         let item = render_content(content, options, ctx);
         let size = serialized_len(&item);
-        if i > 0 && used + size > RESPONSE_CEILING_BYTES {
+        if i > 0 && used + size > ctx.response_ceiling() {
             omitted = count - i;
             break;
         }
@@ -189,7 +196,7 @@ pub fn render_resource_contents(
         items.push(item);
     }
     if omitted > 0 {
-        items.push(omitted_marker(omitted, Vec::new()));
+        items.push(omitted_marker(omitted, ctx.response_ceiling(), Vec::new()));
     }
     if items.len() == 1 && count == 1 {
         return items.pop().unwrap_or(Value::Null);

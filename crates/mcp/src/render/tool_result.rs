@@ -1,19 +1,18 @@
-//! Bounding of `tools/call` results (seed §6, Phase 2.5). Text up to
-//! [`TOOL_RESULT_TEXT_CEILING_BYTES`] passes unchanged; longer text is sliced and the full text
+//! Bounding of `tools/call` results (seed §6, Phase 2.5). Text up to the result budget
+//! ([`RenderContext::max_result_bytes`], at most [`super::TOOL_RESULT_TEXT_CEILING_BYTES`])
+//! passes unchanged; longer text is sliced and the full text
 //! kept in the spill store behind a `coyote-result://<sha256>` handle that `mcp_read_<server>`
 //! pages and filters like a resource. Images, audio and blobs are decoded and spilled (or shown
 //! as text when they are UTF-8). Links and embedded resources keep their URI. Structured
-//! content passes through under the same ceiling. `is_error` is preserved, and an off-spec
+//! content passes through under the same budget. `is_error` is preserved, and an off-spec
 //! block becomes an error item in place without hiding its neighbours (R1).
 
 use serde_json::{Map, Value, json};
 
 use super::blob::{DecodedBlob, decode_blob};
+use super::budget::continuation_note;
 use super::text::page_text;
-use super::{
-    RESPONSE_CEILING_BYTES, RenderContext, SpillObject, TOOL_RESULT_TEXT_CEILING_BYTES,
-    omitted_marker, serialized_len,
-};
+use super::{RenderContext, SpillObject, omitted_marker, serialized_len};
 use crate::content::{ContentItem, ResourceContent, ToolCallOutcome};
 
 /// Renders `outcome` for the model: `{content: [...], structured_content?, is_error}`.
@@ -32,7 +31,7 @@ pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> V
     for (i, item) in rest.by_ref() {
         let rendered = render_item(item, ctx);
         let size = serialized_len(&rendered);
-        if i > 0 && used + size > RESPONSE_CEILING_BYTES {
+        if i > 0 && used + size > ctx.response_ceiling() {
             overflow = Some((i, rendered));
             break;
         }
@@ -58,7 +57,11 @@ pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> V
                 handles.push(handle);
             }
         }
-        items.push(omitted_marker(count - first_omitted, handles));
+        items.push(omitted_marker(
+            count - first_omitted,
+            ctx.response_ceiling(),
+            handles,
+        ));
     }
     let mut result = Map::new();
     result.insert("content".into(), Value::Array(items));
@@ -156,35 +159,34 @@ fn render_item(item: ContentItem, ctx: &RenderContext<'_>) -> Value {
     }
 }
 
-/// `base` plus `text`, sliced with a handle when longer than the ceiling.
+/// `base` plus `text`, sliced with a handle when longer than the budget.
 fn bounded_text(mut base: Value, text: &str, ctx: &RenderContext<'_>) -> Value {
-    if text.len() <= TOOL_RESULT_TEXT_CEILING_BYTES {
+    if text.len() <= ctx.max_result_bytes {
         base["text"] = Value::from(text);
         return base;
     }
-    let page = page_text(text, 0, TOOL_RESULT_TEXT_CEILING_BYTES);
+    let page = page_text(text, 0, ctx.max_result_bytes);
     let next = page.next_offset.unwrap_or(page.total_bytes);
+    let shown = page.text.len();
     base["text"] = Value::from(page.text);
     base["truncated"] = Value::Bool(true);
     base["total_bytes"] = Value::from(page.total_bytes);
     base["next_offset"] = Value::from(next);
     match ctx.spill.put_result_text(ctx.server, text) {
         Ok(handle) => {
-            base["note"] = Value::from(format!(
-                "Text truncated at {TOOL_RESULT_TEXT_CEILING_BYTES} bytes \
-                 (TOOL_RESULT_TEXT_CEILING_BYTES) of {total}. The full text is kept: call {read} \
-                 with uri \"{handle}\" and offset {next} for the rest, or with a pattern to \
-                 search it.",
-                total = page.total_bytes,
-                read = ctx.read_function,
+            base["note"] = Value::from(continuation_note(
+                shown,
+                page.total_bytes,
+                next,
+                &handle,
+                ctx.read_function,
             ));
             base["handle"] = Value::from(handle);
         }
         Err(e) => {
             base["note"] = Value::from(format!(
-                "Text truncated at {TOOL_RESULT_TEXT_CEILING_BYTES} bytes \
-                 (TOOL_RESULT_TEXT_CEILING_BYTES) of {}; the rest could not be kept ({e}). \
-                 Re-run the tool with narrower arguments.",
+                "[coyote: truncated at {shown} of {} bytes (the result budget); the rest could \
+                 not be kept ({e}). Re-run the tool with narrower arguments.]",
                 page.total_bytes
             ));
         }
@@ -223,7 +225,7 @@ fn binary(
 /// handle as JSON text.
 fn bound_structured(structured: Value, ctx: &RenderContext<'_>) -> (&'static str, Value) {
     let size = serialized_len(&structured);
-    if size <= TOOL_RESULT_TEXT_CEILING_BYTES {
+    if size <= ctx.max_result_bytes {
         return ("structured_content", structured);
     }
     let text = serde_json::to_string(&structured).unwrap_or_default();
@@ -231,14 +233,14 @@ fn bound_structured(structured: Value, ctx: &RenderContext<'_>) -> (&'static str
     let kept = ctx.spill.put_result_text(ctx.server, &text);
     let note = match &kept {
         Ok(handle) => format!(
-            "Structured content of {size} bytes exceeds {TOOL_RESULT_TEXT_CEILING_BYTES} bytes \
-             (TOOL_RESULT_TEXT_CEILING_BYTES). Its JSON is kept: call {} with uri \"{handle}\" \
-             to page it, or with a pattern to search it.",
-            ctx.read_function
+            "Structured content of {size} bytes exceeds the result budget of {} bytes. Its JSON \
+             is kept: call {} with uri \"{handle}\" to page it, or with a pattern to search it.",
+            ctx.max_result_bytes, ctx.read_function
         ),
         Err(e) => format!(
-            "Structured content of {size} bytes exceeds {TOOL_RESULT_TEXT_CEILING_BYTES} bytes \
-             (TOOL_RESULT_TEXT_CEILING_BYTES) and could not be kept ({e})."
+            "Structured content of {size} bytes exceeds the result budget of {} bytes and could \
+             not be kept ({e}).",
+            ctx.max_result_bytes
         ),
     };
     let mut v = json!({ "truncated": true, "total_bytes": size, "note": note });

@@ -21,6 +21,8 @@ fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerSpec {
         expose: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: "mcp.json".into(),
     }
 }

@@ -245,6 +245,8 @@ async fn a_missing_command_fails_with_the_fix() {
         expose: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: "mcp.json".into(),
     };
     runtime.start_all(vec![spec]).await;

@@ -67,6 +67,9 @@ async fn world_with(wire: LlmWire, script: Vec<Reply>, capabilities: Capabilitie
     )
     .options(SessionOptions {
         stream: StreamMode::Whole,
+        // The window's default budget (400 bytes) would cut the big result before
+        // compaction gets to move it: the server's own limit keeps it whole.
+        budgets: big_budget(),
         ..super::support::meta_options()
     })
     .context(policy())
@@ -254,4 +257,16 @@ async fn a_result_that_could_not_be_read_back_keeps_its_beginning_instead_of_a_h
     assert!(!note.contains("coyote-result://"), "{note}");
     assert_eq!(w.llm.violations(), Vec::<String>::new());
     w.runtime.shutdown().await;
+}
+
+fn big_budget() -> coyote_mcp::render::ResultBudgets {
+    let mut budgets = coyote_mcp::render::ResultBudgets::default();
+    budgets.set(
+        "fake",
+        coyote_protocol::ResultLimits {
+            max_result_bytes: Some(10_000),
+            tools: Default::default(),
+        },
+    );
+    budgets
 }

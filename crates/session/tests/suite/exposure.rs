@@ -68,7 +68,24 @@ fn comparable(events: Vec<SessionEvent>) -> Vec<SessionEvent> {
             },
             other => other,
         })
+        .collect::<Vec<_>>()
+        .chunk_by(|a, b| is_call_event(a) == is_call_event(b))
+        .flat_map(|run| {
+            // Concurrent calls finish in any order: compare each run of call events as a set.
+            let mut run = run.to_vec();
+            if run.first().is_some_and(is_call_event) {
+                run.sort_by_key(|e| format!("{e:?}"));
+            }
+            run
+        })
         .collect()
+}
+
+fn is_call_event(event: &SessionEvent) -> bool {
+    matches!(
+        event,
+        SessionEvent::ToolCallStarted { .. } | SessionEvent::ToolCallFinished { .. }
+    )
 }
 
 #[tokio::test]

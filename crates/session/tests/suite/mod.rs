@@ -1,4 +1,5 @@
 mod approval;
+mod budgets;
 mod cancel;
 mod compaction;
 mod delegate;

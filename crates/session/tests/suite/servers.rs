@@ -34,6 +34,8 @@ fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerSpec {
         expose: Exposure::Auto,
         auto_approve: vec![],
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: "test".into(),
     }
 }
