@@ -98,13 +98,51 @@ pub(crate) struct Generations {
     resources: AtomicU64,
     prompts: AtomicU64,
     resource_updates: AtomicU64,
+    /// `resources/updated` per URI, for caches of resource contents.
+    updated: std::sync::Mutex<UpdatedUris>,
     pub(crate) activity: CallActivity,
     pub(crate) log_threshold: LogThreshold,
     /// The server was offered the session's roots (and is told when they change).
     pub(crate) shared_roots: bool,
 }
 
+/// URIs tracked per connection for `resources/updated`; beyond this many the table starts over
+/// under a new epoch (every cached version becomes stale at once: safe, only slower).
+pub const MAX_TRACKED_UPDATED_URIS: usize = 4096;
+
+/// How often one URI was reported updated: compare two versions to know whether contents read
+/// in between may be stale.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ResourceVersion {
+    epoch: u64,
+    updates: u64,
+}
+
+#[derive(Debug, Default)]
+struct UpdatedUris {
+    epoch: u64,
+    counts: std::collections::HashMap<String, u64>,
+}
+
 impl Generations {
+    /// The version of `uri` (see [`ResourceVersion`]).
+    pub(crate) fn resource_version(&self, uri: &str) -> ResourceVersion {
+        let updated = self.updated.lock().unwrap_or_else(|p| p.into_inner());
+        ResourceVersion {
+            epoch: updated.epoch,
+            updates: updated.counts.get(uri).copied().unwrap_or(0),
+        }
+    }
+
+    fn note_updated(&self, uri: &str) {
+        let mut updated = self.updated.lock().unwrap_or_else(|p| p.into_inner());
+        if updated.counts.len() >= MAX_TRACKED_UPDATED_URIS && !updated.counts.contains_key(uri) {
+            updated.counts.clear();
+            updated.epoch += 1;
+        }
+        *updated.counts.entry(uri.to_owned()).or_insert(0) += 1;
+    }
+
     pub(crate) fn snapshot(&self) -> ListGenerations {
         ListGenerations {
             tools: self.tools.load(Ordering::Acquire),
@@ -402,6 +440,7 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) {
         tracing::debug!(server = %self.server, uri = %params.uri, "MCP resource updated");
+        self.generations.note_updated(&params.uri);
         self.generations
             .resource_updates
             .fetch_add(1, Ordering::AcqRel);

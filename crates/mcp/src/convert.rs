@@ -10,8 +10,10 @@
 //!   survive (R1). Where our model allows it, the raw path is lenient (a missing `mimeType`
 //!   is `None`, not an error).
 //!
-//! Known limit of the typed path: rmcp reads a resource entry carrying both `text` and `blob`
-//! as text and drops the blob, so only the raw path can report that entry as invalid.
+//! rmcp's typed parse reads a resource entry carrying both `text` and `blob` as text and drops
+//! the blob; the stdio transport therefore hands a `resources/read` result with such an entry
+//! to the raw path on both of its parses (`connect/typed.rs`), which reports the entry as
+//! invalid. HTTP answers are parsed by rmcp itself, so there that entry still reads as text.
 
 mod peer;
 

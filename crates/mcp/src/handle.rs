@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 use tokio::sync::watch;
 
 use crate::catalog::ToolInfo;
-use crate::client_handler::{Generations, ListGenerations, McpLogLevel};
+use crate::client_handler::{Generations, ListGenerations, McpLogLevel, ResourceVersion};
 use crate::connect::line::too_large_details;
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
@@ -156,6 +156,12 @@ impl ServerHandle {
     /// How often each list changed since connecting (`list_changed` notifications).
     pub fn list_generations(&self) -> ListGenerations {
         self.inner.generations.snapshot()
+    }
+
+    /// How often `uri` was reported updated (`notifications/resources/updated`) since
+    /// connecting: contents read under an older version may be stale.
+    pub fn resource_version(&self, uri: &str) -> ResourceVersion {
+        self.inner.generations.resource_version(uri)
     }
 
     /// `tools/call`. A result with `isError: true` is `Ok` with `is_error` set; JSON-RPC

@@ -45,10 +45,10 @@ pub use catalog::{
 };
 pub use client_handler::{
     ClientIdentity, DeclineElicitation, ElicitationHook, ElicitationRequest, ElicitationResponse,
-    ListGenerations, McpLogLevel, NoServerLog, PROTOCOL_VERSION, RootEntry, Roots, SamplingContent,
-    SamplingHook, SamplingMessage, SamplingRefusal, SamplingRequest, SamplingResponse,
-    SamplingRole, SamplingStop, SamplingTool, SamplingToolChoice, ServerLogMessage, ServerLogSink,
-    UnknownLogLevel, UrlElicitationRequest,
+    ListGenerations, McpLogLevel, NoServerLog, PROTOCOL_VERSION, ResourceVersion, RootEntry, Roots,
+    SamplingContent, SamplingHook, SamplingMessage, SamplingRefusal, SamplingRequest,
+    SamplingResponse, SamplingRole, SamplingStop, SamplingTool, SamplingToolChoice,
+    ServerLogMessage, ServerLogSink, UnknownLogLevel, UrlElicitationRequest,
 };
 pub use connect::auth;
 pub use connect::http::install_crypto_provider;

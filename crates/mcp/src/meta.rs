@@ -23,6 +23,7 @@ pub mod direct;
 pub mod dispatch;
 pub mod exposure;
 mod health;
+mod page_cache;
 mod surface;
 
 pub use annotations::ANNOTATION_MEMO_CAPACITY;
@@ -35,6 +36,7 @@ pub use exposure::{
     ExposureReport, estimate_tokens,
 };
 pub use health::{HEALTH_MAX_TOKENS, HEALTH_REASON_MAX_BYTES, health_line};
+pub use page_cache::{PAGE_CACHE_MAX_BYTES, PAGE_CACHE_TTL};
 
 use crate::server::McpServerFeatures;
 

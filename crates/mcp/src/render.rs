@@ -30,7 +30,9 @@ use serde::Serialize;
 pub use blob::{DecodedBlob, decode_blob};
 pub use budget::{BudgetSource, MAX_RESULT_BYTES, ResultBudgets, bound_text, default_result_bytes};
 pub use pattern::{LineFilter, PATTERN_CONTEXT_LINES};
-pub use read::{ReadOptions, RenderedText, render_resource_contents, render_text};
+pub use read::{
+    ReadOptions, RenderedText, render_resource_contents, render_text, render_text_contents,
+};
 pub use spill::{SpillStore, SpilledFile, extension_for_mime, sanitise_server};
 pub use text::{TextPage, page_text};
 pub use tool_result::bound_tool_result;

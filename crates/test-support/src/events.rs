@@ -290,6 +290,14 @@ impl EventLog {
             .count()
     }
 
+    /// Number of `resources/read` requests for `uri`.
+    pub fn reads(&self, uri: &str) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::ReadResource { uri: u } if u == uri))
+            .count()
+    }
+
     /// Every `tools/call` per tool name.
     pub fn tool_call_counts(&self) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();

@@ -34,6 +34,9 @@ impl FakeServer {
             let mime = spec.mime_type.clone();
             let item = match &spec.body {
                 ResourceBody::Text { text } => json!({"uri": uri, "mimeType": mime, "text": text}),
+                ResourceBody::BigText { bytes } => {
+                    json!({"uri": uri, "mimeType": mime, "text": crate::big_text(*bytes)})
+                }
                 ResourceBody::Png => {
                     json!({"uri": uri, "mimeType": "image/png", "blob": png_base64()})
                 }

@@ -416,6 +416,11 @@ pub enum ResourceBody {
         /// Size of the generated blob.
         bytes: u64,
     },
+    /// Text of exactly `bytes` bytes of [`crate::big_text`] (never written into the scenario).
+    BigText {
+        /// Its length in bytes.
+        bytes: u64,
+    },
     /// Raw `contents` array of the result (stdio and in-process only), e.g. an item with both
     /// or neither of `text`/`blob`.
     RawContents {

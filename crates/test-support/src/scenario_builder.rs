@@ -113,7 +113,7 @@ impl ScenarioBuilder {
     /// Adds a resource with a MIME type that fits `body` and a default description.
     pub fn resource(self, uri: &str, name: &str, body: ResourceBody) -> Self {
         let mime_type = match &body {
-            ResourceBody::Text { .. } => Some("text/plain"),
+            ResourceBody::Text { .. } | ResourceBody::BigText { .. } => Some("text/plain"),
             ResourceBody::Png => Some("image/png"),
             ResourceBody::Base64Text { .. } => Some("text/plain"),
             ResourceBody::Blob { .. } | ResourceBody::GeneratedBlob { .. } => {

@@ -136,3 +136,36 @@ fn an_off_spec_block_does_not_hide_its_valid_neighbours() {
         "{out}"
     );
 }
+
+/// Issue 14 acceptance 7: an entry with both `text` and `blob` is the structured error of
+/// seed §4.3 through `coyote mcp read` (stdio: the typed fast path answers it) and through
+/// `mcp_read_`, never the text read silently.
+#[test]
+fn an_entry_with_both_text_and_blob_is_an_error_not_text() {
+    let home = Home::new();
+    let scenario = Scenario::builder()
+        .resource(
+            "fake://both",
+            "both",
+            ResourceBody::RawContents {
+                contents: json!([{"uri": "fake://both", "text": "TEXT", "blob": "YQ=="}]),
+            },
+        )
+        .write_to(home.path())
+        .unwrap();
+    home.write_servers(json!({ "fake": scenario.mcp_json_entry() }));
+    let (code, out, err) = home.run(&["mcp", "read", "fake", "fake://both"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(!out.contains("TEXT"), "{out}");
+    assert!(
+        err.contains("has both \"text\" and \"blob\" (exactly one is allowed)"),
+        "{err}"
+    );
+    let (code, out, err) = home.run(&["mcp", "meta", "mcp_read_fake", r#"{"uri": "fake://both"}"#]);
+    assert_eq!(code, 0, "{err}");
+    let item: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        item["error"].as_str().unwrap().contains("has both"),
+        "{item}"
+    );
+}

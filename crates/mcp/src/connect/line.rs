@@ -310,7 +310,8 @@ where
         }
         let parsed = match self.expected.parse(line) {
             Some(message) => Ok(message),
-            None => serde_json::from_slice::<ServerJsonRpcMessage>(line),
+            None => serde_json::from_slice::<ServerJsonRpcMessage>(line)
+                .map(|message| super::typed::recheck_generic(line, message)),
         };
         match parsed {
             Ok(message) => {

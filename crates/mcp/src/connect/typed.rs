@@ -20,8 +20,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use rmcp::model::{
-    CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage,
-    JsonRpcVersion2_0, MetaObject, ReadResourceResult, RequestId, ResourceContents,
+    CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest, CustomResult,
+    JsonRpcMessage, JsonRpcVersion2_0, MetaObject, ReadResourceResult, RequestId, ResourceContents,
     ServerJsonRpcMessage, ServerResult,
 };
 use serde::Deserialize;
@@ -93,12 +93,42 @@ impl ExpectedResults {
             ResultKind::CallTool => ServerResult::CallToolResult(
                 serde_json::from_str::<CallToolResult>(envelope.result.get()).ok()?,
             ),
-            ResultKind::ReadResource => {
-                ServerResult::ReadResourceResult(read_result(envelope.result)?)
-            }
+            ResultKind::ReadResource => match read_result(envelope.result)? {
+                Read::Typed(result) => ServerResult::ReadResourceResult(result),
+                Read::Raw(raw) => ServerResult::CustomResult(CustomResult(raw)),
+            },
         };
         Some(JsonRpcMessage::response(result, envelope.id))
     }
+}
+
+/// The generic parse of a `resources/read` answer made an item carrying both `text` and `blob`
+/// into text (rmcp's untagged enum tries text first and ignores `blob`): the raw result then
+/// replaces it, so the per-item raw path reports that item (R1, seed §4.3). Any other message
+/// is returned unchanged.
+pub(crate) fn recheck_generic(line: &[u8], message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
+    let JsonRpcMessage::Response(response) = &message else {
+        return message;
+    };
+    if !matches!(response.result, ServerResult::ReadResourceResult(_)) {
+        return message;
+    }
+    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(line) else {
+        return message;
+    };
+    match read_result(envelope.result) {
+        Some(Read::Raw(raw)) => {
+            JsonRpcMessage::response(ServerResult::CustomResult(CustomResult(raw)), envelope.id)
+        }
+        Some(Read::Typed(_)) | None => message,
+    }
+}
+
+/// A `resources/read` result as the fast path reads it.
+enum Read {
+    Typed(ReadResourceResult),
+    /// An item carries both `text` and `blob`: the whole result as JSON, for the raw path.
+    Raw(serde_json::Value),
 }
 
 /// A `resources/read` result without serde's buffering: rmcp's `ResourceContents` is an
@@ -106,9 +136,12 @@ impl ExpectedResults {
 /// it again into the variant. The items are read into [`Item`] and mapped the way the untagged
 /// enum would (text first, then blob); every other field goes through rmcp's own
 /// `ReadResourceResult` with an empty `contents`, so they mean exactly what rmcp makes of them.
-fn read_result(raw: &RawValue) -> Option<ReadResourceResult> {
+fn read_result(raw: &RawValue) -> Option<Read> {
     let shadow: ReadShadow<'_> = serde_json::from_str(raw.get()).ok()?;
     let items: Vec<Item> = serde_json::from_str(shadow.contents.get()).ok()?;
+    if items.iter().any(|i| i.text.is_some() && i.blob.is_some()) {
+        return serde_json::from_str(raw.get()).ok().map(Read::Raw);
+    }
     let mut rest = shadow.rest;
     rest.insert("contents".to_owned(), serde_json::Value::Array(Vec::new()));
     let mut result: ReadResourceResult =
@@ -117,7 +150,7 @@ fn read_result(raw: &RawValue) -> Option<ReadResourceResult> {
         .into_iter()
         .map(Item::into_contents)
         .collect::<Option<_>>()?;
-    Some(result)
+    Some(Read::Typed(result))
 }
 
 #[derive(Deserialize)]
@@ -141,8 +174,9 @@ struct Item {
 }
 
 impl Item {
-    /// As rmcp's untagged `ResourceContents` reads it: text wins, then blob; neither is off-spec
-    /// (`None`: the generic path and its per-item raw parse take over, R1).
+    /// As rmcp's untagged `ResourceContents` reads it: text, or blob; neither is off-spec
+    /// (`None`: the generic path and its per-item raw parse take over, R1). Both never get
+    /// here ([`read_result`] hands the raw result on).
     fn into_contents(self) -> Option<ResourceContents> {
         let Item {
             uri,

@@ -116,8 +116,7 @@ const VALID_READ_RESULTS: &[&str] = &[
     r#"{"contents":[{"uri":"mem://c","text":"t"},{"uri":"mem://d","mimeType":"image/png","blob":"\u0000coyote-blob:7"}]}"#,
     r#"{"contents":[]}"#,
     r#"{"contents":[{"uri":"mem://e","text":"x","_meta":{"k":"v"}}],"_meta":{"m":1}}"#,
-    // Both kinds in one item: the untagged enum takes the text.
-    r#"{"contents":[{"uri":"mem://f","text":"t","blob":"aGk="}]}"#,
+    // Both kinds in one item: see an_item_with_both_text_and_blob_reaches_the_raw_path.
     r#"{"contents":[{"uri":"mem://g","text":null,"blob":"aGk=","mimeType":null}]}"#,
     r#"{"contents":[{"uri":"mem://h","text":"t","extra":{"x":[1,2]}}],"extra":true}"#,
     r#"{"resultType":"complete","ttlMs":5000,"cacheScope":"public","contents":[{"uri":"mem://i","text":"t"}]}"#,
@@ -237,4 +236,42 @@ fn the_map_stays_bounded() {
     let last = MAX_EXPECTED as i64 + 9;
     let line = response_line(last, r#"{"content":[]}"#);
     assert_eq!(json(expected.parse(&line)), json(Some(slow(&line))));
+}
+
+/// An item with both `text` and `blob` is reported, not read as text, on the fast path and on
+/// the generic one (seed §4.3, R1): both hand the raw result to the per-item raw conversion.
+#[test]
+fn an_item_with_both_text_and_blob_reaches_the_raw_path_on_both_parses() {
+    let result = r#"{"contents":[{"uri":"mem://a","text":"t","blob":"YQ=="},{"uri":"mem://b","text":"fine"}]}"#;
+    let line = response_line(4, result);
+    let expected = ExpectedResults::default();
+    expected.note_sent(&read(4));
+    let fast = expected.parse(&line).expect("the fast path answers");
+    // The generic parse alone would have read the first item as text.
+    let generic = slow(&line);
+    assert!(matches!(
+        result_of(slow(&line)).1,
+        ServerResult::ReadResourceResult(_)
+    ));
+    let rechecked = recheck_generic(&line, generic);
+    for message in [fast, rechecked] {
+        let (id, result) = result_of(message);
+        assert_eq!(id, NumberOrString::Number(4));
+        let contents = crate::convert::resource_contents_from(result);
+        assert!(
+            matches!(&contents[0], crate::content::ResourceContent::Invalid { uri: Some(u), reason }
+                if u == "mem://a" && reason.contains("both")),
+            "{contents:?}"
+        );
+        assert!(
+            matches!(&contents[1], crate::content::ResourceContent::Text { text, .. } if text == "fine"),
+            "{contents:?}"
+        );
+    }
+    // A plain read answer is left alone by the recheck.
+    let plain = response_line(5, r#"{"contents":[{"uri":"mem://a","text":"t"}]}"#);
+    assert_eq!(
+        json(Some(recheck_generic(&plain, slow(&plain)))),
+        json(Some(slow(&plain)))
+    );
 }

@@ -2,17 +2,20 @@
 //! CLI (`coyote mcp read|describe|prompt|search`) runs exactly what the model runs.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use super::MetaKind;
 use super::dispatch::DispatchError;
+use super::page_cache::PageCache;
 use crate::catalog::{CatalogKind, PromptInfo};
+use crate::content::ResourceContent;
 use crate::handle::{CompletionRef, ServerHandle};
 use crate::prompt::{DeclaredArgument, check_required, flatten};
 use crate::render::{
     RESULT_HANDLE_SCHEME, ReadOptions, RenderContext, SpillStore, bound_text, bound_tool_result,
-    render_resource_contents, render_text,
+    render_resource_contents, render_text, render_text_contents,
 };
 use crate::search::CatalogIndex;
 use crate::uri_template::{UriTemplate, is_template};
@@ -252,6 +255,8 @@ pub struct Output<'a> {
     pub spill: &'a SpillStore,
     /// Bytes of the result that may reach the model.
     pub max_result_bytes: usize,
+    /// Text resources read recently (the dispatcher's).
+    pub(crate) pages: &'a PageCache,
 }
 
 /// `mcp_invoke_`: calls the tool and bounds its result (§6, budget); returns
@@ -269,7 +274,7 @@ pub async fn invoke(
 }
 
 /// `mcp_read_`: a result handle from the spill store, or a (templated) resource from the
-/// server; pages are at most the budget.
+/// server (or the page cache, when it read it recently); pages are at most the budget.
 pub async fn read(
     handle: &ServerHandle,
     out: Output<'_>,
@@ -286,7 +291,26 @@ pub async fn read(
     } else {
         req.uri
     };
+    if let Some(cached) = out.pages.get(handle, &uri) {
+        return Ok(off_runtime(handle, out, move |ctx| {
+            render_text_contents(&cached, &options, ctx)
+        })
+        .await);
+    }
+    // The version before the request: an update racing the answer leaves the entry stale.
+    let version = handle.resource_version(&uri);
     let contents = handle.read_resource(&uri).await?;
+    if contents
+        .iter()
+        .all(|c| matches!(c, ResourceContent::Text { .. }))
+    {
+        let contents = Arc::new(contents);
+        out.pages.put(handle, &uri, version, &contents);
+        return Ok(off_runtime(handle, out, move |ctx| {
+            render_text_contents(&contents, &options, ctx)
+        })
+        .await);
+    }
     Ok(off_runtime(handle, out, move |ctx| {
         render_resource_contents(contents, &options, ctx)
     })

@@ -23,6 +23,7 @@ use super::annotations::AnnotationMemo;
 use super::call::{Args, Call, json_type, parse_call};
 use super::exposure::{ExposurePolicies, ExposureReport};
 use super::health::health_line;
+use super::page_cache::PageCache;
 use super::surface::Surface;
 use super::{FunctionTarget, MetaFunction, MetaKind};
 use crate::catalog::CatalogKind;
@@ -253,6 +254,7 @@ pub struct MetaDispatcher {
     annotations: AnnotationMemo,
     surface: Arc<Surface>,
     budgets: Arc<Mutex<ResultBudgets>>,
+    pages: Arc<PageCache>,
 }
 
 impl MetaDispatcher {
@@ -264,6 +266,7 @@ impl MetaDispatcher {
             annotations: AnnotationMemo::default(),
             surface: Arc::new(Surface::default()),
             budgets: Arc::new(Mutex::new(ResultBudgets::default())),
+            pages: Arc::new(PageCache::default()),
         }
     }
 
@@ -292,6 +295,7 @@ impl MetaDispatcher {
         actions::Output {
             spill: &self.spill,
             max_result_bytes: self.budgets().for_call(server, tool),
+            pages: &self.pages,
         }
     }
 
@@ -469,3 +473,7 @@ mod tests;
 #[cfg(test)]
 #[path = "budget_tests.rs"]
 mod budget_tests;
+
+#[cfg(test)]
+#[path = "content_tests.rs"]
+mod content_tests;

@@ -182,11 +182,42 @@ pub fn render_resource_contents(
     ctx: &RenderContext<'_>,
 ) -> Value {
     let count = contents.len();
+    let items = contents
+        .into_iter()
+        .map(|content| render_content(content, options, ctx));
+    assemble(count, items, ctx)
+}
+
+/// [`render_resource_contents`] for contents kept by reference (the page cache holds text
+/// only; anything else it cannot hold renders as an error item).
+pub fn render_text_contents(
+    contents: &[ResourceContent],
+    options: &ReadOptions,
+    ctx: &RenderContext<'_>,
+) -> Value {
+    let items = contents.iter().map(|content| match content {
+        ResourceContent::Text {
+            uri,
+            mime_type,
+            text,
+        } => to_value(render_text(uri, mime_type.as_deref(), text, options)),
+        ResourceContent::Blob { uri, .. } | ResourceContent::Invalid { uri: Some(uri), .. } => {
+            json!({ "uri": uri, "error": "not text (a cached read holds text only)" })
+        }
+        ResourceContent::Invalid { uri: None, .. } => {
+            json!({ "error": "not text (a cached read holds text only)" })
+        }
+    });
+    assemble(contents.len(), items, ctx)
+}
+
+/// The rendered items of one read: a single object for one entry, else an array within the
+/// response ceiling.
+fn assemble(count: usize, rendered: impl Iterator<Item = Value>, ctx: &RenderContext<'_>) -> Value {
     let mut items = Vec::with_capacity(count);
     let mut used = 0usize;
     let mut omitted = 0usize;
-    for (i, content) in contents.into_iter().enumerate() {
-        let item = render_content(content, options, ctx);
+    for (i, item) in rendered.enumerate() {
         let size = serialized_len(&item);
         if i > 0 && used + size > ctx.response_ceiling() {
             omitted = count - i;
