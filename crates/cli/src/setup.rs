@@ -66,6 +66,10 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
     for warning in &config.warnings {
         crate::term::warning_line(&warning.to_string());
     }
+    // An unusable entry disables its server only; the others start (issue 14).
+    for broken in &config.broken {
+        eprintln!("coyote: warning: {broken}");
+    }
     Ok(config)
 }
 
@@ -104,6 +108,12 @@ pub fn select(config: &McpConfig, only: Option<&str>) -> CliResult<Vec<McpServer
     };
     if let Some(spec) = config.servers.iter().find(|s| s.name == name) {
         return Ok(vec![spec.clone()]);
+    }
+    if let Some(broken) = config.broken.iter().find(|b| b.name == name) {
+        return Err(CliError::usage(format!(
+            "MCP server '{name}' cannot be used: {}",
+            broken.to_error()
+        )));
     }
     if let Some(d) = config.disabled.iter().find(|d| d.name == name) {
         return Err(CliError::usage(format!(

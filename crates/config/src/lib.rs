@@ -59,8 +59,8 @@ pub use macros::{
     parse_macro, placeholders,
 };
 pub use mcp_json::{
-    DisabledServer, McpFile, McpFileContext, ServerDefaults, check_server_name, load_mcp_file,
-    parse_mcp_json,
+    BrokenServer, DisabledServer, McpFile, McpFileContext, ServerDefaults, check_server_name,
+    load_mcp_file, parse_mcp_json,
 };
 pub use paths::{ConfigPaths, PathOverrides};
 pub use roles::{Role, list_roles, load_role, parse_role};

@@ -20,8 +20,8 @@ use crate::env::EnvLookup;
 use crate::error::{ConfigError, IoOp};
 use crate::json_path::JsonPath;
 use crate::mcp_json::{
-    DisabledServer, McpFile, McpFileContext, ServerDefaults, decode_utf8, load_mcp_file,
-    parse_mcp_json,
+    BrokenServer, DisabledServer, McpFile, McpFileContext, ServerDefaults, decode_utf8,
+    load_mcp_file, parse_mcp_json,
 };
 use crate::paths::ConfigPaths;
 use crate::trust::{ProjectFile, TrustStatus, TrustStore, sha256_hex};
@@ -50,6 +50,8 @@ pub struct McpConfig {
     pub servers: Vec<McpServerSpec>,
     /// Entries with `"disabled": true` (after overriding).
     pub disabled: Vec<DisabledServer>,
+    /// Entries that cannot be used, each disabling its server only (after overriding).
+    pub broken: Vec<BrokenServer>,
     /// What was odd but usable in the files read.
     pub warnings: Vec<ConfigWarning>,
     /// The user's mcp.json (it may not exist).
@@ -105,7 +107,8 @@ impl<'a> McpLoader<'a> {
             .map_or(self.cwd.clone(), |(root, _)| root.clone());
         let user_cx = McpFileContext::new(self.env, self.paths.config_dir())
             .workspace(workspace)
-            .defaults(self.defaults);
+            .defaults(self.defaults)
+            .per_server_errors();
         let user = load_mcp_file(&user_file, &user_cx)?;
         let mut warnings = Vec::new();
         let (project, project_servers) = match found {
@@ -125,15 +128,18 @@ impl<'a> McpLoader<'a> {
         all_warnings.extend(warnings);
         let mut servers = Vec::new();
         let mut disabled = Vec::new();
+        let mut broken = Vec::new();
         for (name, slot) in merged {
             match slot {
                 Slot::Enabled(spec) => servers.push(*spec),
                 Slot::Disabled(source) => disabled.push(DisabledServer { name, source }),
+                Slot::Broken(server) => broken.push(server),
             }
         }
         Ok(McpConfig {
             servers,
             disabled,
+            broken,
             warnings: all_warnings,
             user_file,
             project,
@@ -177,7 +183,8 @@ impl<'a> McpLoader<'a> {
         }
         let cx = McpFileContext::new(self.env, root.clone())
             .default_cwd(root)
-            .defaults(self.defaults);
+            .defaults(self.defaults)
+            .per_server_errors();
         let parsed = parse_mcp_json(decode_utf8(&file, &bytes)?, &file, &cx)?;
         Ok((project, Some(parsed)))
     }
@@ -186,6 +193,7 @@ impl<'a> McpLoader<'a> {
 enum Slot {
     Enabled(Box<McpServerSpec>),
     Disabled(PathBuf),
+    Broken(BrokenServer),
 }
 
 /// Adds a file's entries; an existing name keeps its position and takes the new value.
@@ -195,6 +203,9 @@ fn add_file(merged: &mut IndexMap<String, Slot>, file: McpFile) {
     }
     for server in file.disabled {
         merged.insert(server.name, Slot::Disabled(server.source));
+    }
+    for server in file.broken {
+        merged.insert(server.name.clone(), Slot::Broken(server));
     }
 }
 

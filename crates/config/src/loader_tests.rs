@@ -74,6 +74,7 @@ fn nothing_configured() {
         McpConfig {
             servers: vec![],
             disabled: vec![],
+            broken: vec![],
             warnings: vec![],
             user_file: h.paths.mcp_json(),
             project: None
@@ -196,7 +197,8 @@ fn editing_a_trusted_file_needs_trust_again() {
 fn trusted_but_invalid_project_file_is_an_error() {
     let h = home();
     let path = h.repo.join(".coyote/mcp.json");
-    write(&path, r#"{"mcpServers": {"x": {}}}"#);
+    // Not an entry's problem but the file's: `mcpServers` is not an object.
+    write(&path, r#"{"mcpServers": []}"#);
     let project = load(&h).project.unwrap();
     TrustStore::new(&h.paths)
         .trust(&project.path, &project.sha256)
@@ -317,4 +319,51 @@ fn user_file_errors_surface() {
         ),
         "{err:?}"
     );
+}
+
+#[test]
+fn an_unusable_entry_disables_only_its_server() {
+    let h = home();
+    write(
+        &h.paths.mcp_json(),
+        r#"{"mcpServers": {
+            "good": {"command": "good-mcp"},
+            "bad": {"command": "x", "env": {"TOKEN": "${NOT_SET_HERE}"}},
+            "typo": {"command": "y", "args": "not-an-array"}
+        }}"#,
+    );
+    let config = load(&h);
+    assert_eq!(names(&config), pairs(&[("good", "good-mcp")]));
+    let broken: Vec<(&str, Vec<String>)> = config
+        .broken
+        .iter()
+        .map(|b| {
+            (
+                b.name.as_str(),
+                b.problems.iter().map(|p| p.path.to_string()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        broken,
+        [
+            ("bad", vec!["mcpServers.bad.env.TOKEN".to_owned()]),
+            ("typo", vec!["mcpServers.typo.args".to_owned()]),
+        ]
+    );
+    let text = config.broken[0].to_string();
+    assert!(
+        text.starts_with("MCP server 'bad' is disabled: its entry in "),
+        "{text}"
+    );
+    assert!(text.contains("NOT_SET_HERE"), "{text}");
+    // A file that is not JSON still fails as a whole.
+    write(
+        &h.paths.mcp_json(),
+        r#"{"mcpServers": {"good": {"command": "x",}}}"#,
+    );
+    assert!(matches!(
+        McpLoader::new(&h.paths, &MapEnv::new(), &h.cwd).load(),
+        Err(ConfigError::Syntax { .. })
+    ));
 }

@@ -45,6 +45,17 @@ pub struct McpFileContext<'a> {
     pub(crate) default_cwd: Option<PathBuf>,
     pub(crate) defaults: ServerDefaults,
     pub(crate) mode: ExpandMode,
+    pub(crate) entry_errors: EntryErrors,
+}
+
+/// What a problem inside one server's entry does to the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum EntryErrors {
+    /// The file is unusable ([`ConfigError::Invalid`]): `coyote mcp add`, strict checks.
+    #[default]
+    Fatal,
+    /// Only that server is: it is listed in [`McpFile::broken`] and the others load.
+    PerServer,
 }
 
 impl<'a> McpFileContext<'a> {
@@ -59,6 +70,7 @@ impl<'a> McpFileContext<'a> {
             default_cwd: None,
             defaults: ServerDefaults::default(),
             mode: ExpandMode::Resolve,
+            entry_errors: EntryErrors::Fatal,
         }
     }
 
@@ -77,6 +89,14 @@ impl<'a> McpFileContext<'a> {
     /// Values for keys an entry leaves out.
     pub fn defaults(mut self, defaults: ServerDefaults) -> Self {
         self.defaults = defaults;
+        self
+    }
+
+    /// A problem inside one entry disables that server only ([`McpFile::broken`]); problems
+    /// of the file itself (invalid JSON, a bad server name, a wrong top level) still make it
+    /// unusable.
+    pub fn per_server_errors(mut self) -> Self {
+        self.entry_errors = EntryErrors::PerServer;
         self
     }
 
@@ -101,8 +121,52 @@ pub struct McpFile {
     pub servers: Vec<McpServerSpec>,
     /// Entries with `"disabled": true` (not validated further).
     pub disabled: Vec<DisabledServer>,
+    /// Entries with problems, each disabled on its own (only with
+    /// [`McpFileContext::per_server_errors`]).
+    pub broken: Vec<BrokenServer>,
     /// What was odd but usable in the file.
     pub warnings: Vec<ConfigWarning>,
+}
+
+/// An entry that cannot be used (an unset variable, a bad field): that server is disabled,
+/// the others work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokenServer {
+    /// The server's name.
+    pub name: String,
+    /// The file the entry is in.
+    pub source: PathBuf,
+    /// What is wrong with it, in document order (never empty).
+    pub problems: Vec<Problem>,
+}
+
+impl BrokenServer {
+    /// The entry's problems as the error a strict load would have reported for the file
+    /// (`coyote mcp …` naming this very server exits 2 with it).
+    pub fn to_error(&self) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.source.clone(),
+            problems: self.problems.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for BrokenServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "MCP server '{}' is disabled: its entry in {} cannot be used: ",
+            self.name,
+            self.source.display()
+        )?;
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
+    }
 }
 
 /// An entry with `"disabled": true`.
@@ -177,7 +241,29 @@ pub fn parse_mcp_json(
             None => {}
         }
     }
+    // Only entries are wrong: each disables its server. A problem of the file itself keeps
+    // every problem together (the user fixes them in one go).
+    if cx.entry_errors == EntryErrors::PerServer && problems.iter().all(|p| p.server.is_some()) {
+        out.broken = broken_servers(file, std::mem::take(&mut problems));
+    }
     finish(file, out, problems)
+}
+
+/// Entry problems grouped by server, in document order.
+fn broken_servers(file: &Path, problems: Vec<Problem>) -> Vec<BrokenServer> {
+    let mut broken: Vec<BrokenServer> = Vec::new();
+    for problem in problems {
+        let name = problem.server.clone().unwrap_or_default();
+        match broken.iter_mut().find(|b| b.name == name) {
+            Some(server) => server.problems.push(problem),
+            None => broken.push(BrokenServer {
+                name,
+                source: file.to_owned(),
+                problems: vec![problem],
+            }),
+        }
+    }
+    broken
 }
 
 fn finish(file: &Path, out: McpFile, problems: Vec<Problem>) -> Result<McpFile, ConfigError> {

@@ -145,6 +145,15 @@ pub async fn servers(
             "tool_limits": budgets.tool_limits(&status.name),
         }));
     }
+    for broken in &config.broken {
+        let reason: Vec<String> = broken.problems.iter().map(ToString::to_string).collect();
+        rows.push(
+            json!({"name": broken.name, "state": "config-error", "transport": null,
+            "reason": reason.join("; "), "protocol_version": null, "server_name": null,
+            "server_version": null, "capabilities": [], "counts": null, "exposure": null,
+            "max_result_bytes": null, "max_result_bytes_source": null, "tool_limits": null}),
+        );
+    }
     for disabled in &config.disabled {
         rows.push(
             json!({"name": disabled.name, "state": "disabled", "transport": null,

@@ -23,10 +23,17 @@ fn bad_json_names_the_file_and_position() {
 fn missing_command_names_the_key_and_the_fix() {
     let home = Home::new();
     home.write_servers(json!({ "broken": { "args": ["x"] } }));
-    let (code, _out, err) = home.run(&["mcp", "servers"]);
-    assert_eq!(code, 2, "{err}");
+    // The entry disables its own server only: listed as config-error, with a warning.
+    let (code, out, err) = home.run(&["mcp", "servers"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("config-error"), "{out}");
     assert!(err.contains("mcpServers.broken"), "{err}");
     assert!(err.contains("command"), "{err}");
+    // A command about that very server is a usage error naming it.
+    let (code, _out, err) = home.run(&["mcp", "tools", "broken"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("MCP server 'broken' cannot be used"), "{err}");
+    assert!(err.contains("mcpServers.broken.command"), "{err}");
 }
 
 #[test]
@@ -44,11 +51,27 @@ fn unset_variable_names_server_key_and_variable() {
     home.write_servers(
         json!({ "gh": { "command": "x", "env": { "TOKEN": "${COYOTE_TEST_SURELY_UNSET}" } } }),
     );
-    let (code, _out, err) = home.run(&["mcp", "servers"]);
-    assert_eq!(code, 2, "{err}");
+    let (code, out, err) = home.run(&["mcp", "servers", "--json"]);
+    assert_eq!(code, 0, "{err}");
     for needle in ["gh", "TOKEN", "COYOTE_TEST_SURELY_UNSET"] {
         assert!(err.contains(needle), "{needle}: {err}");
     }
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows[0]["name"], "gh");
+    assert_eq!(rows[0]["state"], "config-error");
+    assert!(
+        rows[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("COYOTE_TEST_SURELY_UNSET"),
+        "{rows}"
+    );
+    let (code, _out, err) = home.run(&["mcp", "tools", "gh"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("'gh'") && err.contains("COYOTE_TEST_SURELY_UNSET"),
+        "{err}"
+    );
 }
 
 #[test]

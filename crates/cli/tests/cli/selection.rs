@@ -80,3 +80,43 @@ async fn one_shot_calls_outside_the_declarations_reach_no_server() {
     // The unselected server was never even started.
     assert_eq!(hidden.events().events, []);
 }
+
+/// Issue 14 acceptance 6: one entry with an unset `${VAR}` and one good server — a one-shot
+/// chat and `coyote mcp tools good` work, each with a warning naming the entry and the
+/// variable; the bad server is simply not there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unset_variable_disables_only_its_server() {
+    let home = Home::new();
+    let good = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .tool("echo", ToolBehavior::Echo)
+        .write_to(home.path())
+        .unwrap();
+    home.write_servers(json!({
+        "bad": {"command": "x", "env": {"TOKEN": "${COYOTE_TEST_NOT_SET_ANYWHERE}"}},
+        "good": good.mcp_json_entry(),
+    }));
+    let script = vec![
+        Reply::call("good__echo", json!({"text": "works"})),
+        Reply::text("fine"),
+    ];
+    let llm = FakeLlm::start(LlmWire::OpenAi, script).await;
+    write_fake_model_config(&home, &llm.api_base(), "");
+    let (code, out, err) = chat_async(&home, &["hello"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "fine\n");
+    let warning = "coyote: warning: MCP server 'bad' is disabled";
+    assert!(err.contains(warning), "{err}");
+    assert!(err.contains("COYOTE_TEST_NOT_SET_ANYWHERE"), "{err}");
+    assert_eq!(
+        declared_tools(LlmWire::OpenAi, &llm.requests()[0]),
+        ["good__echo"]
+    );
+    let (code, out, err) = home.run_async(&["mcp", "tools", "good"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("echo"), "{out}");
+    assert!(
+        err.contains(warning) && err.contains("COYOTE_TEST_NOT_SET_ANYWHERE"),
+        "{err}"
+    );
+}

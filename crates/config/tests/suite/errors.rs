@@ -9,11 +9,28 @@ use crate::common::TestHome;
 fn error_for(text: &str) -> (ConfigError, String) {
     let home = TestHome::new();
     home.user_file(text);
-    let err = home
-        .load(&MapEnv::new().with("SET", "1"))
-        .expect_err("must fail");
+    let err = failure(home.load(&MapEnv::new().with("SET", "1")));
     let msg = home.redact(&err.to_string());
     (err, msg)
+}
+
+/// The load's error, or — an entry's problems disable only its server — the problems of the
+/// disabled servers as one error, as a strict load reports them.
+fn failure(loaded: Result<coyote_config::McpConfig, ConfigError>) -> ConfigError {
+    match loaded {
+        Err(err) => err,
+        Ok(config) => {
+            assert!(!config.broken.is_empty(), "must fail: {config:?}");
+            ConfigError::Invalid {
+                path: config.broken[0].source.clone(),
+                problems: config
+                    .broken
+                    .iter()
+                    .flat_map(|b| b.problems.clone())
+                    .collect(),
+            }
+        }
+    }
 }
 
 #[test]
@@ -150,7 +167,7 @@ fn messages_never_contain_secrets() {
     for text in cases {
         let home = TestHome::new();
         home.user_file(text);
-        let err = home.load(&env).expect_err(text);
+        let err = failure(home.load(&env));
         let shown = format!("{err} {err:?}");
         assert!(!shown.contains("SECRET"), "{text}: {shown}");
     }
