@@ -344,6 +344,21 @@ pub enum McpCommand {
     Login { name: String },
     /// Forget a remote server's sign-in (its stored tokens).
     Logout { name: String },
+    /// Show the cached server catalogs a chat declares idle servers from, or delete them
+    /// (`coyote mcp cache clear`).
+    Cache {
+        /// `clear` deletes every cached catalog.
+        action: Option<CacheAction>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+}
+
+/// What `coyote mcp cache` does besides listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheAction {
+    /// Delete every cached catalog.
+    Clear,
 }
 
 impl ChatArgs {

@@ -16,6 +16,7 @@ use coyote_config::{
     TokenStoreKind, TrustDecision, TrustStore, load_app_config,
 };
 use coyote_mcp::auth::{AuthOptions, SignIn, TOKEN_DIR, TokenStoreChoice};
+use coyote_mcp::catalog_cache::CatalogCache;
 use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions};
 use coyote_protocol::McpServerSpec;
 
@@ -191,24 +192,49 @@ pub fn login_authorizer() -> Arc<coyote_mcp::auth::BrowserAuthorizer> {
 
 /// A runtime with `specs` started (concurrently; returns once each is Ready or Failed), with
 /// the client features of a command-line run: questions on the terminal when there is one
-/// (declined with a stderr line otherwise) and server log lines on stderr.
+/// (declined with a stderr line otherwise) and server log lines on stderr. The `coyote mcp`
+/// commands use it as it is: they always talk to live servers.
 pub async fn start(
     global: &GlobalArgs,
     paths: &ConfigPaths,
     specs: Vec<McpServerSpec>,
 ) -> McpRuntime {
+    let runtime = McpRuntime::new(cli_runtime_options(global, paths));
+    runtime.start_all(specs).await;
+    runtime
+}
+
+/// A chat's runtime: servers with a fresh cached catalog (`"start": "lazy"`, the default) are
+/// declared from it and start on their first call; the others start now (issue 14).
+pub async fn start_lazily(
+    global: &GlobalArgs,
+    paths: &ConfigPaths,
+    specs: Vec<McpServerSpec>,
+) -> McpRuntime {
+    let runtime = McpRuntime::new(RuntimeOptions {
+        catalog_cache: Some(catalog_cache(paths)),
+        ..cli_runtime_options(global, paths)
+    });
+    runtime.start_all_lazily(specs).await;
+    runtime
+}
+
+/// The options of a command-line run's runtime (see [`start`]).
+fn cli_runtime_options(global: &GlobalArgs, paths: &ConfigPaths) -> RuntimeOptions {
     let config = load_app_config(paths, &ProcessEnv).map_err(|e| e.to_string());
     let questions = Questions::new(Screen::new(), Interactivity::detect());
-    let options = crate::client::runtime_options(
+    crate::client::runtime_options(
         global,
         config,
         &questions,
         Arc::new(crate::client::log_view::StderrLog::new()),
         paths,
-    );
-    let runtime = McpRuntime::new(options);
-    runtime.start_all(specs).await;
-    runtime
+    )
+}
+
+/// Where servers' catalogs are cached: `<cache>/mcp-catalogs`.
+pub fn catalog_cache(paths: &ConfigPaths) -> CatalogCache {
+    CatalogCache::new(paths.cache_dir().join("mcp-catalogs"))
 }
 
 /// The theme: `--theme`, else config.yaml `theme`, else auto.

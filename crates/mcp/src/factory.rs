@@ -260,7 +260,12 @@ impl McpFactory {
                 shadowed.push(name);
                 continue;
             }
-            if let Err(error) = runtime.adopt(servers.app, &name) {
+            // An Idle app server (lazy start) is started for the agent that needs it.
+            let adopted = match servers.app.acquire(&name).await {
+                Ok(_) => runtime.adopt(servers.app, &name),
+                Err(error) => Err(error),
+            };
+            if let Err(error) = adopted {
                 problems.push(AgentServerProblem {
                     server: name,
                     error,

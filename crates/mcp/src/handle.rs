@@ -73,6 +73,8 @@ struct HandleInner {
     oauth: bool,
     /// `outputSchema` by tool name, from the latest full tool listing.
     output_schemas: std::sync::Mutex<BTreeMap<String, Option<Value>>>,
+    /// The smallest `ttlMs` a list page sent (`u64::MAX`: none).
+    list_ttl_ms: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -123,8 +125,26 @@ impl ServerHandle {
                 max_message_bytes: parts.max_message_bytes,
                 oauth: parts.oauth,
                 output_schemas: std::sync::Mutex::default(),
+                list_ttl_ms: std::sync::atomic::AtomicU64::new(u64::MAX),
             }),
         }
+    }
+
+    /// Records a list page's `ttlMs` hint (the smallest one wins).
+    pub(crate) fn note_list_ttl(&self, ttl_ms: u64) {
+        self.inner
+            .list_ttl_ms
+            .fetch_min(ttl_ms, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// The smallest `ttlMs` freshness hint the server's list results carried, if any (how
+    /// long its catalog may be cached; protocol 2026-07-28).
+    pub fn list_ttl_ms(&self) -> Option<u64> {
+        let ttl = self
+            .inner
+            .list_ttl_ms
+            .load(std::sync::atomic::Ordering::Acquire);
+        (ttl != u64::MAX).then_some(ttl)
     }
 
     /// The server's configured name.

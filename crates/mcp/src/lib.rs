@@ -6,7 +6,7 @@
 //! `crates/test-support/tests/structure.rs` checks it; `docs/architecture.md` has the table):
 //! ground `server`, `catalog`, `error`, `content`, `schema_check`, `browser`; transport `connect`, `convert`,
 //! `client_handler`, `activity`; one server's conversation `handle`, `listing`; the runtime
-//! `runtime`, `factory`; policy `render`, `uri_template`, `prompt`, `search`; top `meta`.
+//! `runtime`, `factory`, `catalog_cache`; policy `render`, `uri_template`, `prompt`, `search`; top `meta`.
 
 // Ground floor: what one server is.
 pub mod browser;
@@ -27,6 +27,7 @@ pub mod handle;
 pub mod listing;
 
 // The runtime.
+pub mod catalog_cache;
 pub mod factory;
 pub mod runtime;
 

@@ -41,6 +41,8 @@ struct Page<T> {
     items: Vec<T>,
     next_cursor: Option<String>,
     skipped: Vec<String>,
+    /// The page's `ttlMs` freshness hint (protocol 2026-07-28), if it sent one.
+    ttl_ms: Option<u64>,
 }
 
 /// A listable kind: how to ask for a page and read the answer.
@@ -59,11 +61,16 @@ trait ListKind {
     fn remember(_handle: &ServerHandle, _items: &[Self::Item]) {}
 }
 
-fn typed_page<R, T>(items: Vec<R>, next_cursor: Option<String>, f: fn(R) -> T) -> Page<T> {
+fn typed_page<R, T>(
+    items: Vec<R>,
+    (next_cursor, ttl_ms): (Option<String>, Option<u64>),
+    f: fn(R) -> T,
+) -> Page<T> {
     Page {
         items: items.into_iter().map(f).collect(),
         next_cursor,
         skipped: Vec::new(),
+        ttl_ms,
     }
 }
 
@@ -79,9 +86,11 @@ impl ListKind for Tools {
     }
     fn typed(result: ServerResult) -> Result<Page<ToolInfo>, Box<ServerResult>> {
         match result {
-            ServerResult::ListToolsResult(r) => {
-                Ok(typed_page(r.tools, r.next_cursor, convert::tool_info))
-            }
+            ServerResult::ListToolsResult(r) => Ok(typed_page(
+                r.tools,
+                (r.next_cursor, r.ttl_ms),
+                convert::tool_info,
+            )),
             other => Err(Box::new(other)),
         }
     }
@@ -107,7 +116,7 @@ impl ListKind for Resources {
         match result {
             ServerResult::ListResourcesResult(r) => Ok(typed_page(
                 r.resources,
-                r.next_cursor,
+                (r.next_cursor, r.ttl_ms),
                 convert::resource_info,
             )),
             other => Err(Box::new(other)),
@@ -134,7 +143,7 @@ impl ListKind for Templates {
         match result {
             ServerResult::ListResourceTemplatesResult(r) => Ok(typed_page(
                 r.resource_templates,
-                r.next_cursor,
+                (r.next_cursor, r.ttl_ms),
                 convert::template_info,
             )),
             other => Err(Box::new(other)),
@@ -157,9 +166,11 @@ impl ListKind for Prompts {
     }
     fn typed(result: ServerResult) -> Result<Page<PromptInfo>, Box<ServerResult>> {
         match result {
-            ServerResult::ListPromptsResult(r) => {
-                Ok(typed_page(r.prompts, r.next_cursor, convert::prompt_info))
-            }
+            ServerResult::ListPromptsResult(r) => Ok(typed_page(
+                r.prompts,
+                (r.next_cursor, r.ttl_ms),
+                convert::prompt_info,
+            )),
             other => Err(Box::new(other)),
         }
     }
@@ -193,10 +204,12 @@ fn raw_page<K: ListKind>(server: &str, result: ServerResult) -> Result<Page<K::I
         None | Some(Value::Null) => None,
         Some(other) => return Err(protocol(format!("\"nextCursor\" is not a string: {other}"))),
     };
+    let ttl_ms = obj.get("ttlMs").and_then(Value::as_u64);
     let mut page = Page {
         items: Vec::with_capacity(values.len()),
         next_cursor,
         skipped: Vec::new(),
+        ttl_ms,
     };
     for (index, value) in values.into_iter().enumerate() {
         let label = value.get("name").and_then(Value::as_str).map(str::to_owned);
@@ -228,6 +241,9 @@ async fn list_all<K: ListKind>(
             Ok(page) => page,
             Err(other) => raw_page::<K>(server, *other)?,
         };
+        if let Some(ttl) = page.ttl_ms {
+            handle.note_list_ttl(ttl);
+        }
         items.extend(page.items);
         for warning in page.skipped {
             tracing::warn!(server, "{warning}");

@@ -19,6 +19,7 @@ use coyote_protocol::{McpServerSpec, Timeouts};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::catalog_cache::{CachedCatalog, CatalogCache};
 use crate::connect::auth::AuthContext;
 use crate::connect::{self, ConnectOptions, Connection};
 use crate::error::McpError;
@@ -35,6 +36,15 @@ struct Slot {
     instructions_max_bytes: usize,
     state: Arc<StateCell>,
     live: Mutex<Option<Live>>,
+    /// What a start needs: the spec (kept for a lazy start) and its cached catalog (an Idle
+    /// server is declared from it).
+    lazy: Option<LazyStart>,
+}
+
+/// A server registered Idle.
+struct LazyStart {
+    spec: McpServerSpec,
+    cached: Arc<CachedCatalog>,
 }
 
 struct Live {
@@ -91,6 +101,13 @@ impl McpRuntime {
         }
     }
 
+    fn start_context(&self) -> StartContext {
+        StartContext {
+            connect: self.inner.connect.clone(),
+            catalog_cache: self.inner.options.catalog_cache.clone(),
+        }
+    }
+
     fn slots(&self) -> Vec<Arc<Slot>> {
         self.inner
             .slots
@@ -134,6 +151,7 @@ impl McpRuntime {
             instructions_max_bytes,
             state: Arc::new(StateCell::new()),
             live: Mutex::new(None),
+            lazy: None,
         });
         match slots.iter().position(|s| s.name == name) {
             Some(i)
@@ -158,7 +176,7 @@ impl McpRuntime {
     pub async fn start_all(&self, specs: Vec<McpServerSpec>) {
         let mut set = JoinSet::new();
         for (slot, spec) in self.register(specs) {
-            set.spawn(start_one(self.inner.connect.clone(), slot, spec));
+            set.spawn(start_one(self.start_context(), slot, spec));
         }
         while set.join_next().await.is_some() {}
     }
@@ -174,7 +192,7 @@ impl McpRuntime {
             .unwrap_or_else(|p| p.into_inner());
         while background.try_join_next().is_some() {}
         for (slot, spec) in starts {
-            background.spawn(start_one(self.inner.connect.clone(), slot, spec));
+            background.spawn(start_one(self.start_context(), slot, spec));
         }
     }
 
@@ -283,7 +301,10 @@ impl McpRuntime {
                 name: s.name.clone(),
                 transport: s.transport.to_owned(),
                 state: s.state.get(),
-                info: s.handle().map(|h| h.info()),
+                info: s
+                    .handle()
+                    .map(|h| h.info())
+                    .or_else(|| s.lazy.as_ref().map(|l| l.cached.info.clone())),
             })
             .collect()
     }
@@ -368,16 +389,28 @@ impl McpRuntime {
     }
 }
 
-async fn start_one(options: ConnectOptions, slot: Arc<Slot>, spec: McpServerSpec) {
-    let connected = connect::connect(&spec, &options).await;
+/// What a start needs from its runtime.
+#[derive(Clone)]
+struct StartContext {
+    connect: ConnectOptions,
+    catalog_cache: Option<CatalogCache>,
+}
+
+async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpServerSpec) {
+    let connected = connect::connect(&spec, &context.connect).await;
     let ready = settle(
         slot,
         spec.timeouts.call,
-        options.max_message_bytes,
+        context.connect.max_message_bytes,
         connected,
     );
     if let Some(handle) = ready {
-        handle.send_initial_log_level(options.hooks.log_level).await;
+        handle
+            .send_initial_log_level(context.connect.hooks.log_level)
+            .await;
+        if let Some(cache) = context.catalog_cache {
+            lazy::refresh_cache(&cache, &spec, &handle).await;
+        }
     }
 }
 
@@ -451,6 +484,7 @@ async fn watch_connection(
 }
 
 mod client;
+mod lazy;
 mod options;
 
 pub use options::RuntimeOptions;

@@ -4,7 +4,8 @@
 //! [`ServerCapabilityFlags`]), what it offers ([`McpServerFeatures`], seed D7), and the bounds of
 //! stopping it ([`ShutdownTimeouts`]).
 //!
-//! Invariants: a state only moves forward from Starting; `Failed` is set only over `Ready` by
+//! Invariants: a state only moves forward from Idle and Starting (Idle → Starting once, by the
+//! caller that starts the server); `Failed` is set only over `Ready` by
 //! the crash watcher, so a server being closed is never reported as crashed. Plain data: this
 //! module imports no other module of the crate.
 
@@ -17,6 +18,8 @@ use tokio::sync::watch;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", content = "reason", rename_all = "snake_case")]
 pub enum ServerState {
+    /// Not started: declared from its cached catalog; the first call that needs it starts it.
+    Idle,
     /// Connecting and handshaking.
     Starting,
     /// Handshake done; requests are served.
@@ -32,6 +35,7 @@ pub enum ServerState {
 impl std::fmt::Display for ServerState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            ServerState::Idle => f.write_str("idle (cached)"),
             ServerState::Starting => f.write_str("starting"),
             ServerState::Ready => f.write_str("ready"),
             ServerState::Failed(reason) => write!(f, "failed: {reason}"),
@@ -48,6 +52,23 @@ pub(crate) struct StateCell(watch::Sender<ServerState>);
 impl StateCell {
     pub(crate) fn new() -> Self {
         StateCell(watch::channel(ServerState::Starting).0)
+    }
+
+    /// A server declared from its cached catalog, not started yet.
+    pub(crate) fn idle() -> Self {
+        StateCell(watch::channel(ServerState::Idle).0)
+    }
+
+    /// Moves `Idle` to `Starting`; `true` for the one caller that made the move (it starts
+    /// the server).
+    pub(crate) fn begin_start_if_idle(&self) -> bool {
+        self.0.send_if_modified(|s| {
+            let idle = matches!(s, ServerState::Idle);
+            if idle {
+                *s = ServerState::Starting;
+            }
+            idle
+        })
     }
 
     pub(crate) fn subscribe(&self) -> watch::Receiver<ServerState> {

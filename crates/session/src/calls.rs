@@ -290,8 +290,9 @@ async fn approve(
         tool,
         arguments,
     } = *invoke;
-    // A server that is not Ready answers with its health line now, and is not asked again.
-    if let Err(e) = session.runtime.server(server) {
+    // A server that is not Ready answers with its health line now, and is not asked again;
+    // an Idle one (declared from its cached catalog) is started by this first call.
+    if let Err(e) = session.runtime.acquire(server).await {
         let text = match e {
             McpError::ServerNotReady { server, state } => health_line(&server, &state),
             other => other.to_string(),

@@ -61,7 +61,7 @@ pub(crate) async fn declarations(
             continue;
         }
         match status.state {
-            ServerState::Ready | ServerState::Closed => {}
+            ServerState::Ready | ServerState::Idle | ServerState::Closed => {}
             state @ (ServerState::Starting | ServerState::Failed(_) | ServerState::NeedsAuth) => {
                 not_ready.push(NotReady {
                     server: status.name.clone(),

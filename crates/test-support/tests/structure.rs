@@ -73,7 +73,7 @@ fn coyote_mcp_floors() -> Floors {
                 vec!["connect", "convert", "client_handler", "activity"],
             ),
             ("conversation", vec!["handle", "listing"]),
-            ("runtime", vec!["runtime", "factory"]),
+            ("runtime", vec!["runtime", "factory", "catalog_cache"]),
             ("policy", vec!["render", "uri_template", "prompt", "search"]),
             ("top", vec!["meta"]),
         ],

@@ -62,7 +62,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     let (specs, selection) = scoped::selected_specs(&app, &prepared.scope, mcp.servers);
     // `-a NAME`: the servers the agent and its delegates select (agent_chat.rs).
     let specs = crate::agent_chat::app_specs(&paths, &args, &app, specs, &all_specs)?;
-    let runtime = setup::start(global, &paths, specs.clone()).await;
+    let runtime = setup::start_lazily(global, &paths, specs.clone()).await;
     let session = Session::builder(
         choice.provider,
         choice.settings,

@@ -248,6 +248,7 @@ fn budget_cell(row: &Value) -> String {
 
 fn state_label(state: &ServerState) -> &'static str {
     match state {
+        ServerState::Idle => "idle (cached)",
         ServerState::Starting => "starting",
         ServerState::Ready => "ready",
         ServerState::Failed(_) => "failed",

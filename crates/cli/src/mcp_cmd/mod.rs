@@ -2,6 +2,7 @@
 //! only the servers it needs, runs, and always shuts them down (process groups killed) before
 //! returning, whatever the outcome.
 
+mod cache;
 mod call;
 mod edit;
 mod list;
@@ -54,6 +55,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             let config = setup::load_mcp(global, &paths)?;
             return login::logout(&config, &paths, &name).await;
         }
+        McpCommand::Cache { action, out } => return cache::run(&paths, action, out),
         _ => {}
     }
     let config = setup::load_mcp(global, &paths)?;
@@ -94,7 +96,8 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         McpCommand::Add { .. }
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
-        | McpCommand::Logout { .. } => None,
+        | McpCommand::Logout { .. }
+        | McpCommand::Cache { .. } => None,
     }
 }
 
@@ -189,7 +192,8 @@ async fn dispatch(
         McpCommand::Add { .. }
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
-        | McpCommand::Logout { .. } => Ok(()),
+        | McpCommand::Logout { .. }
+        | McpCommand::Cache { .. } => Ok(()),
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use coyote_config::{AppConfig, ProcessEnv, load_app_config};
 use coyote_llm::Provider;
-use coyote_mcp::{McpRuntime, SpillStore};
+use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
 use coyote_session::{ApprovalPolicies, ModelSettings, ServerSelection, Session};
 
 use super::completer::{CompletionSource, ReplCompleter};
@@ -87,18 +87,22 @@ pub fn start(
     ));
     let questions = Questions::new(screen.clone(), Interactivity::detect());
     let server_log = Arc::new(ReplLog::new(screen.clone()));
-    let runtime = McpRuntime::new(crate::client::runtime_options(
-        global,
-        Ok(app_config.clone()),
-        &questions,
-        server_log.clone(),
-        &paths,
-    ));
+    let runtime = McpRuntime::new(RuntimeOptions {
+        catalog_cache: Some(crate::setup::catalog_cache(&paths)),
+        ..crate::client::runtime_options(
+            global,
+            Ok(app_config.clone()),
+            &questions,
+            server_log.clone(),
+            &paths,
+        )
+    });
     let specs = mcp.servers.clone();
     {
-        // Background start: the prompt shows at once (issue 4).
+        // Background start: the prompt shows at once (issue 4); servers with a fresh cached
+        // catalog stay idle until their first call (issue 14).
         let _entered = handle.enter();
-        runtime.spawn_start(specs.clone());
+        runtime.spawn_start_lazily(specs.clone());
     }
     // Install the SIGINT handler now, so Ctrl-C never kills the REPL (also during `!cmd`).
     handle.block_on(async {

@@ -187,6 +187,20 @@ pub enum DispatchError {
         /// What to call to find it.
         hint: String,
     },
+    /// An item declared from the server's cached catalog is gone from the live one.
+    #[error(
+        "MCP server '{server}' changed its catalog since this request was declared: {kind} \
+         {id:?} no longer exists. The next request declares what the server offers now; use \
+         one of those."
+    )]
+    CatalogChanged {
+        /// The server.
+        server: String,
+        /// The item's kind.
+        kind: CatalogKind,
+        /// Its id as called.
+        id: String,
+    },
     /// The server failed the request (in words for the model: a server waiting for sign-in says
     /// what to ask the user).
     #[error("{}", for_the_model(.0))]
@@ -231,7 +245,9 @@ impl DispatchError {
                 e,
                 RenderError::InvalidPattern { .. } | RenderError::BadHandle { .. }
             ),
-            DispatchError::Server(_) | DispatchError::Unavailable { .. } => false,
+            DispatchError::Server(_)
+            | DispatchError::Unavailable { .. }
+            | DispatchError::CatalogChanged { .. } => false,
         }
     }
 }
@@ -368,8 +384,9 @@ impl MetaDispatcher {
         target: FunctionTarget,
         args: Value,
     ) -> Result<DispatchOutcome, DispatchError> {
-        // A server that cannot serve answers with its health line whatever the arguments.
-        let handle = match self.runtime.server(target.server()) {
+        // A server that cannot serve answers with its health line whatever the arguments; an
+        // Idle one (declared from its cached catalog) starts now.
+        let handle = match self.runtime.acquire(target.server()).await {
             Ok(handle) => handle,
             Err(McpError::ServerNotReady { server, state }) => {
                 return Err(DispatchError::Unavailable { server, state });
@@ -408,6 +425,9 @@ impl MetaDispatcher {
             Call::Invoke { tool, .. } => Some(tool.clone()),
             Call::Search(_) | Call::Describe(_) | Call::Read(_) | Call::Prompt(_) => None,
         };
+        if self.surface.declared_from_cache(handle.name()) {
+            self.check_still_offered(&handle, &call).await?;
+        }
         let (body, is_error) = match call {
             Call::Search(req) => {
                 let out = actions::search(&handle, req).await?;
@@ -446,6 +466,44 @@ impl MetaDispatcher {
             body,
             is_error,
             tool,
+        })
+    }
+}
+
+impl MetaDispatcher {
+    /// A call of a tool or prompt declared from the server's cached catalog: the item must
+    /// still be in the live list, else the catalog changed under the declaration.
+    async fn check_still_offered(
+        &self,
+        handle: &crate::handle::ServerHandle,
+        call: &Call,
+    ) -> Result<(), DispatchError> {
+        let (kind, id, offered) = match call {
+            Call::Invoke { tool, .. } => {
+                let tools = handle.list_tools().await?;
+                (
+                    CatalogKind::Tool,
+                    tool,
+                    tools.iter().any(|t| &t.name == tool),
+                )
+            }
+            Call::Prompt(req) => {
+                let prompts = handle.list_prompts().await?;
+                (
+                    CatalogKind::Prompt,
+                    &req.name,
+                    prompts.iter().any(|p| p.name == req.name),
+                )
+            }
+            Call::Search(_) | Call::Describe(_) | Call::Read(_) => return Ok(()),
+        };
+        if offered {
+            return Ok(());
+        }
+        Err(DispatchError::CatalogChanged {
+            server: handle.name().to_owned(),
+            kind,
+            id: id.clone(),
         })
     }
 }

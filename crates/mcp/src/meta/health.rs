@@ -20,6 +20,9 @@ pub const HEALTH_REASON_MAX_BYTES: usize = 150;
 /// The one line for `server` in `state`: state, reason, and what the model should do.
 pub fn health_line(server: &str, state: &ServerState) -> String {
     match state {
+        ServerState::Idle => {
+            format!("MCP server '{server}' is not started yet; its first call starts it.")
+        }
         ServerState::Starting => format!(
             "MCP server '{server}' is still starting; its functions appear once it is ready. \
              Tell the user if they need it now."
@@ -71,6 +74,7 @@ mod tests {
         let long = "x".repeat(5_000) + "\nstderr: boom\n\tmore";
         let server = "a-server-with-a-rather-long-name-of-40b";
         for state in [
+            ServerState::Idle,
             ServerState::Starting,
             ServerState::Ready,
             ServerState::Failed(long.clone()),

@@ -33,6 +33,7 @@ use super::exposure::{
 use super::health::health_declaration;
 use super::{MetaKind, enabled_kinds, mcp_meta_function_names};
 use crate::catalog::ToolInfo;
+use crate::catalog_cache::CachedCatalog;
 use crate::handle::ServerHandle;
 use crate::runtime::McpRuntime;
 use crate::server::{McpServerFeatures, ServerState};
@@ -60,6 +61,8 @@ pub(crate) struct Surface {
     callable: Mutex<Callable>,
     /// Servers a `coyote-result://` handle was issued for (they keep `mcp_read_`).
     handles: Mutex<BTreeSet<String>>,
+    /// Servers the latest declaration set declared from their cached catalog.
+    from_cache: Mutex<BTreeSet<String>>,
 }
 
 /// What one server contributes to a declaration set.
@@ -170,64 +173,85 @@ impl Surface {
             .collect()
     }
 
-    /// What one selected server contributes, from its state in the runtime.
-    async fn plan_server(&self, runtime: &McpRuntime, server: &str) -> Option<Plan> {
-        let unavailable = |state| {
-            Some(Plan::Unavailable {
-                server: server.to_owned(),
-                state,
-            })
-        };
+    /// Where a server's features and tools come from now: its live handle (Ready) or its
+    /// cached catalog (Idle); `Err` with the state of a server that cannot serve.
+    fn source(runtime: &McpRuntime, server: &str) -> Option<Result<ToolSource, ServerState>> {
         match runtime.state(server)? {
-            ServerState::Ready => match runtime.server(server) {
-                Ok(handle) => Some(self.plan(runtime, &handle.features()).await),
-                Err(_) => unavailable(runtime.state(server)?),
-            },
+            ServerState::Ready => Some(match runtime.server(server) {
+                Ok(handle) => Ok(ToolSource::Live(handle)),
+                Err(_) => Err(runtime.state(server).unwrap_or(ServerState::Closed)),
+            }),
+            ServerState::Idle => Some(
+                runtime
+                    .cached_catalog(server)
+                    .map(ToolSource::Cached)
+                    .ok_or(ServerState::Idle),
+            ),
             ServerState::Closed => None,
-            state @ (ServerState::Starting | ServerState::Failed(_)) => unavailable(state),
+            state @ (ServerState::Starting | ServerState::Failed(_)) => Some(Err(state)),
         }
     }
 
-    async fn plan(&self, runtime: &McpRuntime, features: &McpServerFeatures) -> Plan {
-        let configured = self.policies.get(&features.name);
-        let meta = || Plan::Meta {
-            features: features.clone(),
-            kinds: self.meta_kinds(features),
-        };
-        // No handshake result: fail-open meta-functions.
-        let handle = match runtime.server(&features.name) {
-            Ok(handle) if !features.peer_info_missing => handle,
-            Ok(_) | Err(_) => return meta(),
-        };
-        if configured == Exposure::Meta {
-            return meta();
-        }
-        let listed = if features.tools {
-            match self.listed(&handle).await {
-                Ok(listed) => listed,
-                Err(_) => return meta(),
-            }
-        } else {
-            Arc::new(ListedTools {
+    /// What one selected server contributes, from its state in the runtime.
+    async fn plan_server(&self, runtime: &McpRuntime, server: &str) -> Option<Plan> {
+        Some(match Self::source(runtime, server)? {
+            Ok(source) => self.plan(&source).await,
+            Err(state) => Plan::Unavailable {
+                server: server.to_owned(),
+                state,
+            },
+        })
+    }
+
+    /// The server's tools with their direct-declaration estimate (`None`: not listable).
+    async fn tool_listing(&self, source: &ToolSource) -> Option<Arc<ListedTools>> {
+        if !source.features().tools {
+            return Some(Arc::new(ListedTools {
                 tools: Vec::new(),
                 direct_tokens: 0,
-            })
+            }));
+        }
+        match source {
+            ToolSource::Live(handle) => self.listed(handle).await.ok(),
+            ToolSource::Cached(catalog) => Some(Arc::new(ListedTools {
+                direct_tokens: estimate_tokens(&provisional_direct_declarations(
+                    &catalog.server,
+                    &catalog.tools,
+                )),
+                tools: catalog.tools.clone(),
+            })),
+        }
+    }
+
+    async fn plan(&self, source: &ToolSource) -> Plan {
+        let features = source.features();
+        let configured = self.policies.get(&features.name);
+        let meta = |features: McpServerFeatures| Plan::Meta {
+            kinds: self.meta_kinds(&features),
+            features,
         };
-        let kinds = self.direct_kinds(features);
+        // No handshake result: fail-open meta-functions.
+        if features.peer_info_missing || configured == Exposure::Meta {
+            return meta(features);
+        }
+        let Some(listed) = self.tool_listing(source).await else {
+            return meta(features);
+        };
+        let kinds = self.direct_kinds(&features);
         // Discovery declared beside the tools counts toward the budget.
         let discovery: Vec<MetaKind> = kinds
             .iter()
             .copied()
             .filter(|k| matches!(k, MetaKind::Search | MetaKind::Describe))
             .collect();
-        let extra = estimate_tokens(&declare(&direct_shape(features, &discovery)));
+        let extra = estimate_tokens(&declare(&direct_shape(&features, &discovery)));
         match decide(configured, listed.tools.len(), listed.direct_tokens + extra) {
             EffectiveExposure::Direct => Plan::Direct {
-                features: features.clone(),
+                features,
                 listed,
                 kinds,
             },
-            EffectiveExposure::Meta => meta(),
+            EffectiveExposure::Meta => meta(features),
         }
     }
 
@@ -238,6 +262,11 @@ impl Surface {
         runtime: &McpRuntime,
         servers: &[String],
     ) -> Vec<FunctionDeclaration> {
+        let from_cache: BTreeSet<String> = servers
+            .iter()
+            .filter(|s| runtime.state(s) == Some(ServerState::Idle))
+            .cloned()
+            .collect();
         let plans: Vec<Plan> =
             futures::future::join_all(servers.iter().map(|s| self.plan_server(runtime, s)))
                 .await
@@ -264,35 +293,31 @@ impl Surface {
             .collect();
         let callable = Callable::of(&declarations, &names);
         *self.callable.lock().unwrap_or_else(|p| p.into_inner()) = callable;
+        *self.from_cache.lock().unwrap_or_else(|p| p.into_inner()) = from_cache;
         declarations
     }
 
     /// `coyote mcp servers` / `.info`: the server's exposure as the next request would see it.
     pub(crate) async fn report(&self, runtime: &McpRuntime, server: &str) -> ExposureReport {
         let configured = self.policies.get(server);
-        let unavailable = |state: ServerState| ExposureReport {
-            configured,
-            effective: EffectiveExposure::Meta,
-            tools: None,
-            direct_tokens: None,
-            declared_tokens: estimate_tokens(&[health_declaration(server, &state)]),
+        let source = match Self::source(runtime, server) {
+            Some(Ok(source)) => source,
+            unavailable => {
+                let state = match unavailable {
+                    Some(Err(state)) => state,
+                    Some(Ok(_)) | None => ServerState::Closed,
+                };
+                return ExposureReport {
+                    configured,
+                    effective: EffectiveExposure::Meta,
+                    tools: None,
+                    direct_tokens: None,
+                    declared_tokens: estimate_tokens(&[health_declaration(server, &state)]),
+                };
+            }
         };
-        let handle = match runtime.server(server) {
-            Ok(handle) => handle,
-            Err(_) => return unavailable(runtime.state(server).unwrap_or(ServerState::Closed)),
-        };
-        let features = handle.features();
-        let listed = if features.tools {
-            self.listed(&handle).await.ok()
-        } else {
-            Some(Arc::new(ListedTools {
-                tools: Vec::new(),
-                direct_tokens: 0,
-            }))
-        };
-        let plan = self.plan(runtime, &features).await;
-        let tools = listed.as_ref().map(|l| l.tools.len());
-        let direct_tokens = listed.as_ref().map(|l| l.direct_tokens);
+        let listed = self.tool_listing(&source).await;
+        let plan = self.plan(&source).await;
         let effective = match &plan {
             Plan::Direct { .. } => EffectiveExposure::Direct,
             Plan::Meta { .. } | Plan::Unavailable { .. } => EffectiveExposure::Meta,
@@ -309,9 +334,30 @@ impl Surface {
         ExposureReport {
             configured,
             effective,
-            tools,
-            direct_tokens,
+            tools: listed.as_ref().map(|l| l.tools.len()),
+            direct_tokens: listed.as_ref().map(|l| l.direct_tokens),
             declared_tokens: estimate_tokens(&plan_declarations(&plan, &names)),
+        }
+    }
+
+    /// Whether `server` was declared from its cached catalog in the latest declaration set.
+    pub(crate) fn declared_from_cache(&self, server: &str) -> bool {
+        let cached = self.from_cache.lock().unwrap_or_else(|p| p.into_inner());
+        cached.contains(server)
+    }
+}
+
+/// Where a server's features and tools come from for one plan.
+enum ToolSource {
+    Live(ServerHandle),
+    Cached(Arc<CachedCatalog>),
+}
+
+impl ToolSource {
+    fn features(&self) -> McpServerFeatures {
+        match self {
+            ToolSource::Live(handle) => handle.features(),
+            ToolSource::Cached(catalog) => catalog.features(),
         }
     }
 }

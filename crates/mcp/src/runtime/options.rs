@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::catalog_cache::CatalogCache;
 use crate::client_handler::{
     ClientHooks, ClientIdentity, DeclineElicitation, ElicitationHook, McpLogLevel, NoServerLog,
     Roots, SamplingHook, ServerLogSink,
@@ -35,6 +36,9 @@ pub struct RuntimeOptions {
     pub shutdown: ShutdownTimeouts,
     /// OAuth: token store, and whether sign-ins may start (only `login` lets them).
     pub auth: AuthOptions,
+    /// Where servers' catalogs are cached after they ran, for lazy starts (`None`: no cache;
+    /// `coyote mcp` commands list live).
+    pub catalog_cache: Option<CatalogCache>,
 }
 
 impl Default for RuntimeOptions {
@@ -49,6 +53,7 @@ impl Default for RuntimeOptions {
             max_message_bytes: MAX_MESSAGE_BYTES,
             shutdown: ShutdownTimeouts::DEFAULT,
             auth: AuthOptions::default(),
+            catalog_cache: None,
         }
     }
 }
@@ -77,6 +82,7 @@ impl std::fmt::Debug for RuntimeOptions {
             .field("max_message_bytes", &self.max_message_bytes)
             .field("shutdown", &self.shutdown)
             .field("auth", &self.auth)
+            .field("catalog_cache", &self.catalog_cache)
             .finish_non_exhaustive()
     }
 }

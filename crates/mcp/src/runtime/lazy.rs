@@ -1,0 +1,183 @@
+//! Lazy start from a cached catalog (issue 14), as an `impl McpRuntime` block: a server whose
+//! catalog is cached and fresh ([`crate::catalog_cache`]) is registered `Idle` and declared
+//! from that catalog; the first call that needs it starts it ([`McpRuntime::acquire`]). After
+//! any start the runtime refreshes the cached catalog.
+//!
+//! Invariants:
+//! - Only servers whose entry says `"start": "lazy"` (the default) and whose runtime has a
+//!   catalog cache are registered Idle; every other server starts at once, as before.
+//! - Exactly one caller moves a server from Idle to Starting (the state cell decides), and it
+//!   starts the server in the background set, so shutdown aborts it like any start; callers
+//!   that find it starting lazily wait for the outcome, bounded by its startup timeout.
+//! - A catalog is stored only when every advertised kind listed: a partial catalog would hide
+//!   items from the next session.
+
+use std::sync::Arc;
+
+use coyote_protocol::{McpServerSpec, StartMode};
+
+use super::{LazyStart, McpRuntime, Slot, start_one};
+use crate::catalog_cache::{CATALOG_CACHE_VERSION, CachedCatalog, CatalogCache, now_ms};
+use crate::error::McpError;
+use crate::handle::ServerHandle;
+use crate::server::{ServerState, StateCell};
+
+impl McpRuntime {
+    /// Registers the lazy servers with a fresh cached catalog `Idle` and starts the others,
+    /// returning when each of those is Ready or Failed (one-shot chat).
+    pub async fn start_all_lazily(&self, specs: Vec<McpServerSpec>) {
+        let now = self.register_lazy(specs);
+        self.start_all(now).await;
+    }
+
+    /// [`McpRuntime::start_all_lazily`] with the starts in the background (the REPL).
+    pub fn spawn_start_lazily(&self, specs: Vec<McpServerSpec>) {
+        let now = self.register_lazy(specs);
+        self.spawn_start(now);
+    }
+
+    /// The cached catalog an `Idle` server is declared from.
+    pub fn cached_catalog(&self, name: &str) -> Option<Arc<CachedCatalog>> {
+        let slot = self.slot(name)?;
+        (slot.state.get() == ServerState::Idle)
+            .then(|| slot.lazy.as_ref().map(|l| l.cached.clone()))
+            .flatten()
+    }
+
+    /// The handle of `name` for a call that needs the server: an `Idle` server is started
+    /// (once, whoever asks first) and awaited, bounded by its startup timeout. Any other
+    /// state answers at once, like [`McpRuntime::server`].
+    pub async fn acquire(&self, name: &str) -> Result<ServerHandle, McpError> {
+        let Some(slot) = self.slot(name) else {
+            return self.server(name);
+        };
+        let Some(lazy) = &slot.lazy else {
+            return self.server(name);
+        };
+        if slot.state.begin_start_if_idle() {
+            tracing::info!(server = %name, "starting MCP server on its first call");
+            let task = start_one(self.start_context(), slot.clone(), lazy.spec.clone());
+            let mut background = self
+                .inner
+                .background
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            while background.try_join_next().is_some() {}
+            background.spawn(task);
+        }
+        slot.state.wait_settled().await;
+        self.server(name)
+    }
+
+    /// The specs to start now; the others are registered Idle.
+    fn register_lazy(&self, specs: Vec<McpServerSpec>) -> Vec<McpServerSpec> {
+        let Some(cache) = self.inner.options.catalog_cache.clone() else {
+            return specs;
+        };
+        specs
+            .into_iter()
+            .filter_map(|spec| {
+                if spec.start.mode == StartMode::Eager {
+                    return Some(spec);
+                }
+                match cache.load_fresh(&spec) {
+                    Some(cached) => {
+                        self.register_idle(spec, cached);
+                        None
+                    }
+                    None => Some(spec),
+                }
+            })
+            .collect()
+    }
+
+    /// A new `Idle` slot, replacing a Failed/Closed one of the same name (a live or Idle one
+    /// is kept, with a warning).
+    fn register_idle(&self, spec: McpServerSpec, cached: CachedCatalog) {
+        let mut slots = self.inner.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = Arc::new(Slot {
+            name: spec.name.clone(),
+            transport: spec.transport.label(),
+            instructions_max_bytes: spec.client.instructions_max_bytes,
+            state: Arc::new(StateCell::idle()),
+            live: std::sync::Mutex::new(None),
+            lazy: Some(LazyStart {
+                spec,
+                cached: Arc::new(cached),
+            }),
+        });
+        match slots.iter().position(|s| s.name == slot.name) {
+            Some(i)
+                if !matches!(
+                    slots[i].state.get(),
+                    ServerState::Failed(_) | ServerState::Closed
+                ) =>
+            {
+                tracing::warn!(server = %slot.name, "server already registered; ignoring the duplicate");
+            }
+            Some(i) => slots[i] = slot,
+            None => slots.push(slot),
+        }
+    }
+}
+
+/// Lists `handle`'s catalog and stores it as `spec`'s; a failure is logged, never an error
+/// (the cache is an optimisation).
+pub(super) async fn refresh_cache(
+    cache: &CatalogCache,
+    spec: &McpServerSpec,
+    handle: &ServerHandle,
+) {
+    let features = handle.features();
+    let (tools, resources, templates, prompts) = tokio::join!(
+        async {
+            if features.tools {
+                handle.list_tools().await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+        async {
+            if features.resources {
+                handle.list_resources().await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+        async {
+            if features.resources {
+                handle.list_resource_templates().await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+        async {
+            if features.prompts {
+                handle.list_prompts().await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+    );
+    let listed = (|| -> Result<CachedCatalog, McpError> {
+        Ok(CachedCatalog {
+            version: CATALOG_CACHE_VERSION,
+            server: spec.name.clone(),
+            written_at_ms: now_ms(),
+            server_ttl_ms: handle.list_ttl_ms(),
+            info: handle.info(),
+            tools: tools?,
+            resources: resources?,
+            templates: templates?,
+            prompts: prompts?,
+        })
+    })();
+    let stored = match listed {
+        Ok(catalog) => cache.store(spec, &catalog).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    match stored {
+        Ok(()) => tracing::debug!(server = %spec.name, "cached the MCP server's catalog"),
+        Err(e) => tracing::warn!(server = %spec.name, "the catalog was not cached: {e}"),
+    }
+}
