@@ -101,6 +101,25 @@ fn exposure_json(report: &ExposureReport) -> Value {
     v
 }
 
+/// The rows of entries that were never started: `config-error` and `disabled`.
+fn unstarted_rows(config: &McpConfig) -> Vec<Value> {
+    let row = |name: &str, state: &str, reason: Option<String>| {
+        json!({"name": name, "state": state, "transport": null, "reason": reason,
+        "protocol_version": null, "server_name": null, "server_version": null,
+        "capabilities": [], "counts": null, "exposure": null, "max_result_bytes": null,
+        "max_result_bytes_source": null, "tool_limits": null})
+    };
+    let mut rows = Vec::new();
+    for broken in &config.broken {
+        let reason: Vec<String> = broken.problems.iter().map(ToString::to_string).collect();
+        rows.push(row(&broken.name, "config-error", Some(reason.join("; "))));
+    }
+    for disabled in &config.disabled {
+        rows.push(row(&disabled.name, "disabled", None));
+    }
+    rows
+}
+
 /// `dispatcher` carries the configured exposures (issue 7).
 pub async fn servers(
     runtime: &McpRuntime,
@@ -145,23 +164,7 @@ pub async fn servers(
             "tool_limits": budgets.tool_limits(&status.name),
         }));
     }
-    for broken in &config.broken {
-        let reason: Vec<String> = broken.problems.iter().map(ToString::to_string).collect();
-        rows.push(
-            json!({"name": broken.name, "state": "config-error", "transport": null,
-            "reason": reason.join("; "), "protocol_version": null, "server_name": null,
-            "server_version": null, "capabilities": [], "counts": null, "exposure": null,
-            "max_result_bytes": null, "max_result_bytes_source": null, "tool_limits": null}),
-        );
-    }
-    for disabled in &config.disabled {
-        rows.push(
-            json!({"name": disabled.name, "state": "disabled", "transport": null,
-            "reason": null, "protocol_version": null, "server_name": null, "server_version": null,
-            "capabilities": [], "counts": null, "exposure": null, "max_result_bytes": null,
-            "max_result_bytes_source": null, "tool_limits": null}),
-        );
-    }
+    rows.extend(unstarted_rows(config));
     if out.json {
         return print_json(&rows);
     }

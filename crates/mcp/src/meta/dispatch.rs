@@ -219,13 +219,12 @@ pub enum DispatchError {
 /// A server error as the model reads it: a server waiting for sign-in says what to ask the user.
 fn for_the_model(error: &McpError) -> String {
     match error {
-        McpError::NeedsAuth { server } => format!(
-            "MCP server `{server}`: this server needs sign-in: ask the user to run \
-             `coyote mcp login {server}`"
-        ),
+        McpError::NeedsAuth { server } => {
+            super::health::health_line(server, &crate::server::ServerState::NeedsAuth)
+        }
         McpError::NeedsScope { server, scope } => format!(
-            "MCP server `{server}`: this server needs more permissions (scope {scope}): ask the \
-             user to run `coyote mcp login {server}`"
+            "MCP server '{server}' needs more permissions (scope {scope}): ask the user to run \
+             `coyote mcp login {server}`, then call it again."
         ),
         other => other.to_string(),
     }

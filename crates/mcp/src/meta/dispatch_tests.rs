@@ -745,8 +745,8 @@ fn a_server_waiting_for_sign_in_tells_the_model_what_to_ask_the_user() {
     });
     assert_eq!(
         err.to_string(),
-        "MCP server `linear`: this server needs sign-in: ask the user to run `coyote mcp login \
-         linear`"
+        "MCP server 'linear' needs sign-in: ask the user to run `coyote mcp login linear` (in \
+         the REPL: `.mcp login linear`), then call it again."
     );
     assert!(!err.is_usage());
     let err = DispatchError::from(McpError::NeedsScope {

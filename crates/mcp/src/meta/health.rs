@@ -3,7 +3,8 @@
 //! user — declared instead of the server's functions and returned when one of them is called.
 //!
 //! Invariants: the line never tells the model to run a shell command (it cannot; the user
-//! can), and it stays within [`HEALTH_MAX_TOKENS`] as a declaration (the reason is cut to
+//! can): it says what to tell or ask the user — for a server waiting for sign-in, to run
+//! `coyote mcp login NAME` (issue 16; the same words when a call meets an expired sign-in) — and it stays within [`HEALTH_MAX_TOKENS`] as a declaration (the reason is cut to
 //! [`HEALTH_REASON_MAX_BYTES`] on one line), so a dead server costs almost nothing per request.
 
 use coyote_protocol::FunctionDeclaration;
@@ -34,6 +35,10 @@ pub fn health_line(server: &str, state: &ServerState) -> String {
             "MCP server '{server}' is unavailable: it failed ({}). Do not call it again; tell \
              the user and ask them to fix or restart the server.",
             short_reason(reason)
+        ),
+        ServerState::NeedsAuth => format!(
+            "MCP server '{server}' needs sign-in: ask the user to run `coyote mcp login \
+             {server}` (in the REPL: `.mcp login {server}`), then call it again."
         ),
         ServerState::Closed => format!(
             "MCP server '{server}' was stopped. Ask the user to restart it if they need it."
@@ -78,6 +83,7 @@ mod tests {
             ServerState::Starting,
             ServerState::Ready,
             ServerState::Failed(long.clone()),
+            ServerState::NeedsAuth,
             ServerState::Closed,
         ] {
             let declaration = health_declaration(server, &state);
@@ -85,8 +91,16 @@ mod tests {
             assert!(tokens <= HEALTH_MAX_TOKENS, "{state:?}: {tokens} tokens");
             let line = health_line(server, &state);
             assert!(!line.contains('\n'), "{line}");
-            assert!(!line.contains("coyote mcp"), "{line}");
-            assert!(!line.contains('`'), "{line}");
+            if state == ServerState::NeedsAuth {
+                // The one command named is the user's to run, and the model is told to ask.
+                assert!(
+                    line.contains(&format!("ask the user to run `coyote mcp login {server}`")),
+                    "{line}"
+                );
+            } else {
+                assert!(!line.contains("coyote mcp"), "{line}");
+                assert!(!line.contains('`'), "{line}");
+            }
         }
         let line = health_line("s", &ServerState::Failed("exit 1\nstderr: no key".into()));
         assert!(line.contains("failed (exit 1 stderr: no key)"), "{line}");

@@ -188,7 +188,9 @@ impl Surface {
                     .ok_or(ServerState::Idle),
             ),
             ServerState::Closed => None,
-            state @ (ServerState::Starting | ServerState::Failed(_)) => Some(Err(state)),
+            state @ (ServerState::Starting | ServerState::Failed(_) | ServerState::NeedsAuth) => {
+                Some(Err(state))
+            }
         }
     }
 
