@@ -23,6 +23,7 @@ pub mod direct;
 pub mod dispatch;
 pub mod exposure;
 mod health;
+mod outcome;
 mod page_cache;
 mod surface;
 

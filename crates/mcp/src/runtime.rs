@@ -1,29 +1,30 @@
 //! `McpRuntime`: the connected servers of one context, by name, with a queryable state each
-//! (`Starting | Ready | Failed(reason) | Closed`; failures are reported, never hidden).
+//! (`Idle | Starting | Ready | Failed(reason) | NeedsAuth | Closed`; failures are reported,
+//! never hidden). Lazy start from a cached catalog (`Idle`, [`McpRuntime::acquire`]) is in
+//! `runtime/lazy.rs`.
 //!
 //! Invariants:
 //! - Servers start concurrently (a `JoinSet` per batch); each start is bounded by its own
 //!   startup timeout, so one failing or hanging server never delays or breaks the others.
 //! - A server whose transport ends while Ready (crash, closed connection) becomes `Failed`
 //!   with the exit status and stderr tail; its process group has already been killed.
-//! - `server_features()` is computed from live handles (D7).
+//! - `server_features()` is computed from live handles (D7), and for an `Idle` server from the
+//!   capabilities of its cached catalog (it is declared in full until it starts).
 //! - `shutdown()` must be awaited before exit (binaries never rely on `Drop`): it closes every
 //!   server concurrently — stdin, then SIGTERM/SIGKILL of the process group, each bounded by
 //!   [`ShutdownTimeouts`] — and aborts starts still in flight (which kills their children).
 //! - No lock is held across an await.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use coyote_protocol::{McpServerSpec, Timeouts};
-use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::catalog_cache::{CachedCatalog, CatalogCache};
+use crate::catalog_cache::CachedCatalog;
 use crate::connect::auth::AuthContext;
 use crate::connect::{self, ConnectOptions, Connection};
 use crate::error::McpError;
-use crate::handle::{HandleParts, ServerHandle};
+use crate::handle::ServerHandle;
 use crate::server::{McpServerFeatures, ServerState, ServerStatus, StateCell};
 
 mod login;
@@ -309,13 +310,17 @@ impl McpRuntime {
             .collect()
     }
 
-    /// Features of the Ready servers, from their live handles (D7).
+    /// Features of the Ready servers, from their live handles (D7), and of the Idle ones, from
+    /// their cached catalogs.
     pub fn server_features(&self) -> Vec<McpServerFeatures> {
         self.slots()
             .iter()
-            .filter(|s| s.state.get() == ServerState::Ready)
-            .filter_map(|s| s.handle())
-            .map(|h| h.features())
+            .filter_map(|s| match s.state.get() {
+                ServerState::Ready => s.handle().map(|h| h.features()),
+                // Declared from its cached catalog until its first call starts it.
+                ServerState::Idle => s.lazy.as_ref().map(|l| l.cached.features()),
+                _ => None,
+            })
             .collect()
     }
 
@@ -389,105 +394,13 @@ impl McpRuntime {
     }
 }
 
-/// What a start needs from its runtime.
-#[derive(Clone)]
-struct StartContext {
-    connect: ConnectOptions,
-    catalog_cache: Option<CatalogCache>,
-}
-
-async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpServerSpec) {
-    let connected = connect::connect(&spec, &context.connect).await;
-    let ready = settle(
-        slot,
-        spec.timeouts.call,
-        context.connect.max_message_bytes,
-        connected,
-    );
-    if let Some(handle) = ready {
-        handle
-            .send_initial_log_level(context.connect.hooks.log_level)
-            .await;
-        if let Some(cache) = context.catalog_cache {
-            lazy::refresh_cache(&cache, &spec, &handle).await;
-        }
-    }
-}
-
-/// Records the outcome of a start: Ready with a live handle (returned), or Failed with the
-/// reason.
-fn settle(
-    slot: Arc<Slot>,
-    call_timeout: Duration,
-    max_message_bytes: usize,
-    connected: Result<Connection, connect::StartError>,
-) -> Option<ServerHandle> {
-    let name = slot.name.clone();
-    match connected {
-        Ok(connection) => {
-            let (pid, observer) = match &connection.process {
-                Some(p) => (p.pid(), Some(p.observer())),
-                None => (None, None),
-            };
-            let handle = ServerHandle::new(HandleParts {
-                name: name.clone(),
-                peer: connection.service.peer().clone(),
-                transport: slot.transport,
-                pid,
-                call_timeout,
-                generations: connection.generations.clone(),
-                state: slot.state.clone(),
-                ended: connection.ended.clone(),
-                max_message_bytes,
-                oauth: connection.auth.is_some(),
-            });
-            let ended = connection.ended.clone();
-            *slot.live() = Some(Live {
-                handle: handle.clone(),
-                connection: Some(connection),
-            });
-            slot.state.set(ServerState::Ready);
-            tracing::info!(server = %name, "MCP server ready");
-            tokio::spawn(watch_connection(slot, ended, observer));
-            Some(handle)
-        }
-        Err(failure) if matches!(failure.error, McpError::NeedsAuth { .. }) => {
-            tracing::info!(server = %name, "MCP server needs sign-in");
-            slot.state.set(ServerState::NeedsAuth);
-            None
-        }
-        Err(failure) => {
-            let reason = format!("{}{}", failure.error, failure.stderr_tail);
-            tracing::warn!(server = %name, %reason, "MCP server failed to start");
-            slot.state.set(ServerState::Failed(reason));
-            None
-        }
-    }
-}
-
-/// Marks a Ready server Failed when its transport ends, with the exit status and stderr tail.
-async fn watch_connection(
-    slot: Arc<Slot>,
-    mut ended: watch::Receiver<bool>,
-    observer: Option<connect::stdio::ProcessObserver>,
-) {
-    if ended.wait_for(|e| *e).await.is_err() || slot.state.get() != ServerState::Ready {
-        return;
-    }
-    let reason = match observer {
-        Some(observer) => observer.describe_end().await,
-        None => "the connection to the server closed".to_owned(),
-    };
-    if slot.state.fail_if_ready(reason.clone()) {
-        tracing::warn!(server = %slot.name, %reason, "MCP server failed");
-    }
-}
-
 mod client;
 mod lazy;
 mod options;
+mod start;
 
 pub use options::RuntimeOptions;
+use start::{StartContext, settle, start_one};
 
 #[cfg(test)]
 #[path = "runtime_tests.rs"]

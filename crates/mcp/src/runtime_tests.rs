@@ -1,4 +1,5 @@
 use std::path::PathBuf;
+use std::time::Duration;
 
 use coyote_protocol::{HttpSpec, McpTransport};
 use coyote_test_support::{Capabilities, Scenario, in_process};

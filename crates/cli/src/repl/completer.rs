@@ -318,7 +318,8 @@ impl CompletionSource {
             .collect()
     }
 
-    /// Stage 1: enabled, Ready, prompts-capable servers, from local state only (no RPC).
+    /// Stage 1: enabled, Ready (or idle with a cached catalog), prompts-capable servers, from
+    /// local state only (no RPC).
     pub fn prompt_servers(&self) -> Vec<Candidate> {
         self.runtime
             .server_features()
@@ -378,9 +379,15 @@ impl CompletionSource {
         if !(self.enabled)(server) {
             return Vec::new();
         }
-        // A lookup of a Ready handle: never starts, connects or authenticates anything.
+        // A lookup of a Ready handle: never starts, connects or authenticates anything; an
+        // idle server answers from its cached catalog.
         let Ok(handle) = self.runtime.server(server) else {
-            return Vec::new();
+            return self
+                .runtime
+                .cached_catalog(server)
+                .filter(|c| c.features().prompts)
+                .map(|c| c.prompts.clone())
+                .unwrap_or_default();
         };
         if !handle.features().prompts {
             return Vec::new();

@@ -91,7 +91,8 @@ pub async fn resolve(
             server: server.to_owned(),
         });
     }
-    let handle = ctx.runtime.server(server)?;
+    // An idle server (declared from its cached catalog) starts now.
+    let handle = ctx.runtime.acquire(server).await?;
     if !handle.features().prompts {
         return Err(PromptCommandError::NoPrompts {
             server: server.to_owned(),

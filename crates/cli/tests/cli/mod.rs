@@ -12,6 +12,7 @@ mod everything;
 mod exposure;
 mod fake;
 mod forms;
+mod health;
 mod lazy;
 mod markdown;
 mod oauth;

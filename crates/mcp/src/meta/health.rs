@@ -56,17 +56,28 @@ pub(crate) fn health_declaration(server: &str, state: &ServerState) -> FunctionD
     }
 }
 
-/// The reason on one line (whitespace runs collapsed), cut to [`HEALTH_REASON_MAX_BYTES`].
+/// The reason on one line (whitespace runs collapsed), cut to [`HEALTH_REASON_MAX_BYTES`]:
+/// the start (what failed) and the end (the last lines of the server's stderr, which usually
+/// say why) are kept around one `…`.
 fn short_reason(reason: &str) -> String {
+    const HEAD: usize = HEALTH_REASON_MAX_BYTES * 2 / 5;
     let one_line = reason.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.len() <= HEALTH_REASON_MAX_BYTES {
         return one_line;
     }
-    let mut end = HEALTH_REASON_MAX_BYTES;
-    while !one_line.is_char_boundary(end) {
-        end -= 1;
+    let mut head = HEAD;
+    while !one_line.is_char_boundary(head) {
+        head -= 1;
     }
-    format!("{}…", &one_line[..end])
+    let mut tail = one_line.len() - (HEALTH_REASON_MAX_BYTES - HEAD);
+    while !one_line.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}…{}",
+        one_line[..head].trim_end(),
+        one_line[tail..].trim_start()
+    )
 }
 
 #[cfg(test)]
@@ -105,5 +116,21 @@ mod tests {
         let line = health_line("s", &ServerState::Failed("exit 1\nstderr: no key".into()));
         assert!(line.contains("failed (exit 1 stderr: no key)"), "{line}");
         assert!(line.contains("ask them"), "{line}");
+    }
+
+    #[test]
+    fn a_long_reason_keeps_what_failed_and_the_last_stderr_line() {
+        let reason = format!(
+            "failed the initialize handshake: the connection closed{}\nstderr: fatal: missing \
+             API token",
+            " (detail)".repeat(40)
+        );
+        let line = health_line("s", &ServerState::Failed(reason));
+        assert!(
+            line.contains("failed (failed the initialize handshake: the connection"),
+            "{line}"
+        );
+        assert!(line.contains("stderr: fatal: missing API token)"), "{line}");
+        assert!(line.contains('…'), "{line}");
     }
 }

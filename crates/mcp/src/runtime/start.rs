@@ -1,0 +1,114 @@
+//! Starting one server: connect, then record the outcome in its slot (Ready with a live
+//! handle, NeedsAuth, or Failed with the reason and stderr tail), watch the connection for a
+//! crash, send the initial log level, and refresh the server's cached catalog when the runtime
+//! keeps one.
+//!
+//! Invariants: a start only ever settles its own slot; a crash is reported only over Ready
+//! (`fail_if_ready`), so a server being closed is never reported as crashed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use coyote_protocol::McpServerSpec;
+use tokio::sync::watch;
+
+use super::{Live, Slot, lazy};
+use crate::catalog_cache::CatalogCache;
+use crate::connect::{self, ConnectOptions, Connection};
+use crate::error::McpError;
+use crate::handle::{HandleParts, ServerHandle};
+use crate::server::ServerState;
+
+/// What a start needs from its runtime.
+#[derive(Clone)]
+pub(super) struct StartContext {
+    pub(super) connect: ConnectOptions,
+    pub(super) catalog_cache: Option<CatalogCache>,
+}
+
+pub(super) async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpServerSpec) {
+    let connected = connect::connect(&spec, &context.connect).await;
+    let ready = settle(
+        slot,
+        spec.timeouts.call,
+        context.connect.max_message_bytes,
+        connected,
+    );
+    if let Some(handle) = ready {
+        handle
+            .send_initial_log_level(context.connect.hooks.log_level)
+            .await;
+        if let Some(cache) = context.catalog_cache {
+            lazy::refresh_cache(&cache, &spec, &handle).await;
+        }
+    }
+}
+
+/// Records the outcome of a start: Ready with a live handle (returned), or Failed with the
+/// reason.
+pub(super) fn settle(
+    slot: Arc<Slot>,
+    call_timeout: Duration,
+    max_message_bytes: usize,
+    connected: Result<Connection, connect::StartError>,
+) -> Option<ServerHandle> {
+    let name = slot.name.clone();
+    match connected {
+        Ok(connection) => {
+            let (pid, observer) = match &connection.process {
+                Some(p) => (p.pid(), Some(p.observer())),
+                None => (None, None),
+            };
+            let handle = ServerHandle::new(HandleParts {
+                name: name.clone(),
+                peer: connection.service.peer().clone(),
+                transport: slot.transport,
+                pid,
+                call_timeout,
+                generations: connection.generations.clone(),
+                state: slot.state.clone(),
+                ended: connection.ended.clone(),
+                max_message_bytes,
+                oauth: connection.auth.is_some(),
+            });
+            let ended = connection.ended.clone();
+            *slot.live() = Some(Live {
+                handle: handle.clone(),
+                connection: Some(connection),
+            });
+            slot.state.set(ServerState::Ready);
+            tracing::info!(server = %name, "MCP server ready");
+            tokio::spawn(watch_connection(slot, ended, observer));
+            Some(handle)
+        }
+        Err(failure) if matches!(failure.error, McpError::NeedsAuth { .. }) => {
+            tracing::info!(server = %name, "MCP server needs sign-in");
+            slot.state.set(ServerState::NeedsAuth);
+            None
+        }
+        Err(failure) => {
+            let reason = format!("{}{}", failure.error, failure.stderr_tail);
+            tracing::warn!(server = %name, %reason, "MCP server failed to start");
+            slot.state.set(ServerState::Failed(reason));
+            None
+        }
+    }
+}
+
+/// Marks a Ready server Failed when its transport ends, with the exit status and stderr tail.
+async fn watch_connection(
+    slot: Arc<Slot>,
+    mut ended: watch::Receiver<bool>,
+    observer: Option<connect::stdio::ProcessObserver>,
+) {
+    if ended.wait_for(|e| *e).await.is_err() || slot.state.get() != ServerState::Ready {
+        return;
+    }
+    let reason = match observer {
+        Some(observer) => observer.describe_end().await,
+        None => "the connection to the server closed".to_owned(),
+    };
+    if slot.state.fail_if_ready(reason.clone()) {
+        tracing::warn!(server = %slot.name, %reason, "MCP server failed");
+    }
+}
