@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use super::actions;
 use super::annotations::AnnotationMemo;
 use super::call::{Args, Call, json_type, parse_call};
+use super::callable::Callable;
 use super::exposure::{ExposurePolicies, ExposureReport};
 use super::health::health_line;
 pub use super::outcome::{DispatchBody, DispatchOutcome, result_header};
@@ -246,6 +247,15 @@ impl MetaDispatcher {
     /// The function names the latest declaration set declares, sorted.
     pub fn callable_names(&self) -> Vec<String> {
         self.surface.callable().names()
+    }
+
+    /// A snapshot of the latest declaration set's callable functions. A caller that must
+    /// check calls against the request that produced them while later requests are declared
+    /// (a batch of calls, a server's sampling request, a mention typed before a `.mcp`
+    /// change) keeps this value, resolves with [`Callable::resolve`] and runs the target with
+    /// [`MetaDispatcher::dispatch_target`].
+    pub fn callable(&self) -> Callable {
+        self.surface.callable()
     }
 
     /// One server's configured and effective exposure and declaration token estimate.

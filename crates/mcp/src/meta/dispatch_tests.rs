@@ -202,6 +202,34 @@ async fn a_function_of_a_server_outside_the_declaration_set_is_refused() {
     f.close().await;
 }
 
+/// The snapshot API later features build on (batch, sampling, mentions): a `Callable` taken
+/// for one request keeps answering for that request after another one is declared.
+#[tokio::test]
+async fn a_callable_snapshot_keeps_the_declaration_set_it_was_taken_from() {
+    let f = Fixture::new(full().build()).await;
+    f.dispatcher.declarations(&f.runtime.server_names()).await;
+    let snapshot = f.dispatcher.callable();
+    f.dispatcher.declarations(&[]).await;
+    assert_eq!(f.dispatcher.resolve("mcp_invoke_srv"), None);
+    let target = snapshot
+        .resolve("mcp_invoke_srv")
+        .cloned()
+        .expect("declared in the snapshot's request");
+    let outcome = f
+        .dispatcher
+        .dispatch_target(
+            "mcp_invoke_srv",
+            target,
+            json!({"tool": "echo", "arguments": {"text": "kept"}}),
+        )
+        .await
+        .unwrap();
+    assert!(!outcome.is_error);
+    assert_eq!(f._fake.events().tool_calls("echo"), 1);
+    assert!(snapshot.names().contains(&"mcp_search_srv".to_owned()));
+    f.close().await;
+}
+
 #[tokio::test]
 async fn gating_follows_the_live_handshake() {
     for (caps, expected) in [
