@@ -237,7 +237,8 @@ impl McpFactory {
     }
 
     /// Builds an agent's runtime: its own servers (shared through this factory; one of the
-    /// same name as an app server shadows it) plus the selected, Ready app servers.
+    /// same name as an app server shadows it) plus the selected app servers: Ready ones
+    /// mirrored at once, Idle ones (lazy start) Idle until the agent's first call starts them.
     pub async fn agent_runtime(&self, servers: AgentServers<'_>) -> AgentRuntime {
         let runtime = McpRuntime::new(self.inner.options.clone());
         let mut leases = Vec::new();
@@ -260,12 +261,8 @@ impl McpFactory {
                 shadowed.push(name);
                 continue;
             }
-            // An Idle app server (lazy start) is started for the agent that needs it.
-            let adopted = match servers.app.acquire(&name).await {
-                Ok(_) => runtime.adopt(servers.app, &name),
-                Err(error) => Err(error),
-            };
-            if let Err(error) = adopted {
+            // An Idle app server (lazy start) stays Idle: the agent's first call starts it.
+            if let Err(error) = runtime.adopt_lazily(servers.app, &name) {
                 problems.push(AgentServerProblem {
                     server: name,
                     error,

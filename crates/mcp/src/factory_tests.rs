@@ -222,3 +222,48 @@ async fn prompts_only_own_server_keeps_search_describe_prompt_r12() {
         .await
         .unwrap();
 }
+
+/// Issue 14: an agent that uses an app server declared from its cached catalog does not start
+/// it by being built; its first call starts the server once, in the app's runtime, and both
+/// runtimes then serve the same connection.
+#[tokio::test]
+async fn an_agent_adopts_an_idle_app_server_idle_and_its_first_call_starts_it_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_file, spec) = server(tmp.path(), "kb", tools_only());
+    let options = RuntimeOptions {
+        catalog_cache: Some(crate::catalog_cache::CatalogCache::new(
+            tmp.path().join("catalogs"),
+        )),
+        ..RuntimeOptions::default()
+    };
+    // Cold: the server starts and its catalog is cached.
+    let first = McpRuntime::new(options.clone());
+    first.start_all_lazily(vec![spec.clone()]).await;
+    assert_eq!(first.state("kb"), Some(ServerState::Ready));
+    first.shutdown().await;
+
+    // Warm: the app declares it Idle, and so does the agent built on it.
+    let app = McpRuntime::new(options.clone());
+    app.start_all_lazily(vec![spec]).await;
+    assert_eq!(app.state("kb"), Some(ServerState::Idle));
+    let factory = McpFactory::new(options);
+    let agent = factory
+        .agent_runtime(AgentServers {
+            own: vec![],
+            app: &app,
+            app_selected: vec!["kb".into()],
+        })
+        .await;
+    assert!(agent.problems.is_empty(), "{:?}", agent.problems);
+    assert_eq!(agent.runtime().state("kb"), Some(ServerState::Idle));
+    assert_eq!(app.state("kb"), Some(ServerState::Idle));
+    assert!(names(agent.runtime()).contains(&"mcp_invoke_kb".to_owned()));
+
+    // The agent's first call: started in the app, mirrored in the agent.
+    let handle = agent.runtime().acquire("kb").await.unwrap();
+    assert_eq!(app.state("kb"), Some(ServerState::Ready));
+    assert_eq!(agent.runtime().state("kb"), Some(ServerState::Ready));
+    assert!(handle.same_connection(&app.server("kb").unwrap()));
+    agent.close().await;
+    app.shutdown().await;
+}

@@ -44,7 +44,7 @@ struct Slot {
 
 /// A server registered Idle.
 struct LazyStart {
-    spec: McpServerSpec,
+    origin: lazy::LazyOrigin,
     cached: Arc<CachedCatalog>,
 }
 
@@ -254,26 +254,7 @@ impl McpRuntime {
                 state,
             });
         };
-        *slot.live() = Some(Live {
-            handle: handle.clone(),
-            connection: None,
-        });
-        slot.state.set(ServerState::Ready);
-        let mut source_state = source_slot.state.subscribe();
-        let mirror = Arc::downgrade(&slot);
-        tokio::spawn(async move {
-            let ended = |s: &ServerState| matches!(s, ServerState::Failed(_) | ServerState::Closed);
-            let Ok(state) = source_state.wait_for(ended).await.map(|s| s.clone()) else {
-                return;
-            };
-            if let Some(slot) = mirror.upgrade() {
-                let reason = match state {
-                    ServerState::Failed(reason) => reason,
-                    _ => "the server was closed by its owner".to_owned(),
-                };
-                slot.state.fail_if_ready(reason);
-            }
-        });
+        mirror(&slot, &source_slot, handle.clone());
         Ok(handle)
     }
 
@@ -392,6 +373,31 @@ impl McpRuntime {
         }
         while closing.join_next().await.is_some() {}
     }
+}
+
+/// Makes `slot` serve `source_slot`'s live `handle` (Ready now), and fail when the source's
+/// server fails or is closed by its owner.
+fn mirror(slot: &Arc<Slot>, source_slot: &Arc<Slot>, handle: ServerHandle) {
+    *slot.live() = Some(Live {
+        handle,
+        connection: None,
+    });
+    slot.state.set(ServerState::Ready);
+    let mut source_state = source_slot.state.subscribe();
+    let mirror = Arc::downgrade(slot);
+    tokio::spawn(async move {
+        let ended = |s: &ServerState| matches!(s, ServerState::Failed(_) | ServerState::Closed);
+        let Ok(state) = source_state.wait_for(ended).await.map(|s| s.clone()) else {
+            return;
+        };
+        if let Some(slot) = mirror.upgrade() {
+            let reason = match state {
+                ServerState::Failed(reason) => reason,
+                _ => "the server was closed by its owner".to_owned(),
+            };
+            slot.state.fail_if_ready(reason);
+        }
+    });
 }
 
 mod client;

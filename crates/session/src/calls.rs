@@ -295,7 +295,8 @@ async fn approve(
     if let Err(e) = session.runtime.acquire(server).await {
         let text = match e {
             McpError::ServerNotReady { server, state } => health_line(&server, &state),
-            other => other.to_string(),
+            // In the model's words (a sign-in it needs: what to ask the user).
+            other => coyote_mcp::meta::DispatchError::from(other).to_string(),
         };
         return Some(Err(Plan::Answer {
             status: ToolCallStatus::Error,

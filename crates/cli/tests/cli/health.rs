@@ -6,6 +6,7 @@
 use coyote_mcp::meta::{HEALTH_MAX_TOKENS, estimate_tokens};
 use coyote_protocol::FunctionDeclaration;
 use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, declared_tools, tool_results};
+use coyote_test_support::fake_oauth::{FakeOAuthServer, Misbehaviour};
 use coyote_test_support::{Capabilities, Scenario, StartupMode, ToolBehavior};
 use serde_json::json;
 
@@ -110,4 +111,41 @@ async fn a_crashing_server_is_one_short_line_that_says_what_to_ask_the_user() {
     assert!(!answer.contains("coyote mcp"), "{answer}");
     // The one-shot run warned the user on stderr too.
     assert!(err.contains("MCP server 'crashy'"), "{err}");
+}
+
+/// Issue 16 with issue 14's format: a remote server waiting for sign-in is declared by one
+/// short line, and calling it answers what to ask the user — never a command for the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_waiting_for_sign_in_says_what_to_ask_the_user() {
+    let oauth = FakeOAuthServer::start(Misbehaviour::Loops401)
+        .await
+        .unwrap();
+    let home = Home::new();
+    home.write_servers(json!({ "remote": { "url": oauth.url() } }));
+    let script = vec![
+        Reply::call("mcp_search_remote", json!({"query": "issues"})),
+        Reply::text("you need to sign in"),
+    ];
+    let llm = FakeLlm::start(LlmWire::OpenAi, script).await;
+    write_fake_model_config(&home, &llm.api_base(), "");
+    let (code, out, err) = chat_async(&home, &["find my issues"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "you need to sign in\n");
+    let requests = llm.requests();
+    assert_eq!(
+        declared_tools(LlmWire::OpenAi, &requests[0]),
+        ["mcp_search_remote"]
+    );
+    let line = "MCP server 'remote' needs sign-in: ask the user to run `coyote mcp login remote` \
+                (in the REPL: `.mcp login remote`), then call it again.";
+    let declared = &requests[0]["tools"][0]["function"];
+    assert_eq!(declared["description"], format!("UNAVAILABLE. {line}"));
+    let declaration = FunctionDeclaration {
+        name: "mcp_search_remote".into(),
+        description: format!("UNAVAILABLE. {line}"),
+        parameters: declared["parameters"].clone(),
+    };
+    assert!(estimate_tokens(&[declaration]) <= HEALTH_MAX_TOKENS);
+    let results = tool_results(LlmWire::OpenAi, &requests[1]);
+    assert_eq!(results[0].1, line);
 }
