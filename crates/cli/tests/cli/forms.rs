@@ -40,13 +40,14 @@ async fn enter_skips_every_optional_field_and_esc_cancels_the_form() {
     if !tmux_available() {
         return;
     }
-    let ask = json!({"tool": "form", "arguments": {}});
+    // auto→direct: the tool is declared as itself (issue 14: `mcp_invoke_forms` is not).
+    let ask = json!({});
     let llm = FakeLlm::start(
         LlmWire::OpenAi,
         vec![
-            Reply::call("mcp_invoke_forms", ask.clone()),
+            Reply::call("forms__form", ask.clone()),
             Reply::text("first form done"),
-            Reply::call("mcp_invoke_forms", ask),
+            Reply::call("forms__form", ask),
             Reply::text("second form done"),
         ],
     )

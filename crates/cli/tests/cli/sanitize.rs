@@ -123,7 +123,8 @@ async fn the_model_gets_exact_text_and_its_echo_is_shown_sanitized() {
     }
     let answer = format!("The tool said: {HOSTILE}");
     let script = vec![
-        Reply::call("mcp_invoke_evil", json!({"tool": "show", "arguments": {}})),
+        // auto→direct: the tool is declared as itself (issue 14: `mcp_invoke_evil` is not).
+        Reply::call("evil__show", json!({})),
         Reply::text(answer.clone()),
         Reply::text(answer.clone()),
         Reply::text(answer.clone()),
