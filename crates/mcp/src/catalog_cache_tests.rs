@@ -18,6 +18,7 @@ fn spec(env: &str) -> McpServerSpec {
         approve: Default::default(),
         expose: Default::default(),
         auto_approve: vec![],
+        client: Default::default(),
         limits: Default::default(),
         start: Default::default(),
         source: "mcp.json".into(),

@@ -267,6 +267,7 @@ async fn discovery_counts_toward_the_auto_budget() {
             title: None,
             description: Some(description.clone()),
             input_schema: None,
+            output_schema: None,
             annotations: None,
             behavior: ToolBehavior::Echo,
         };

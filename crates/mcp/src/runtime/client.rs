@@ -69,15 +69,20 @@ impl McpRuntime {
         self.server(name)?.set_log_level(level).await
     }
 
-    /// The `instructions` of the Ready servers `include` accepts, each cut at its
+    /// The `instructions` of the Ready (and Idle: cached) servers `include` accepts, each cut at its
     /// `instructionsMaxBytes` (servers without instructions, or with a budget of 0, are left
     /// out), in registration order.
     pub fn instructions(&self, include: &dyn Fn(&str) -> bool) -> Vec<ServerInstructions> {
         self.slots()
             .iter()
-            .filter(|s| include(&s.name) && s.state.get() == ServerState::Ready)
+            .filter(|s| include(&s.name))
             .filter_map(|s| {
-                let text = s.handle()?.info().instructions?;
+                let text = match s.state.get() {
+                    ServerState::Ready => s.handle()?.info().instructions?,
+                    // Declared from its cached catalog, instructions included.
+                    ServerState::Idle => s.lazy.as_ref()?.cached.info.instructions.clone()?,
+                    _ => return None,
+                };
                 ServerInstructions::capped(&s.name, &text, s.instructions_max_bytes)
             })
             .collect()
