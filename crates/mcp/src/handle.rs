@@ -10,7 +10,8 @@
 //! - rmcp errors are mapped to [`McpError`] here and nowhere else.
 //!
 //! The listing methods (`list_*`, `catalog`) are an `impl ServerHandle` block in
-//! [`crate::listing`], built on [`ServerHandle::request`]; the handle never imports them.
+//! [`crate::listing`], built on [`ServerHandle::request`]; the handle never imports them. The
+//! client-feature requests (log level, roots) are another, in `handle/client.rs`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -29,7 +30,7 @@ use serde_json::{Map, Value};
 use tokio::sync::watch;
 
 use crate::catalog::ToolInfo;
-use crate::client_handler::{Generations, ListGenerations, McpLogLevel, ResourceVersion};
+use crate::client_handler::{Generations, ListGenerations, ResourceVersion};
 use crate::connect::line::too_large_details;
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
@@ -311,61 +312,6 @@ impl ServerHandle {
         }
     }
 
-    /// Sets the level this server logs at and the level its messages are shown from. Sends
-    /// `logging/setLevel` when the server advertises logging (`Ok(true)`); otherwise only the
-    /// shown level changes (`Ok(false)`).
-    pub async fn set_log_level(&self, level: McpLogLevel) -> Result<bool, McpError> {
-        self.inner.generations.log_threshold.set(level);
-        if !self.inner.info.capabilities.logging {
-            return Ok(false);
-        }
-        #[allow(deprecated)]
-        let request = {
-            use rmcp::model::{LoggingLevel, SetLevelRequest, SetLevelRequestParams};
-            let wire: LoggingLevel = serde_json::from_value(Value::String(level.as_str().into()))
-                .map_err(|e| McpError::Protocol {
-                server: self.inner.name.clone(),
-                method: "logging/setLevel".to_owned(),
-                message: e.to_string(),
-            })?;
-            ClientRequest::SetLevelRequest(SetLevelRequest::new(SetLevelRequestParams::new(wire)))
-        };
-        self.request("logging/setLevel", request).await?;
-        Ok(true)
-    }
-
-    /// The level set when the server became Ready; a server that rejects it is only logged
-    /// about (its messages are still filtered on our side).
-    pub(crate) async fn send_initial_log_level(&self, level: McpLogLevel) {
-        if let Err(e) = self.set_log_level(level).await {
-            tracing::warn!(server = %self.inner.name, "logging/setLevel {level} failed: {e}");
-        }
-    }
-
-    /// Whether this server was offered the session's roots (and is told about changes).
-    pub fn uses_shared_roots(&self) -> bool {
-        self.inner.generations.shared_roots
-    }
-
-    /// Sends `notifications/roots/list_changed` (bounded; a failure is logged).
-    pub(crate) async fn notify_roots_changed(&self) {
-        #[allow(deprecated)]
-        let sent = tokio::time::timeout(
-            CANCEL_SEND_TIMEOUT,
-            self.inner.peer.notify_roots_list_changed(),
-        )
-        .await;
-        match sent {
-            Ok(Ok(())) => tracing::info!(server = %self.inner.name, "sent roots/list_changed"),
-            Ok(Err(e)) => {
-                tracing::warn!(server = %self.inner.name, "roots/list_changed not sent: {e}")
-            }
-            Err(_) => {
-                tracing::warn!(server = %self.inner.name, "roots/list_changed not sent: timed out")
-            }
-        }
-    }
-
     /// Sends one request with the call timeout; see the module invariants.
     pub(crate) async fn request(
         &self,
@@ -503,6 +449,8 @@ impl ServerHandle {
 }
 
 /// Sends `notifications/cancelled` for a request whose caller went away.
+mod client;
+
 struct CancelOnDrop {
     peer: Peer<RoleClient>,
     id: Option<RequestId>,

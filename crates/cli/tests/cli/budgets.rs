@@ -13,8 +13,8 @@ fn home() -> Home {
     let home = Home::new();
     let scenario = Scenario::builder()
         .capabilities(Capabilities::none().with_tools().with_resources())
-        .tool("big", ToolBehavior::BigText { bytes: BIG })
-        .tool("small_limit", ToolBehavior::BigText { bytes: BIG })
+        .safe_tool("big", ToolBehavior::BigText { bytes: BIG })
+        .safe_tool("small_limit", ToolBehavior::BigText { bytes: BIG })
         .resource(
             "fake://long",
             "long",

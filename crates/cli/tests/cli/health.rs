@@ -27,7 +27,7 @@ async fn a_crashing_server_is_one_short_line_that_says_what_to_ask_the_user() {
         .unwrap();
     let fine = Scenario::builder()
         .capabilities(Capabilities::none().with_tools())
-        .tool("echo", ToolBehavior::Echo)
+        .safe_tool("echo", ToolBehavior::Echo)
         .write_to(&home.path().join("fine"))
         .unwrap();
     home.write_servers(json!({

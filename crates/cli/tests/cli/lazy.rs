@@ -12,7 +12,7 @@ fn server(home: &Home, name: &str, tool: &str) -> ScenarioFile {
     Scenario::builder()
         .server_name(name)
         .capabilities(Capabilities::none().with_tools())
-        .tool(tool, ToolBehavior::Echo)
+        .safe_tool(tool, ToolBehavior::Echo)
         .write_to(home.path())
         .unwrap()
 }
@@ -100,7 +100,7 @@ async fn a_changed_catalog_refreshes_the_declarations_and_a_vanished_tool_is_an_
     let renamed = Scenario::builder()
         .server_name("fake")
         .capabilities(Capabilities::none().with_tools())
-        .tool("new", ToolBehavior::Echo)
+        .safe_tool("new", ToolBehavior::Echo)
         .event_log(&fake.event_log)
         .build();
     std::fs::write(&fake.path, serde_json::to_string(&renamed).unwrap()).unwrap();

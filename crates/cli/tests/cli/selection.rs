@@ -17,7 +17,7 @@ async fn one_shot_calls_outside_the_declarations_reach_no_server() {
         Scenario::builder()
             .server_name(name)
             .capabilities(Capabilities::none().with_tools())
-            .tool("echo", ToolBehavior::Echo)
+            .safe_tool("echo", ToolBehavior::Echo)
             .write_to(home.path())
             .unwrap()
     };
@@ -89,7 +89,7 @@ async fn an_unset_variable_disables_only_its_server() {
     let home = Home::new();
     let good = Scenario::builder()
         .capabilities(Capabilities::none().with_tools())
-        .tool("echo", ToolBehavior::Echo)
+        .safe_tool("echo", ToolBehavior::Echo)
         .write_to(home.path())
         .unwrap();
     home.write_servers(json!({

@@ -96,7 +96,7 @@ fn every_json_example_behaves_as_documented() {
         checked += 1;
     }
     assert_eq!(
-        checked, 10,
+        checked, 11,
         "number of json examples in docs/configuration.md"
     );
 }

@@ -47,7 +47,7 @@ async fn a_budget_of_1000_bytes_bounds_the_result_and_its_pages() {
         };
         let scenario = Scenario::builder()
             .capabilities(Capabilities::none().with_tools().with_resources())
-            .tool("big", ToolBehavior::BigText { bytes: BIG })
+            .safe_tool("big", ToolBehavior::BigText { bytes: BIG })
             .build();
         let h = Harness::with(wire, script, scenario, options).await;
         let (outcome, _) = h.turn(&mut Conversation::new(), "read it all").await;

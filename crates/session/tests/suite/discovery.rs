@@ -13,7 +13,7 @@ use super::support::{Harness, SERVER, wires};
 fn scenario() -> Scenario {
     Scenario::builder()
         .capabilities(Capabilities::all())
-        .tool("echo", ToolBehavior::Echo)
+        .safe_tool("echo", ToolBehavior::Echo)
         .generated(Generated {
             resources: 40,
             ..Generated::default()

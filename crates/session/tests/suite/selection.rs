@@ -19,7 +19,7 @@ use super::support::{Asked, normalise, provider, statuses};
 fn scenario() -> Scenario {
     Scenario::builder()
         .capabilities(Capabilities::none().with_tools())
-        .tool("echo", ToolBehavior::Echo)
+        .safe_tool("echo", ToolBehavior::Echo)
         .build()
 }
 
