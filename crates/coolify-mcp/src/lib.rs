@@ -10,6 +10,7 @@ pub mod call_ctx;
 pub mod config;
 pub mod confirm;
 pub mod docs;
+pub mod doctor;
 pub mod http;
 pub mod instances;
 pub mod instructions;

@@ -11,6 +11,7 @@ mod common;
 
 mod boot;
 mod canary;
+mod doctor;
 mod elicitation;
 mod fidelity;
 mod golden;
