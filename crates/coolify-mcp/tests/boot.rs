@@ -260,6 +260,8 @@ async fn item_06_token_file_trim_rotation_and_401_retry() {
         elicitation: coolify_mcp::config::ElicitationSetting::Enabled,
         timing: Default::default(),
         factory: crate::common::factory(),
+        audit: coolify_mcp::audit::Audit::off(),
+        seal: None,
     })
     .unwrap();
     let client = server.shared().instances.default_instance().client();

@@ -105,6 +105,10 @@ pub struct Config {
     pub transport: Transport,
     /// Printed as `coolify-mcp: warning: <text>` at startup.
     pub warnings: Vec<String>,
+    /// One audit line per tool call on stderr (`COOLIFY_MCP_AUDIT`; default on over HTTP).
+    pub audit: bool,
+    /// `MCP_REQUEST_STATE_KEY` (at least 32 bytes); `None` = a key generated per process.
+    pub request_state_key: Option<String>,
 }
 
 /// What the command line asks for.
@@ -292,6 +296,17 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
     } else {
         HumanPolicy::AskWhenPossible
     };
+    let audit = crate::audit::enabled_by(
+        env.get("COOLIFY_MCP_AUDIT").map(String::as_str),
+        matches!(transport, Transport::Http(_)),
+    );
+    let request_state_key = get(crate::request_state::KEY_VAR).map(str::to_string);
+    if request_state_key
+        .as_ref()
+        .is_some_and(|k| k.len() < crate::request_state::MIN_KEY_BYTES)
+    {
+        problems.push(crate::request_state::KeyTooShort.to_string());
+    }
     if !problems.is_empty() {
         return Err(StartupError { problems });
     }
@@ -302,6 +317,8 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         elicitation,
         transport,
         warnings,
+        audit,
+        request_state_key,
     })))
 }
 

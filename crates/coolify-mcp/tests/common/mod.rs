@@ -109,6 +109,8 @@ pub struct Setup {
     pub default_name: String,
     /// Request timeout of every instance's client (default: the production default).
     pub request_timeout: Option<Duration>,
+    /// Audit lines (default off).
+    pub audit: coolify_mcp::audit::Audit,
 }
 
 impl Default for Setup {
@@ -122,6 +124,7 @@ impl Default for Setup {
             timing: Timing::default(),
             default_name: "default".into(),
             request_timeout: None,
+            audit: coolify_mcp::audit::Audit::off(),
         }
     }
 }
@@ -189,6 +192,8 @@ pub fn build_server(fixture_url: &str, setup: &Setup) -> CoolifyServer {
         elicitation: setup.elicitation,
         timing: setup.timing.clone(),
         factory: factory(),
+        audit: setup.audit.clone(),
+        seal: None,
     })
     .expect("server builds")
 }
