@@ -78,9 +78,11 @@ impl Outcome {
     }
 }
 
-/// Why a guarded operation was refused.
+/// Why a call was refused or failed validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reason {
+    /// The arguments failed the tool's input schema (outcome `error`).
+    Validation,
     /// The client cannot be asked and the server requires a human.
     NoElicitation,
     /// Asked, but no answer could be had (timeout, transport failure, not an answer).
@@ -98,6 +100,7 @@ impl Reason {
     /// The wire name.
     pub fn as_str(self) -> &'static str {
         match self {
+            Reason::Validation => "validation",
             Reason::NoElicitation => "no_elicitation",
             Reason::Unavailable => "unavailable",
             Reason::Declined => "declined",

@@ -71,7 +71,13 @@ pub async fn call_tool(
             instance: None,
             client_id: client_id.as_deref(),
         };
-        audit_outcome(shared, &inputs, Outcome::Error, None, None);
+        audit_outcome(
+            shared,
+            &inputs,
+            Outcome::Error,
+            Some(crate::audit::Reason::Validation),
+            None,
+        );
         return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
     }
     args = ordered(&schema, args);

@@ -9,6 +9,7 @@
 
 mod common;
 
+mod audit;
 mod boot;
 mod canary;
 mod doctor;

@@ -231,18 +231,57 @@ fn http_mode_needs_a_token_and_no_auth_only_on_loopback() {
         p[0].starts_with("--no-auth is only allowed on a loopback bind"),
         "{p:?}"
     );
+    let long = "h-token-0123456789abcdef-0123456";
+    assert_eq!(long.len(), 32);
     let c = run(
-        &[base[0], base[1], ("COOLIFY_MCP_HTTP_TOKEN", "h-token")],
+        &[base[0], base[1], ("COOLIFY_MCP_HTTP_TOKEN", long)],
         &["--transport=http"],
     );
     let Transport::Http(spec) = c.transport else {
         panic!("http")
     };
-    assert_eq!(spec.auth, HttpAuth::Bearer("h-token".into()));
+    assert_eq!(spec.auth, HttpAuth::Bearer(long.into()));
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     assert_eq!(
         run(&base, &["--require-human"]).human,
         HumanPolicy::RequireHuman
     );
+}
+
+#[test]
+fn http_token_shorter_than_32_characters_is_refused_with_the_reason() {
+    let base = [
+        ("COOLIFY_BASE_URL", "http://127.0.0.1:1"),
+        ("COOLIFY_ACCESS_TOKEN", "t"),
+    ];
+    let short = "h-token-0123456789abcdef-012345";
+    assert_eq!(short.len(), 31);
+    let p = problems(
+        &[base[0], base[1], ("COOLIFY_MCP_HTTP_TOKEN", short)],
+        &["--transport", "http"],
+    );
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(
+        p[0].starts_with("COOLIFY_MCP_HTTP_TOKEN is shorter than 32 characters"),
+        "{p:?}"
+    );
+    assert!(!p[0].contains(short), "never echoes the token: {p:?}");
+}
+
+#[test]
+fn non_loopback_bind_without_allowed_hosts_warns() {
+    let env = [
+        ("COOLIFY_BASE_URL", "http://127.0.0.1:1"),
+        ("COOLIFY_ACCESS_TOKEN", "t"),
+        ("COOLIFY_MCP_HTTP_TOKEN", "0123456789abcdef0123456789abcdef"),
+    ];
+    let c = run(&env, &["--transport", "http", "--host", "0.0.0.0"]);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(c.warnings[0].contains("without COOLIFY_MCP_ALLOWED_HOSTS"));
+    let mut with_hosts = env.to_vec();
+    with_hosts.push(("COOLIFY_MCP_ALLOWED_HOSTS", "mcp.example.com"));
+    let c = run(&with_hosts, &["--transport", "http", "--host", "0.0.0.0"]);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
 
 #[tokio::test]

@@ -6,6 +6,9 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use super::{Flags, HttpAuth, HttpSpec, Transport};
 
+/// The shortest `COOLIFY_MCP_HTTP_TOKEN` accepted at start-up.
+pub const MIN_HTTP_TOKEN_CHARS: usize = 32;
+
 pub(super) fn http_spec(
     env: &BTreeMap<String, String>,
     flags: &Flags,
@@ -52,13 +55,15 @@ pub(super) fn http_spec(
         HttpAuth::None
     } else {
         match token {
-            Some(t) if t.trim() == t && !t.contains(char::is_control) => {
-                HttpAuth::Bearer(t.to_string())
-            }
-            Some(_) => {
+            Some(t) if t.trim() != t || t.contains(char::is_control) => {
                 problems.push("COOLIFY_MCP_HTTP_TOKEN has whitespace or control characters at its ends or inside; set a plain token.".into());
                 HttpAuth::None
             }
+            Some(t) if t.chars().count() < MIN_HTTP_TOKEN_CHARS => {
+                problems.push(format!("COOLIFY_MCP_HTTP_TOKEN is shorter than {MIN_HTTP_TOKEN_CHARS} characters, so it can be guessed; generate one with: openssl rand -hex 32"));
+                HttpAuth::None
+            }
+            Some(t) => HttpAuth::Bearer(t.to_string()),
             None => {
                 problems.push("HTTP mode needs COOLIFY_MCP_HTTP_TOKEN (clients send it as `Authorization: Bearer <token>`), or --no-auth on a loopback bind.".into());
                 HttpAuth::None
@@ -75,10 +80,14 @@ pub(super) fn http_spec(
             })
             .unwrap_or_default()
     };
+    let allowed_hosts = list("COOLIFY_MCP_ALLOWED_HOSTS");
+    if !ip.is_loopback() && allowed_hosts.is_empty() {
+        warnings.push(format!("binding {ip}, a non-loopback address, without COOLIFY_MCP_ALLOWED_HOSTS: only loopback Host headers (and the bind address itself) are accepted, so requests through a domain name are refused; list the names clients use"));
+    }
     Transport::Http(HttpSpec {
         bind: SocketAddr::new(ip, port),
         auth,
-        allowed_hosts: list("COOLIFY_MCP_ALLOWED_HOSTS"),
+        allowed_hosts,
         allowed_origins: list("COOLIFY_MCP_ALLOWED_ORIGINS"),
     })
 }
