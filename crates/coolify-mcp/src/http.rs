@@ -7,7 +7,8 @@
 //! - DNS-rebinding protection: `Host` must be a loopback name (or an explicitly allowed
 //!   host) and a present `Origin` must be a loopback origin (or explicitly allowed),
 //!   both enforced by rmcp's Streamable HTTP service;
-//! - anything but `/mcp` and `/healthz` is 404 `{"error":"not_found"}`.
+//! - anything but `/mcp` and `/healthz` is 404 `{"error":"not_found"}`;
+//! - the limits of `http_limits` (5 MB body, 15 s head, 30 s body) apply to every request.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{HttpAuth, HttpSpec};
+use crate::http_limits::{MAX_BODY_BYTES, bearer_token, constant_time_eq, limit_body, serve};
 use crate::server::CoolifyServer;
 
 /// A running HTTP server.
@@ -58,7 +60,8 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
-        .with_cancellation_token(shutdown.child_token());
+        .with_cancellation_token(shutdown.child_token())
+        .with_max_request_body_bytes(MAX_BODY_BYTES);
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(crate::wire::Sessions::default()),
@@ -70,6 +73,8 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
     });
     let mcp = Router::new()
         .nest_service("/mcp", service)
+        // The bearer check runs first (outermost): nothing is buffered for a stranger.
+        .layer(middleware::from_fn(limit_body))
         .layer(middleware::from_fn_with_state(token, require_bearer));
     let app = Router::new()
         .route(
@@ -84,23 +89,12 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
             )
         });
     let stop = shutdown.clone();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { stop.cancelled().await })
-            .await
-    });
+    let task = tokio::spawn(serve(listener, app, stop));
     Ok(HttpHandle {
         addr,
         shutdown,
         task,
     })
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn require_bearer(
@@ -109,11 +103,7 @@ async fn require_bearer(
     next: Next,
 ) -> Response {
     if let Some(expected) = token.as_ref() {
-        let presented = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
+        let presented = bearer_token(&request);
         if !presented.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes())) {
             return (
                 StatusCode::UNAUTHORIZED,

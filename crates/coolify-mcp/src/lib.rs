@@ -14,6 +14,7 @@ pub mod confirm;
 pub mod docs;
 pub mod doctor;
 pub mod http;
+pub mod http_limits;
 pub mod instances;
 pub mod instructions;
 pub mod json;

@@ -19,6 +19,7 @@ mod golden;
 mod golden_calls;
 mod guarded;
 mod hardening;
+mod http_limits;
 mod process;
 mod prompts;
 mod resources;
