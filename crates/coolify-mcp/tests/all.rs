@@ -20,6 +20,7 @@ mod golden_calls;
 mod guarded;
 mod hardening;
 mod http_limits;
+mod modern;
 mod process;
 mod prompts;
 mod resources;

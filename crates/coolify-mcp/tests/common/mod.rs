@@ -111,6 +111,8 @@ pub struct Setup {
     pub request_timeout: Option<Duration>,
     /// Audit lines (default off).
     pub audit: coolify_mcp::audit::Audit,
+    /// The 2026-07-28 confirmation seal (default: a per-process key, the system clock).
+    pub seal: Option<coolify_mcp::request_state::ConfirmationSeal>,
 }
 
 impl Default for Setup {
@@ -125,6 +127,7 @@ impl Default for Setup {
             default_name: "default".into(),
             request_timeout: None,
             audit: coolify_mcp::audit::Audit::off(),
+            seal: None,
         }
     }
 }
@@ -193,7 +196,7 @@ pub fn build_server(fixture_url: &str, setup: &Setup) -> CoolifyServer {
         timing: setup.timing.clone(),
         factory: factory(),
         audit: setup.audit.clone(),
-        seal: None,
+        seal: setup.seal.clone(),
     })
     .expect("server builds")
 }
