@@ -24,5 +24,6 @@ mod modern;
 mod process;
 mod prompts;
 mod resources;
+mod sdk_peers;
 mod tools;
 mod tools_more;

@@ -1,0 +1,107 @@
+//! Real TypeScript SDK clients against coolify-mcp over streamable HTTP on 127.0.0.1 (the
+//! scripts under `tests/js/`, the SDK pinned in the repository's package.json). Without
+//! `node_modules/` the tests print a skip note, unless `COYOTE_REQUIRE_PEERS=1` (scripts/test
+//! sets it after `npm ci`), where a missing peer fails.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use coolify_fixture::Fixture;
+use coolify_mcp::config::{HttpAuth, HttpSpec, HumanPolicy};
+use serde_json::Value;
+
+use crate::common::{Setup, build_server};
+
+const TOKEN: &str = "sdk-peer-token-0123456789abcdef012345";
+/// Bounds a stuck peer; never reached by a passing run.
+const PEER_DEADLINE: Duration = Duration::from_secs(120);
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `Some(script path)` when the SDK is installed; `None` (with a note) when it may be skipped.
+pub(crate) fn sdk_script(name: &str, package: &str) -> Option<PathBuf> {
+    let installed = repo_root().join("node_modules").join(package).exists();
+    if !installed {
+        let required = std::env::var("COYOTE_REQUIRE_PEERS").is_ok_and(|v| v.trim() == "1");
+        assert!(!required, "{package} is not installed (run npm ci)");
+        eprintln!("skipped: {package} is not installed (npm ci installs it)");
+        return None;
+    }
+    Some(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/js")
+            .join(name),
+    )
+}
+
+/// Run `node script args…`; its one JSON line of stdout.
+pub(crate) async fn run_node(script: &PathBuf, args: &[&str]) -> Value {
+    let out = tokio::time::timeout(
+        PEER_DEADLINE,
+        tokio::process::Command::new("node")
+            .arg(script)
+            .args(args)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the node peer finished")
+    .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "node failed: {stderr}\n{stdout}");
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("not one JSON line ({e}): {stdout}\n{stderr}"))
+}
+
+async fn serve(fixture: &Fixture) -> coolify_mcp::http::HttpHandle {
+    let setup = Setup {
+        policy: HumanPolicy::RequireHuman,
+        ..Setup::default()
+    };
+    let server = build_server(fixture.url(), &setup);
+    let spec = HttpSpec {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        auth: HttpAuth::Bearer(TOKEN.into()),
+        allowed_hosts: Vec::new(),
+        allowed_origins: Vec::new(),
+    };
+    coolify_mcp::http::start(server, &spec).await.unwrap()
+}
+
+#[tokio::test]
+async fn ts_sdk_v2_client_completes_a_guarded_delete_through_input_required() {
+    let Some(script) = sdk_script("modern-delete.mjs", "@modelcontextprotocol/client") else {
+        return;
+    };
+    let fixture = Fixture::start().await.unwrap();
+    let h = serve(&fixture).await;
+    let url = format!("http://{}/mcp", h.addr);
+    let deletes = |f: &Fixture| f.requests().iter().filter(|r| r.method == "DELETE").count();
+
+    let declined = run_node(&script, &[&url, TOKEN, "app-api", "decline"]).await;
+    assert_eq!(declined["era"], "2026-07-28", "{declined}");
+    assert_eq!(declined["asked"].as_array().unwrap().len(), 1, "{declined}");
+    let text = declined["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Aborted: the user declined"), "{text}");
+    assert_eq!(deletes(&fixture), 0);
+
+    let accepted = run_node(&script, &[&url, TOKEN, "app-api"]).await;
+    let asked = accepted["asked"][0].as_str().unwrap();
+    assert!(
+        asked.starts_with("Delete application \"api-gateway\""),
+        "{asked}"
+    );
+    let text = accepted["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!text.starts_with("Aborted"), "{text}");
+    assert_eq!(
+        deletes(&fixture),
+        1,
+        "the delete ran once, after the answer"
+    );
+    h.shutdown.cancel();
+}
