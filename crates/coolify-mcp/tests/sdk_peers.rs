@@ -3,6 +3,7 @@
 //! `node_modules/` the tests print a skip note, unless `COYOTE_REQUIRE_PEERS=1` (scripts/test
 //! sets it after `npm ci`), where a missing peer fails.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
@@ -27,7 +28,10 @@ pub(crate) fn sdk_script(name: &str, package: &str) -> Option<PathBuf> {
     if !installed {
         let required = std::env::var("COYOTE_REQUIRE_PEERS").is_ok_and(|v| v.trim() == "1");
         assert!(!required, "{package} is not installed (run npm ci)");
-        eprintln!("skipped: {package} is not installed (npm ci installs it)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: {package} is not installed (npm ci installs it)"
+        );
         return None;
     }
     Some(
