@@ -24,8 +24,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::call::AuthClient;
 use crate::config::{HttpAuth, HttpSpec};
-use crate::oauth::Authority;
 use crate::http_limits::{MAX_BODY_BYTES, bearer_token, constant_time_eq, limit_body, serve};
+use crate::oauth::Authority;
 use crate::server::CoolifyServer;
 
 /// A running HTTP server.
@@ -60,7 +60,7 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
                 .clone()
                 .unwrap_or_else(|| format!("http://{addr}"));
             Some(Arc::new(
-                Authority::new(o.clone(), public).map_err(std::io::Error::other)?,
+                Authority::new((**o).clone(), public).map_err(std::io::Error::other)?,
             ))
         }
         None => None,
@@ -129,7 +129,11 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
     })
 }
 
-async fn require_bearer(State(gate): State<Arc<Gate>>, mut request: Request, next: Next) -> Response {
+async fn require_bearer(
+    State(gate): State<Arc<Gate>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     if gate.open {
         return next.run(request).await;
     }

@@ -21,6 +21,7 @@ mod guarded;
 mod hardening;
 mod http_limits;
 mod modern;
+mod oauth;
 mod process;
 mod prompts;
 mod resources;

@@ -21,6 +21,8 @@ async fn serve() -> HttpHandle {
         auth: HttpAuth::Bearer(TOKEN.into()),
         allowed_hosts: Vec::new(),
         allowed_origins: Vec::new(),
+        oauth: None,
+        stateless: false,
     };
     start(server, &spec).await.unwrap()
 }

@@ -73,6 +73,8 @@ async fn serve(fixture: &Fixture) -> coolify_mcp::http::HttpHandle {
         auth: HttpAuth::Bearer(TOKEN.into()),
         allowed_hosts: Vec::new(),
         allowed_origins: Vec::new(),
+        oauth: None,
+        stateless: false,
     };
     coolify_mcp::http::start(server, &spec).await.unwrap()
 }
@@ -108,4 +110,28 @@ async fn ts_sdk_v2_client_completes_a_guarded_delete_through_input_required() {
         "the delete ran once, after the answer"
     );
     h.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn ts_sdk_client_signs_in_with_oauth_and_calls_a_tool() {
+    let Some(script) = sdk_script("oauth-sign-in.mjs", "@modelcontextprotocol/sdk") else {
+        return;
+    };
+    let fixture = Fixture::start().await.unwrap();
+    let s = crate::oauth::oauth_server(fixture.url()).await;
+    let url = format!("{}/mcp", s.base);
+    let out = run_node(&script, &[&url, coolify_fixture::FIXTURE_TOKEN]).await;
+    assert_eq!(out["registered"], true, "{out}");
+    assert_eq!(out["tools"], 45, "{out}");
+    let text = out["text"].as_str().unwrap();
+    assert!(text.contains("api-gateway"), "{text}");
+    let lines = s.audit.lock().unwrap().clone();
+    let line: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert!(
+        line["client_id"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("mcp_client_")),
+        "{line}"
+    );
+    s.handle.shutdown.cancel();
 }

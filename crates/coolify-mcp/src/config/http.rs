@@ -32,7 +32,7 @@ fn oauth_spec<'a>(
     get: &dyn Fn(&str) -> Option<&'a str>,
     default: Option<&InstanceSpec>,
     problems: &mut Vec<String>,
-) -> Option<OAuthSpec> {
+) -> Option<Box<OAuthSpec>> {
     let raw = get("MCP_PUBLIC_URL")?.trim();
     let with_scheme = if raw.contains("://") {
         raw.to_string()
@@ -47,10 +47,15 @@ fn oauth_spec<'a>(
     }
     let ttl = |name: &str, default: u64, problems: &mut Vec<String>| match get(name) {
         None => default,
-        Some(v) => v.trim().parse::<u64>().ok().filter(|n| *n >= 60).unwrap_or_else(|| {
-            problems.push(format!("{name} must be a number of seconds, at least 60"));
-            default
-        }),
+        Some(v) => v
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n >= 60)
+            .unwrap_or_else(|| {
+                problems.push(format!("{name} must be a number of seconds, at least 60"));
+                default
+            }),
     };
     let access_ttl_secs = ttl("MCP_ACCESS_TOKEN_TTL", 3600, problems);
     let refresh_ttl_secs = ttl("MCP_REFRESH_TOKEN_TTL", 28_800, problems);
@@ -62,13 +67,12 @@ fn oauth_spec<'a>(
         }
         match entry.parse::<IpAddr>() {
             Ok(ip) => trusted_proxies.push(ip),
-            Err(_) => problems.push("COOLIFY_MCP_TRUSTED_PROXIES must be a comma list of IP addresses".into()),
+            Err(_) => problems
+                .push("COOLIFY_MCP_TRUSTED_PROXIES must be a comma list of IP addresses".into()),
         }
     }
-    let Some(default) = default else {
-        return None;
-    };
-    Some(OAuthSpec {
+    let default = default?;
+    Some(Box::new(OAuthSpec {
         public_url: Some(with_scheme.trim_end_matches('/').to_string()),
         state_file: PathBuf::from(get("MCP_OAUTH_STATE_FILE").unwrap_or("/data/oauth-state.json")),
         access_ttl_secs,
@@ -76,7 +80,7 @@ fn oauth_spec<'a>(
         trusted_proxies,
         coolify_url: default.url.clone(),
         coolify_headers: default.headers.clone(),
-    })
+    }))
 }
 
 /// The shortest `COOLIFY_MCP_HTTP_TOKEN` accepted at start-up.

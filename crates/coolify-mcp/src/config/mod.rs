@@ -17,8 +17,8 @@ mod http;
 mod instance;
 
 use fleet::parse_instances;
-pub use http::{MIN_HTTP_TOKEN_CHARS, OAuthSpec};
 use http::http_spec;
+pub use http::{MIN_HTTP_TOKEN_CHARS, OAuthSpec};
 pub use instance::{
     DEFAULT_REQUEST_TIMEOUT, InstanceSpec, MAX_REQUEST_TIMEOUT, MIN_REQUEST_TIMEOUT,
     REQUEST_TIMEOUT_VAR, TokenSource, request_timeout_from_secs,
@@ -85,7 +85,7 @@ pub struct HttpSpec {
     /// Extra `Origin` values accepted besides loopback origins (`COOLIFY_MCP_ALLOWED_ORIGINS`).
     pub allowed_origins: Vec<String>,
     /// The OAuth authorization server, when `MCP_PUBLIC_URL` is set.
-    pub oauth: Option<OAuthSpec>,
+    pub oauth: Option<Box<OAuthSpec>>,
     /// `--stateless`: no MCP sessions; every request stands alone (replicas need no affinity).
     pub stateless: bool,
 }
@@ -295,13 +295,7 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         .or_else(|| get("MCP_TRANSPORT").map(str::to_string));
     let transport = match transport_name.as_deref() {
         None | Some("stdio") => Transport::Stdio,
-        Some("http") => http_spec(
-            env,
-            &flags,
-            instances.first(),
-            &mut problems,
-            &mut warnings,
-        ),
+        Some("http") => http_spec(env, &flags, instances.first(), &mut problems, &mut warnings),
         Some(_) => {
             problems
                 .push("the transport must be stdio or http (--transport / MCP_TRANSPORT)".into());

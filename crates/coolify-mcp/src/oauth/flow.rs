@@ -136,7 +136,7 @@ enum Refusal {
     /// Before the redirect URI is trusted: a page.
     Page(String),
     /// After: back to the client with an OAuth error.
-    Redirect(Response),
+    Redirect(Box<Response>),
 }
 
 fn back_to(uri: &str, issuer: &str, pairs: &[(&str, &str)], state: Option<&str>) -> Response {
@@ -168,7 +168,9 @@ fn pkce_shaped(s: &str) -> bool {
 
 fn check(a: &Authority, p: &Params) -> Result<AuthRequest, Refusal> {
     let page = |m: &str| Refusal::Page(m.to_string());
-    let client_id = p.get("client_id").ok_or_else(|| page("client_id is missing"))?;
+    let client_id = p
+        .get("client_id")
+        .ok_or_else(|| page("client_id is missing"))?;
     let state = a
         .store
         .load()
@@ -184,29 +186,32 @@ fn check(a: &Authority, p: &Params) -> Result<AuthRequest, Refusal> {
     };
     let st = p.get("state").cloned();
     let fail = |error: &str, d: &str| {
-        Refusal::Redirect(back_to(
+        Refusal::Redirect(Box::new(back_to(
             &redirect_uri,
             &a.public_url,
             &[("error", error), ("error_description", d)],
             st.as_deref(),
-        ))
+        )))
     };
     if p.get("response_type").map(String::as_str) != Some("code") {
-        return Err(fail(
-            "unsupported_response_type",
-            "only response_type=code",
-        ));
+        return Err(fail("unsupported_response_type", "only response_type=code"));
     }
     let challenge = p
         .get("code_challenge")
         .filter(|c| pkce_shaped(c))
         .ok_or_else(|| fail("invalid_request", "a PKCE code_challenge is required"))?;
     if p.get("code_challenge_method").map(String::as_str) != Some("S256") {
-        return Err(fail("invalid_request", "code_challenge_method must be S256"));
+        return Err(fail(
+            "invalid_request",
+            "code_challenge_method must be S256",
+        ));
     }
     Ok(AuthRequest {
         client_id: client_id.clone(),
-        client_name: client.client_name.clone().unwrap_or_else(|| client_id.clone()),
+        client_name: client
+            .client_name
+            .clone()
+            .unwrap_or_else(|| client_id.clone()),
         redirect_uri,
         challenge: challenge.clone(),
         state: st,
@@ -216,7 +221,7 @@ fn check(a: &Authority, p: &Params) -> Result<AuthRequest, Refusal> {
 fn refusal(r: Refusal) -> Response {
     match r {
         Refusal::Page(m) => (StatusCode::BAD_REQUEST, Html(page::error_page(&m))).into_response(),
-        Refusal::Redirect(resp) => resp,
+        Refusal::Redirect(resp) => *resp,
     }
 }
 
@@ -232,7 +237,10 @@ pub(super) async fn authorize_form(
 }
 
 /// `POST /authorize`: check the user's Coolify token (then drop it), issue a code.
-pub(super) async fn authorize(State(a): State<Arc<Authority>>, Form(mut p): Form<Params>) -> Response {
+pub(super) async fn authorize(
+    State(a): State<Arc<Authority>>,
+    Form(mut p): Form<Params>,
+) -> Response {
     let token = p.remove("coolify_token").unwrap_or_default();
     let req = match check(&a, &p) {
         Ok(req) => req,
@@ -245,7 +253,11 @@ pub(super) async fn authorize(State(a): State<Arc<Authority>>, Form(mut p): Form
     if token.is_empty() {
         return again(StatusCode::BAD_REQUEST, "Paste a Coolify API token.");
     }
-    match a.prober.get("/teams/current", ProbeAuth::Bearer(token)).await {
+    match a
+        .prober
+        .get("/teams/current", ProbeAuth::Bearer(token))
+        .await
+    {
         Ok(r) if r.status == 200 => {}
         Ok(r) if r.status == 401 || r.status == 403 => {
             return again(
@@ -256,7 +268,10 @@ pub(super) async fn authorize(State(a): State<Arc<Authority>>, Form(mut p): Form
         Ok(r) => {
             return again(
                 StatusCode::BAD_GATEWAY,
-                &format!("Coolify answered HTTP {} to the check; try again later.", r.status),
+                &format!(
+                    "Coolify answered HTTP {} to the check; try again later.",
+                    r.status
+                ),
             );
         }
         Err(e) => {
@@ -274,7 +289,10 @@ pub(super) async fn authorize(State(a): State<Arc<Authority>>, Form(mut p): Form
         exp: now_secs() + CODE_TTL_SECS,
     };
     let key = digest(&code);
-    if a.store.update(move |st| st.codes.insert(key, entry)).is_err() {
+    if a.store
+        .update(move |st| st.codes.insert(key, entry))
+        .is_err()
+    {
         return server_error();
     }
     back_to(
@@ -328,7 +346,10 @@ fn redeem_code(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'stat
                 return Err(("invalid_grant", "the code was issued to another client"));
             }
             if redirect_uri.as_ref().is_some_and(|u| *u != c.redirect_uri) {
-                return Err(("invalid_grant", "redirect_uri differs from the authorization request"));
+                return Err((
+                    "invalid_grant",
+                    "redirect_uri differs from the authorization request",
+                ));
             }
             if !pkce_shaped(verifier) || expected != c.challenge {
                 return Err(("invalid_grant", "the PKCE code_verifier does not match"));
@@ -347,9 +368,15 @@ fn refresh(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'static s
     a.store
         .update(|st| {
             let g = st.refresh.remove(&key).filter(|g| g.exp > now_secs());
-            let g = g.ok_or(("invalid_grant", "the refresh token is unknown, used or expired"))?;
+            let g = g.ok_or((
+                "invalid_grant",
+                "the refresh token is unknown, used or expired",
+            ))?;
             if client_id.as_ref().is_some_and(|id| *id != g.client_id) {
-                return Err(("invalid_grant", "the refresh token was issued to another client"));
+                return Err((
+                    "invalid_grant",
+                    "the refresh token was issued to another client",
+                ));
             }
             Ok(issue(a, st, &g.client_id))
         })

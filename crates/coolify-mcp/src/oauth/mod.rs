@@ -135,19 +135,18 @@ fn authorization_server(authority: &Authority) -> serde_json::Value {
 pub fn routes(authority: Arc<Authority>) -> Router {
     let limited = Router::new()
         .route("/register", post(flow::register))
-        .route("/authorize", get(flow::authorize_form).post(flow::authorize))
+        .route(
+            "/authorize",
+            get(flow::authorize_form).post(flow::authorize),
+        )
         .route("/token", post(flow::token))
         .layer(middleware::from_fn(crate::http_limits::limit_body))
         .layer(middleware::from_fn_with_state(
             authority.clone(),
             rate_limited,
         ));
-    let prm = |State(a): State<Arc<Authority>>| async move {
-        axum::Json(protected_resource(&a))
-    };
-    let asm = |State(a): State<Arc<Authority>>| async move {
-        axum::Json(authorization_server(&a))
-    };
+    let prm = |State(a): State<Arc<Authority>>| async move { axum::Json(protected_resource(&a)) };
+    let asm = |State(a): State<Arc<Authority>>| async move { axum::Json(authorization_server(&a)) };
     Router::new()
         .route("/.well-known/oauth-protected-resource", get(prm))
         .route("/.well-known/oauth-protected-resource/mcp", get(prm))
