@@ -2,12 +2,14 @@
 //!
 //! Invariants:
 //! - binds 127.0.0.1 by default; `--no-auth` is refused by config on non-loopback binds;
-//! - every `/mcp` request needs `Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>` unless
-//!   `--no-auth` (compared in constant time; the token is never logged);
+//! - every `/mcp` request needs `Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>` (compared in
+//!   constant time; never logged) or an OAuth access token of `oauth` (its client id then
+//!   rides in the request's extensions as [`AuthClient`]), unless `--no-auth`;
 //! - DNS-rebinding protection: `Host` must be a loopback name (or an explicitly allowed
 //!   host) and a present `Origin` must be a loopback origin (or explicitly allowed),
 //!   both enforced by rmcp's Streamable HTTP service;
-//! - anything but `/mcp` and `/healthz` is 404 `{"error":"not_found"}`;
+//! - anything but `/mcp`, `/healthz` and, with OAuth, its routes is 404
+//!   `{"error":"not_found"}`;
 //! - the limits of `http_limits` (5 MB body, 15 s head, 30 s body) apply to every request.
 
 use std::net::SocketAddr;

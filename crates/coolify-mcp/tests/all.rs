@@ -24,6 +24,7 @@ mod modern;
 mod oauth;
 mod process;
 mod prompts;
+mod replicas;
 mod resources;
 mod sdk_peers;
 mod tools;
