@@ -11,6 +11,7 @@ mod common;
 
 mod audit;
 mod boot;
+mod bundle;
 mod canary;
 mod doctor;
 mod elicitation;
