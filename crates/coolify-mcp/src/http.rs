@@ -148,7 +148,16 @@ async fn require_bearer(
         {
             return next.run(request).await;
         }
-        if let Some(client) = gate.oauth.as_ref().and_then(|a| a.client_for(p)) {
+        // The state file is read under a shared flock: off the async threads.
+        let lookup = gate.oauth.clone().map(|a| {
+            let p = p.clone();
+            tokio::task::spawn_blocking(move || a.client_for(&p))
+        });
+        let client = match lookup {
+            Some(task) => task.await.ok().flatten(),
+            None => None,
+        };
+        if let Some(client) = client {
             request.extensions_mut().insert(AuthClient(client));
             return next.run(request).await;
         }

@@ -237,6 +237,21 @@ fn http_mode_needs_a_token_and_no_auth_only_on_loopback() {
         &[base[0], base[1], ("COOLIFY_MCP_HTTP_TOKEN", long)],
         &["--transport=http"],
     );
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].starts_with("MCP_REQUEST_STATE_KEY is not set"),
+        "{:?}",
+        c.warnings
+    );
+    let c = run(
+        &[
+            base[0],
+            base[1],
+            ("COOLIFY_MCP_HTTP_TOKEN", long),
+            ("MCP_REQUEST_STATE_KEY", long),
+        ],
+        &["--transport=http"],
+    );
     let Transport::Http(spec) = c.transport else {
         panic!("http")
     };
@@ -274,6 +289,7 @@ fn non_loopback_bind_without_allowed_hosts_warns() {
         ("COOLIFY_BASE_URL", "http://127.0.0.1:1"),
         ("COOLIFY_ACCESS_TOKEN", "t"),
         ("COOLIFY_MCP_HTTP_TOKEN", "0123456789abcdef0123456789abcdef"),
+        ("MCP_REQUEST_STATE_KEY", "0123456789abcdef0123456789abcdef"),
     ];
     let c = run(&env, &["--transport", "http", "--host", "0.0.0.0"]);
     assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);

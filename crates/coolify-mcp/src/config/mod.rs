@@ -320,6 +320,12 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
     {
         problems.push(crate::request_state::KeyTooShort.to_string());
     }
+    if request_state_key.is_none()
+        && human == HumanPolicy::RequireHuman
+        && matches!(transport, Transport::Http(_))
+    {
+        warnings.push(format!("{} is not set: 2026-07-28 confirmations are signed with a key made for this process, so a restart or another replica refuses them (set it to 32+ random bytes shared by every replica)", crate::request_state::KEY_VAR));
+    }
     if !problems.is_empty() {
         return Err(StartupError { problems });
     }
