@@ -135,3 +135,96 @@ async fn ts_sdk_client_signs_in_with_oauth_and_calls_a_tool() {
     );
     s.handle.shutdown.cancel();
 }
+
+/// This tree's `coyote` (built beside `coolify-mcp` by `cargo build`), if present.
+fn coyote_binary() -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_BIN_EXE_coolify-mcp")).with_file_name("coyote");
+    if path.exists() {
+        return Some(path);
+    }
+    let required = std::env::var("COYOTE_REQUIRE_PEERS").is_ok_and(|v| v.trim() == "1");
+    assert!(!required, "{} is not built (cargo build)", path.display());
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped: {} is not built (cargo build builds it)",
+        path.display()
+    );
+    None
+}
+
+/// `coyote ARGS` in `home` with the form-filling browser stand-in: (code, stdout, stderr).
+async fn coyote(bin: &PathBuf, home: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let browser = format!(
+        "node {}",
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/js/browser-form.mjs")
+            .display()
+    );
+    let out = tokio::time::timeout(
+        PEER_DEADLINE,
+        tokio::process::Command::new(bin)
+            .args(args)
+            .current_dir(home)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", home)
+            .env("COYOTE_CONFIG_DIR", home.join("config"))
+            .env("COYOTE_STATE_DIR", home.join("state"))
+            .env("COYOTE_CACHE_DIR", home.join("cache"))
+            .env("COYOTE_TOKEN_STORE", "file")
+            .env("BROWSER", browser)
+            .env("COOLIFY_TEST_TOKEN", coolify_fixture::FIXTURE_TOKEN)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("coyote finished")
+    .expect("coyote runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn coyote_signs_in_with_oauth_and_calls_a_tool() {
+    let Some(bin) = coyote_binary() else {
+        return;
+    };
+    let fixture = Fixture::start().await.unwrap();
+    let s = crate::oauth::oauth_server(fixture.url()).await;
+    let home = tempfile::tempdir().unwrap();
+    for d in ["config", "state", "cache"] {
+        std::fs::create_dir_all(home.path().join(d)).unwrap();
+    }
+    let servers =
+        serde_json::json!({"mcpServers": {"coolify": {"url": format!("{}/mcp", s.base)}}});
+    std::fs::write(home.path().join("config/mcp.json"), servers.to_string()).unwrap();
+
+    let (code, out, err) = coyote(&bin, home.path(), &["mcp", "login", "coolify"]).await;
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("signed in to MCP server 'coolify'"), "{err}");
+    assert!(
+        !err.contains(coolify_fixture::FIXTURE_TOKEN),
+        "the Coolify token never reaches coyote"
+    );
+    let (code, out, err) = coyote(
+        &bin,
+        home.path(),
+        &["mcp", "call", "coolify", "get_application", "uuid=app-api"],
+    )
+    .await;
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("api-gateway"), "{out}");
+    let lines = s.audit.lock().unwrap().clone();
+    let line: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert!(
+        line["client_id"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("mcp_client_")),
+        "{line}"
+    );
+    s.handle.shutdown.cancel();
+}
