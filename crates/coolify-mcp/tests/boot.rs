@@ -360,3 +360,56 @@ async fn item_06_token_file_trim_rotation_and_401_retry() {
         ]
     );
 }
+
+#[test]
+fn oauth_settings_come_from_mcp_public_url_and_stateless_from_its_flag() {
+    let base = [
+        ("COOLIFY_BASE_URL", "http://127.0.0.1:1"),
+        ("COOLIFY_ACCESS_TOKEN", "t"),
+        ("MCP_REQUEST_STATE_KEY", "0123456789abcdef0123456789abcdef"),
+    ];
+    // A bare domain is https; no static token needed; the default instance checks sign-ins.
+    let mut env = base.to_vec();
+    env.extend([
+        ("MCP_PUBLIC_URL", "mcp.example.com/"),
+        ("COOLIFY_MCP_TRUSTED_PROXIES", "10.0.0.2, ::1"),
+        ("MCP_ACCESS_TOKEN_TTL", "600"),
+    ]);
+    let c = run(&env, &["--transport", "http", "--stateless"]);
+    let Transport::Http(spec) = c.transport else {
+        panic!("http")
+    };
+    assert_eq!(spec.auth, HttpAuth::OAuthOnly);
+    assert!(spec.stateless);
+    let oauth = spec.oauth.unwrap();
+    assert_eq!(oauth.public_url.as_deref(), Some("https://mcp.example.com"));
+    assert_eq!(oauth.coolify_url, "http://127.0.0.1:1");
+    assert_eq!(oauth.access_ttl_secs, 600);
+    assert_eq!(oauth.refresh_ttl_secs, 28_800);
+    assert_eq!(oauth.trusted_proxies.len(), 2);
+    assert_eq!(
+        oauth.state_file,
+        std::path::PathBuf::from("/data/oauth-state.json")
+    );
+    // Plain http needs the explicit opt-in; bad lists and short TTLs are start-up errors.
+    let mut env = base.to_vec();
+    env.extend([
+        ("MCP_PUBLIC_URL", "http://mcp.example.com"),
+        ("COOLIFY_MCP_TRUSTED_PROXIES", "proxy.local"),
+        ("MCP_REFRESH_TOKEN_TTL", "5"),
+    ]);
+    let p = problems(&env, &["--transport", "http"]);
+    assert_eq!(p.len(), 3, "{p:?}");
+    assert!(p[0].starts_with("MCP_PUBLIC_URL must be https"), "{p:?}");
+    env.push(("MCP_ALLOW_INSECURE_HTTP", "true"));
+    env.retain(|(k, _)| !k.starts_with("COOLIFY_MCP_TRUSTED") && !k.starts_with("MCP_REFRESH"));
+    let c = run(&env, &["--transport", "http"]);
+    let Transport::Http(spec) = c.transport else {
+        panic!("http")
+    };
+    assert!(!spec.stateless);
+    assert_eq!(
+        spec.oauth.unwrap().public_url.as_deref(),
+        Some("http://mcp.example.com")
+    );
+}
