@@ -387,3 +387,50 @@ async fn oauth_endpoints_allow_20_requests_a_minute_per_address() {
     assert!(r.starts_with("HTTP/1.1 201"), "a minute later: {r}");
     s.handle.shutdown.cancel();
 }
+
+#[tokio::test(start_paused = true)]
+async fn oauth_coolify_check_gives_up_after_10_s_and_issues_no_code() {
+    // A Coolify that accepts the connection and never answers.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_url = format!("http://{}", silent.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((conn, _)) = silent.accept().await {
+            open.push(conn);
+        }
+    });
+    let s = oauth_server(&silent_url).await;
+    let store = coolify_mcp::oauth::store::Store::new(&s.state_file);
+    store
+        .update(|st| {
+            st.clients.insert(
+                "mcp_client_t".into(),
+                coolify_mcp::oauth::store::Client {
+                    redirect_uris: vec![REDIRECT.into()],
+                    client_name: None,
+                    issued_at: 0,
+                },
+            )
+        })
+        .unwrap();
+    let mut form: Vec<(&str, String)> = auth_params("mcp_client_t");
+    form.push(("coolify_token", "users-own-token".into()));
+    let body = form_body(&form);
+    let request = format!(
+        "POST /authorize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let t0 = tokio::time::Instant::now();
+    let r = raw(s.handle.addr, &request).await;
+    let waited = t0.elapsed();
+    assert!(r.starts_with("HTTP/1.1 502"), "{r}");
+    assert!(r.contains("no answer within 10 s"), "{r}");
+    assert!(!r.contains("users-own-token"), "never echoed");
+    assert!(
+        waited >= Duration::from_secs(10) && waited < Duration::from_secs(11),
+        "{waited:?}"
+    );
+    assert!(store.load().unwrap().codes.is_empty(), "no code issued");
+    held.abort();
+    s.handle.shutdown.cancel();
+}
