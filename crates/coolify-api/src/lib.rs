@@ -12,6 +12,7 @@ mod error;
 mod hints;
 pub mod models;
 mod path;
+pub mod probe;
 mod tls;
 mod token;
 
@@ -27,4 +28,5 @@ pub use endpoints::{Paging, ResourceKind};
 pub use error::{ApiError, BuildError, InvalidIdReason};
 pub use hints::error_hint;
 pub use path::{ApiPath, QueryEncoding, validate_id};
+pub use probe::{ProbeAuth, ProbeError, ProbeResponse, Prober};
 pub use token::TokenSpec;

@@ -135,6 +135,11 @@ pub(crate) fn route(
 /// A GET route, by first segment; `None` falls through to the catch-all.
 fn get(segs: &[&str], query: Option<&str>, state: &mut RouteState<'_>) -> Option<Reply> {
     match segs.first().copied() {
+        // Pre-4.2 Coolify routes `GET /deploy`; without uuid or tag its controller refuses.
+        Some("deploy") if segs.len() == 1 && query.is_none() => Some(Reply::Json(
+            400,
+            json!({ "message": "You must provide uuid or tag." }),
+        )),
         Some("servers" | "destinations" | "projects") => get_placement(segs, state.not_found),
         Some("applications" | "databases" | "services") => {
             crate::routes_more::sub_resource(segs, state.not_found)

@@ -12,14 +12,17 @@
 //! - [`Mode`] is computed once at startup; the tool roster, `_actions` filtering and the
 //!   prompts all derive from it, so they can never disagree about what is registered.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
-use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::model::{InputRequiredResult, InputResponses, ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
+use crate::audit::{Confirmation as Let, Reason};
 use crate::config::{AccessMode, ElicitationSetting, HumanPolicy};
 use crate::instances::{Client, Instance, Instances};
+use crate::request_state::ConfirmationSeal;
 
 /// How the server runs: single instance or fleet, read-write or read-only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +85,55 @@ pub struct Confirmation {
     pub human: HumanPolicy,
 }
 
+/// What the confirmation hook decided for one call; `call` reads it for the audit line and
+/// for the 2026-07-28 `input_required` answer.
+#[derive(Debug)]
+pub enum Guard {
+    /// The guarded operation ran, let through this way.
+    Ran(Let),
+    /// It did not run.
+    Refused(Reason),
+    /// 2026-07-28 round one: the call answers with this instead of a tool result.
+    Awaiting(Box<InputRequiredResult>),
+}
+
+/// The per-call slot the confirmation hook writes (a lock held for a store or a take only,
+/// never across an await).
+#[derive(Debug, Default)]
+pub struct CallRecord(Mutex<Option<Guard>>);
+
+impl CallRecord {
+    /// Record the decision (the last one wins; a call makes at most one).
+    pub fn set(&self, guard: Guard) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(guard);
+    }
+
+    /// Take the decision, if any.
+    pub fn take(&self) -> Option<Guard> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// Which confirmation path a call takes: decided by the protocol revision of the request.
+pub enum Round<'a> {
+    /// 2025-era: the server sends `elicitation/create` and waits (SPEC §6.2).
+    Legacy,
+    /// 2026-07-28: `input_required` with sealed state, answered by a retried call (SPEC §6.3).
+    Modern(ModernRound<'a>),
+}
+
+/// A 2026-07-28 call's confirmation inputs.
+pub struct ModernRound<'a> {
+    /// `inputResponses` of a retried call.
+    pub responses: Option<&'a InputResponses>,
+    /// The echoed `requestState`.
+    pub state: Option<&'a str>,
+    /// Seals and opens the state.
+    pub seal: &'a ConfirmationSeal,
+    /// `<method> <oauth client id>`: the caller the state is bound to.
+    pub binding: String,
+}
+
 /// Everything a tool handler may use.
 pub struct CallCtx<'a> {
     /// The target instance's client; every body it returns is already masked.
@@ -102,6 +154,12 @@ pub struct CallCtx<'a> {
     pub progress: Option<ProgressToken>,
     /// Cancelled when the client cancels the tool call.
     pub cancel: CancellationToken,
+    /// The client declared the elicitation capability (on this request, or at `initialize`).
+    pub client_can_elicit: bool,
+    /// Which confirmation path this call takes.
+    pub round: Round<'a>,
+    /// Where the confirmation hook records its decision.
+    pub record: &'a CallRecord,
 }
 
 impl CallCtx<'_> {

@@ -16,16 +16,23 @@
 //! - names from Coolify are flattened and clamped by [`sanitize_for_prompt`] before they
 //!   appear in a dialog.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use rmcp::model::ClientResult;
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, ServerRequest,
+    ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest,
+    InputRequiredResult, ServerRequest,
 };
 use rmcp::service::PeerRequestOptions;
+use sha2::{Digest, Sha256};
 
-use crate::call_ctx::CallCtx;
+use crate::audit::{Confirmation as Let, Reason};
+use crate::call_ctx::{CallCtx, Guard, ModernRound, Round};
 use crate::config::{ElicitationSetting, HumanPolicy};
+
+/// The key of the embedded elicitation in `inputRequests`, and of its answer.
+pub const CONFIRM_KEY: &str = "confirm";
 
 /// Why an operation did not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,54 +60,201 @@ pub fn require_human_text() -> String {
 
 /// Whether this client can be asked at all.
 pub fn can_ask(ctx: &CallCtx<'_>) -> bool {
-    if ctx.confirmation.elicitation == ElicitationSetting::Off {
-        return false;
-    }
-    ctx.peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.elicitation.is_some())
+    ctx.confirmation.elicitation != ElicitationSetting::Off && ctx.client_can_elicit
 }
 
-/// Ask the human, or decide without asking. `Ok(())` means proceed; `Err(text)` is the
-/// refusal to return as the tool result.
-pub async fn confirm<F>(ctx: &CallCtx<'_>, label: &str, summarize: F) -> Result<(), String>
+fn refuse(ctx: &CallCtx<'_>, reason: Reason, text: String) -> Result<(), String> {
+    ctx.record.set(Guard::Refused(reason));
+    Err(text)
+}
+
+fn let_through(ctx: &CallCtx<'_>, how: Let) -> Result<(), String> {
+    ctx.record.set(Guard::Ran(how));
+    Ok(())
+}
+
+/// First 32 hex chars of SHA-256 of `text`: what the 2026-07-28 state seals.
+pub fn summary_digest(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The text shown and its digest; `None` when there is nothing to confirm. A failed
+/// pre-flight still asks, with the label, and seals `degraded:<label>` (stable across
+/// failures, distinct per operation).
+async fn describe<F>(ctx: &CallCtx<'_>, label: &str, summarize: F) -> Option<(String, String)>
 where
     F: Future<Output = Result<Option<String>, String>>,
 {
-    if !can_ask(ctx) {
-        return match ctx.confirmation.human {
-            HumanPolicy::RequireHuman => Err(require_human_text()),
-            HumanPolicy::AskWhenPossible => Ok(()),
-        };
-    }
     let fleet = ctx.mode.fleet;
     let scoped_label = if fleet {
         format!("{label} on instance \"{}\"", ctx.instance.name())
     } else {
         label.to_string()
     };
-    let message = match summarize.await {
-        Ok(None) => return Ok(()),
-        Ok(Some(summary)) if fleet => format!("Instance: {}\n{summary}", ctx.instance.name()),
-        Ok(Some(summary)) => summary,
-        Err(e) => format!("{scoped_label}\n\nProceed? (Could not load the details first: {e})"),
+    match summarize.await {
+        Ok(None) => None,
+        Ok(Some(summary)) => {
+            let text = if fleet {
+                format!("Instance: {}\n{summary}", ctx.instance.name())
+            } else {
+                summary
+            };
+            let digest = summary_digest(&text);
+            Some((text, digest))
+        }
+        Err(e) => Some((
+            format!("{scoped_label}\n\nProceed? (Could not load the details first: {e})"),
+            summary_digest(&format!("degraded:{scoped_label}")),
+        )),
+    }
+}
+
+/// Ask the human, or decide without asking. `Ok(())` means proceed; `Err(text)` is the
+/// refusal to return as the tool result (on 2026-07-28 round one, the call answers with the
+/// recorded `input_required` instead). The decision is recorded in the call's record.
+pub async fn confirm<F>(ctx: &CallCtx<'_>, label: &str, summarize: F) -> Result<(), String>
+where
+    F: Future<Output = Result<Option<String>, String>>,
+{
+    if let Round::Modern(round) = &ctx.round {
+        return confirm_modern(ctx, round, label, summarize).await;
+    }
+    if !can_ask(ctx) {
+        return match ctx.confirmation.human {
+            HumanPolicy::RequireHuman => refuse(ctx, Reason::NoElicitation, require_human_text()),
+            HumanPolicy::AskWhenPossible => let_through(ctx, Let::Unconfirmed),
+        };
+    }
+    let Some((message, _)) = describe(ctx, label, summarize).await else {
+        return let_through(ctx, Let::NothingToConfirm);
     };
     match ask(ctx, message).await {
-        Ok(ElicitationAction::Accept) => Ok(()),
-        Ok(ElicitationAction::Decline) => Err(abort_text("the user declined")),
-        Ok(_) => Err(abort_text("the user cancelled the prompt")),
-        Err(e) => Err(abort_text(&format!(
-            "could not confirm with the user ({e})"
-        ))),
+        Ok(ElicitationAction::Accept) => let_through(ctx, Let::Confirmed),
+        Ok(ElicitationAction::Decline) => {
+            refuse(ctx, Reason::Declined, abort_text("the user declined"))
+        }
+        Ok(_) => refuse(
+            ctx,
+            Reason::Cancelled,
+            abort_text("the user cancelled the prompt"),
+        ),
+        Err(e) => refuse(
+            ctx,
+            Reason::Unavailable,
+            abort_text(&format!("could not confirm with the user ({e})")),
+        ),
+    }
+}
+
+fn empty_schema() -> Result<ElicitationSchema, String> {
+    serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
+        .map_err(|e| e.to_string())
+}
+
+/// The 2026-07-28 path (SPEC §6.3): round one answers `input_required` with the question and
+/// sealed state; round two runs only on an accepted elicitation answer whose sealed digest
+/// still matches what the operation would do now. Never approves without an answer.
+async fn confirm_modern<F>(
+    ctx: &CallCtx<'_>,
+    round: &ModernRound<'_>,
+    label: &str,
+    summarize: F,
+) -> Result<(), String>
+where
+    F: Future<Output = Result<Option<String>, String>>,
+{
+    if !can_ask(ctx) {
+        return refuse(ctx, Reason::NoElicitation, require_human_text());
+    }
+    let Some(answer) = round.responses.and_then(|r| r.get(CONFIRM_KEY)) else {
+        let Some((message, digest)) = describe(ctx, label, summarize).await else {
+            return let_through(ctx, Let::NothingToConfirm);
+        };
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: empty_schema()?,
+        };
+        let mut requests = BTreeMap::new();
+        requests.insert(
+            CONFIRM_KEY.to_string(),
+            InputRequest::Elicitation(ElicitRequest::new(params)),
+        );
+        let state = round.seal.seal(&digest, &round.binding);
+        ctx.record
+            .set(Guard::Awaiting(Box::new(InputRequiredResult::new(
+                Some(requests),
+                Some(state),
+            ))));
+        return Err(String::new());
+    };
+    let action = answer
+        .get("action")
+        .and_then(|a| serde_json::from_value::<ElicitationAction>(a.clone()).ok());
+    match action {
+        None => {
+            return refuse(
+                ctx,
+                Reason::Unavailable,
+                abort_text(
+                    "the confirmation came back as something other than an elicitation answer",
+                ),
+            );
+        }
+        Some(ElicitationAction::Accept) => {}
+        Some(ElicitationAction::Decline) => {
+            return refuse(ctx, Reason::Declined, abort_text("the user declined"));
+        }
+        Some(_) => {
+            return refuse(
+                ctx,
+                Reason::Cancelled,
+                abort_text("the user cancelled the prompt"),
+            );
+        }
+    }
+    let stale = |why: &str| {
+        abort_text(&format!(
+            "{why}, so the approval no longer describes it. Re-run {} to see the current blast radius and confirm that",
+            serde_json::Value::String(label.to_string())
+        ))
+    };
+    let sealed = match round.state.map(|s| round.seal.open(s, &round.binding)) {
+        Some(Ok(digest)) => digest,
+        Some(Err(crate::request_state::StateError::Expired)) => {
+            return refuse(
+                ctx,
+                Reason::StaleConfirmation,
+                stale("the confirmation expired"),
+            );
+        }
+        Some(Err(_)) | None => {
+            return refuse(
+                ctx,
+                Reason::StaleConfirmation,
+                stale("the confirmation state is missing or failed verification"),
+            );
+        }
+    };
+    match describe(ctx, label, summarize).await {
+        None => let_through(ctx, Let::NothingToConfirm),
+        Some((_, digest)) if digest == sealed => let_through(ctx, Let::Confirmed),
+        Some(_) => refuse(
+            ctx,
+            Reason::StaleConfirmation,
+            stale("what this would do changed between the confirmation and the answer"),
+        ),
     }
 }
 
 /// Send `elicitation/create` with an empty object schema; bounded by the elicitation
 /// timeout and the tool call's cancellation, with progress keep-alives while waiting.
 async fn ask(ctx: &CallCtx<'_>, message: String) -> Result<ElicitationAction, String> {
-    let schema: ElicitationSchema =
-        serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
-            .map_err(|e| e.to_string())?;
+    let schema = empty_schema()?;
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message,

@@ -2,12 +2,15 @@
 //!
 //! Invariants:
 //! - binds 127.0.0.1 by default; `--no-auth` is refused by config on non-loopback binds;
-//! - every `/mcp` request needs `Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>` unless
-//!   `--no-auth` (compared in constant time; the token is never logged);
+//! - every `/mcp` request needs `Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>` (compared in
+//!   constant time; never logged) or an OAuth access token of `oauth` (its client id then
+//!   rides in the request's extensions as [`AuthClient`]), unless `--no-auth`;
 //! - DNS-rebinding protection: `Host` must be a loopback name (or an explicitly allowed
 //!   host) and a present `Origin` must be a loopback origin (or explicitly allowed),
 //!   both enforced by rmcp's Streamable HTTP service;
-//! - anything but `/mcp` and `/healthz` is 404 `{"error":"not_found"}`.
+//! - anything but `/mcp`, `/healthz` and, with OAuth, its routes is 404
+//!   `{"error":"not_found"}`;
+//! - the limits of `http_limits` (5 MB body, 15 s head, 30 s body) apply to every request.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -21,7 +24,10 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::call::AuthClient;
 use crate::config::{HttpAuth, HttpSpec};
+use crate::http_limits::{MAX_BODY_BYTES, bearer_token, constant_time_eq, limit_body, serve};
+use crate::oauth::Authority;
 use crate::server::CoolifyServer;
 
 /// A running HTTP server.
@@ -34,11 +40,33 @@ pub struct HttpHandle {
     pub task: JoinHandle<std::io::Result<()>>,
 }
 
+/// Who may call `/mcp`.
+struct Gate {
+    /// `--no-auth`.
+    open: bool,
+    /// `COOLIFY_MCP_HTTP_TOKEN`.
+    token: Option<String>,
+    /// OAuth access tokens, when the authorization server runs.
+    oauth: Option<Arc<Authority>>,
+}
+
 /// Bind and serve in the background.
 pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<HttpHandle> {
     let listener = tokio::net::TcpListener::bind(spec.bind).await?;
     let addr = listener.local_addr()?;
     let shutdown = CancellationToken::new();
+    let authority = match &spec.oauth {
+        Some(o) => {
+            let public = o
+                .public_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{addr}"));
+            Some(Arc::new(
+                Authority::new((**o).clone(), public).map_err(std::io::Error::other)?,
+            ))
+        }
+        None => None,
+    };
     let mut hosts: Vec<String> = vec![
         "localhost".into(),
         "127.0.0.1".into(),
@@ -58,37 +86,44 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
-        .with_cancellation_token(shutdown.child_token());
+        .with_cancellation_token(shutdown.child_token())
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_legacy_session_mode(!spec.stateless);
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(crate::wire::Sessions::default()),
         config,
     );
-    let token: Arc<Option<String>> = Arc::new(match &spec.auth {
-        HttpAuth::Bearer(t) => Some(t.clone()),
-        HttpAuth::None => None,
+    let gate = Arc::new(Gate {
+        open: spec.auth == HttpAuth::None,
+        token: match &spec.auth {
+            HttpAuth::Bearer(t) => Some(t.clone()),
+            HttpAuth::None | HttpAuth::OAuthOnly => None,
+        },
+        oauth: authority.clone(),
     });
     let mcp = Router::new()
         .nest_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(token, require_bearer));
-    let app = Router::new()
+        // The bearer check runs first (outermost): nothing is buffered for a stranger.
+        .layer(middleware::from_fn(limit_body))
+        .layer(middleware::from_fn_with_state(gate, require_bearer));
+    let mut app = Router::new()
         .route(
             "/healthz",
             axum::routing::get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
         )
-        .merge(mcp)
-        .fallback(|| async {
-            (
-                StatusCode::NOT_FOUND,
-                axum::Json(serde_json::json!({"error": "not_found"})),
-            )
-        });
-    let stop = shutdown.clone();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { stop.cancelled().await })
-            .await
+        .merge(mcp);
+    if let Some(authority) = authority {
+        app = app.merge(crate::oauth::routes(authority));
+    }
+    let app = app.fallback(|| async {
+        (
+            StatusCode::NOT_FOUND,
+            axum::Json(serde_json::json!({"error": "not_found"})),
+        )
     });
+    let stop = shutdown.clone();
+    let task = tokio::spawn(serve(listener, app, stop));
     Ok(HttpHandle {
         addr,
         shutdown,
@@ -96,32 +131,57 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
     })
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 async fn require_bearer(
-    State(token): State<Arc<Option<String>>>,
-    request: Request,
+    State(gate): State<Arc<Gate>>,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    if let Some(expected) = token.as_ref() {
-        let presented = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        if !presented.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes())) {
-            return (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                axum::Json(serde_json::json!({"error": "unauthorized", "error_description": "send Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>"})),
-            )
-                .into_response();
+    if gate.open {
+        return next.run(request).await;
+    }
+    let presented = bearer_token(&request).map(str::to_string);
+    if let Some(p) = &presented {
+        if gate
+            .token
+            .as_ref()
+            .is_some_and(|t| constant_time_eq(p.as_bytes(), t.as_bytes()))
+        {
+            return next.run(request).await;
+        }
+        // The state file is read under a shared flock: off the async threads.
+        let lookup = gate.oauth.clone().map(|a| {
+            let p = p.clone();
+            tokio::task::spawn_blocking(move || a.client_for(&p))
+        });
+        let client = match lookup {
+            Some(task) => task.await.ok().flatten(),
+            None => None,
+        };
+        if let Some(client) = client {
+            request.extensions_mut().insert(AuthClient(client));
+            return next.run(request).await;
         }
     }
-    next.run(request).await
+    let challenge = match &gate.oauth {
+        Some(a) if presented.is_some() => format!(
+            "Bearer error=\"invalid_token\", resource_metadata=\"{}\"",
+            a.resource_metadata_url()
+        ),
+        Some(a) => format!("Bearer resource_metadata=\"{}\"", a.resource_metadata_url()),
+        None => "Bearer".to_string(),
+    };
+    let hint = if gate.oauth.is_some() {
+        "sign in (OAuth) or send Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>"
+    } else {
+        "send Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>"
+    };
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(serde_json::json!({"error": "unauthorized", "error_description": hint})),
+    )
+        .into_response();
+    if let Ok(v) = header::HeaderValue::from_str(&challenge) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    response
 }

@@ -4,21 +4,28 @@
 //! in-process. `lib.rs` only declares modules and re-exports the entry points.
 #![deny(clippy::print_stdout)]
 
+pub mod audit;
 pub mod backend;
 pub mod backend_impl;
+pub mod call;
 pub mod call_ctx;
 pub mod config;
 pub mod confirm;
 pub mod docs;
+pub mod doctor;
 pub mod http;
+pub mod http_limits;
 pub mod instances;
 pub mod instructions;
 pub mod json;
+pub mod oauth;
 pub mod projection;
 pub mod prompts;
+pub mod request_state;
 pub mod resources;
 pub mod sanitize;
 pub mod server;
+pub mod shared;
 pub mod tools;
 pub mod untrusted;
 pub mod wire;

@@ -30,6 +30,9 @@ fn main() -> ExitCode {
     let env: BTreeMap<String, String> = std::env::vars().collect();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut stderr = std::io::stderr();
+    if args.first().map(String::as_str) == Some("doctor") {
+        return doctor(&env, &args[1..]);
+    }
     let config = match config::parse(&env, &args) {
         Ok(Command::Run(c)) => c,
         Ok(Command::Help) => {
@@ -121,4 +124,31 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `coolify-mcp doctor …`: the report goes to stdout (this command owns it; no protocol runs).
+fn doctor(env: &BTreeMap<String, String>, args: &[String]) -> ExitCode {
+    use coolify_mcp::doctor::{self, DoctorCommand};
+    let mut stdout = std::io::stdout();
+    let (format, headers) = match doctor::parse_args(args) {
+        DoctorCommand::Usage(code) => {
+            let _ = stdout.write_all(doctor::USAGE.as_bytes());
+            return ExitCode::from(code);
+        }
+        DoctorCommand::Run { json, headers } => (json, headers),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "coolify-mcp doctor: tokio runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let report = runtime.block_on(doctor::run(env, &headers));
+    let _ = stdout.write_all(report.render(format).as_bytes());
+    let _ = stdout.flush();
+    ExitCode::from(report.exit_code())
 }

@@ -1,43 +1,46 @@
 //! The MCP server: the rmcp `ServerHandler` that wires tools, prompts, resources and
 //! completion to the policies.
 //!
-//! Top floor of the crate: it builds a [`CallCtx`] per tool call and imports the tool,
-//! prompt and resource modules; none of them imports it (only `http` and `main` do).
+//! Top floor of the crate: it delegates `tools/call` to `call` and imports the prompt and
+//! resource modules; none of them imports it (only `http` and `main` do).
 //!
 //! Invariants:
 //! - construction does no I/O (backends are lazy); the roster checks run here and fail
 //!   closed;
-//! - the protocol range stops at 2025-11-25: the 2026-07-28 revision forbids the
-//!   server→client elicitation the confirmations rely on, so it is never negotiated (SPEC
-//!   §6.3 "never auto-approve there");
-//! - tool handler failures are `Error: …` text results, never `isError`; unknown or
-//!   unregistered tools are JSON-RPC -32602 `Tool <name> not found`.
+//! - `initialize` negotiates up to 2025-11-25 (the last revision with a handshake); a request
+//!   that names 2026-07-28 in its own `_meta` is served statelessly by rmcp, and its guarded
+//!   operations confirm through `input_required` (SPEC §6.3) — never by auto-approval;
+//! - cacheable results carry rmcp's caching hints on 2026-07-28 and keep the legacy shape
+//!   for older peers.
 
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
+use crate::audit::Audit;
+use crate::request_state::ConfirmationSeal;
+use crate::shared::Shared;
+
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    CompletionInfo, ContentBlock, ErrorCode, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference, Resource,
-    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
+    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    Prompt, PromptMessage, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::backend::BackendFactory;
-use crate::call_ctx::{CallCtx, Confirmation, Mode};
+use crate::call_ctx::Mode;
 use crate::config::{
     AccessMode, Config, ElicitationSetting, HumanPolicy, InstanceSpec, StartupError,
 };
 use crate::instances::{Instance, Instances};
 use crate::prompts::{self, PromptCtx, PromptName};
 use crate::resources::{self, ReadError};
-use crate::tools::{self, Args, ToolName, ToolSet};
+use crate::tools::ToolSet;
 
 /// Re-exported at its old path (`coolify_mcp::server::Timing`).
 pub use crate::call_ctx::Timing;
@@ -57,6 +60,10 @@ pub struct ServerOptions {
     pub timing: Timing,
     /// Builds each instance's backend (the real client, or a test double).
     pub factory: BackendFactory,
+    /// Audit lines of tool calls (off, stderr, or a test buffer).
+    pub audit: Audit,
+    /// Seals 2026-07-28 confirmation state; `None` generates a per-process key.
+    pub seal: Option<ConfirmationSeal>,
 }
 
 impl ServerOptions {
@@ -69,38 +76,17 @@ impl ServerOptions {
             elicitation: config.elicitation,
             timing: Timing::default(),
             factory,
+            audit: if config.audit {
+                Audit::stderr()
+            } else {
+                Audit::off()
+            },
+            seal: config.request_state_key.as_ref().and_then(|k| {
+                ConfirmationSeal::from_key(Some(k.as_bytes()))
+                    .ok()
+                    .map(|(seal, _)| seal)
+            }),
         }
-    }
-}
-
-/// State shared by every session of one process.
-pub struct Shared {
-    /// The configured instances.
-    pub instances: Instances,
-    /// Fleet and read-only flags.
-    pub mode: Mode,
-    /// The registered tools.
-    pub tools: ToolSet,
-    /// The registered prompts.
-    pub prompts: Vec<PromptName>,
-    /// Which tools are registered.
-    pub access: AccessMode,
-    /// What happens to a guarded operation when the client cannot be asked.
-    pub human: HumanPolicy,
-    /// Whether the client may be asked.
-    pub elicitation: ElicitationSetting,
-    /// Deadlines and intervals of long-running operations.
-    pub timing: Timing,
-    /// The `instructions` sent in `initialize`.
-    pub instructions: String,
-    tool_defs: OnceLock<Vec<Tool>>,
-}
-
-impl Shared {
-    /// `tools/list` entries, built on first use.
-    pub fn tool_definitions(&self) -> &[Tool] {
-        self.tool_defs
-            .get_or_init(|| tools::definitions(&self.tools))
     }
 }
 
@@ -118,6 +104,16 @@ impl CoolifyServer {
                 problems: vec!["No Coolify instance configured".into()],
             });
         }
+        let seal = match options.seal {
+            Some(seal) => seal,
+            None => {
+                ConfirmationSeal::from_key(None)
+                    .map_err(|e| StartupError {
+                        problems: vec![e.to_string()],
+                    })?
+                    .0
+            }
+        };
         let instances = Instances::new(options.instances, options.factory);
         let mode = Mode::new(&instances, options.access);
         let tools = ToolSet::for_mode(mode);
@@ -140,6 +136,8 @@ impl CoolifyServer {
                 elicitation: options.elicitation,
                 timing: options.timing,
                 instructions,
+                audit: options.audit,
+                seal,
                 tool_defs: OnceLock::new(),
             }),
         })
@@ -199,7 +197,7 @@ impl ServerHandler for CoolifyServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
     }
 
     async fn list_tools(
@@ -225,61 +223,7 @@ impl ServerHandler for CoolifyServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let shared = &*self.shared;
-        let name = request.name.as_ref();
-        let tool = ToolName::parse(name)
-            .filter(|t| shared.tools.has(*t))
-            .ok_or_else(|| invalid_params(format!("Tool {name} not found")))?;
-        let mut args = request.arguments.unwrap_or_default();
-        let schema = tools::input_schema(shared.tool_definitions(), name).unwrap_or_default();
-        if let Err(text) = tools::validate(name, &schema, &args) {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
-        }
-        // The reference's schema layer (zod) rebuilds the arguments in schema order and drops
-        // unknown properties: request bodies built from "every argument" keep that order, and
-        // nothing outside the schema (e.g. `instance` in single mode) is ever forwarded.
-        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-            let mut ordered = Map::new();
-            for key in props.keys() {
-                if let Some(v) = args.shift_remove(key) {
-                    ordered.insert(key.clone(), v);
-                }
-            }
-            args = ordered;
-        }
-        let instance_name = if shared.mode.fleet {
-            args.shift_remove("instance")
-                .and_then(|v| v.as_str().map(str::to_string))
-        } else {
-            None
-        };
-        let text = match shared.instances.resolve(instance_name.as_deref()) {
-            Err(e) => format!("Error: {e}"),
-            Ok(instance) => {
-                let ctx = CallCtx {
-                    client: instance.client(),
-                    instance,
-                    instances: &shared.instances,
-                    mode: shared.mode,
-                    timing: &shared.timing,
-                    confirmation: Confirmation {
-                        elicitation: shared.elicitation,
-                        human: shared.human,
-                    },
-                    peer: context.peer.clone(),
-                    progress: context.meta.get_progress_token(),
-                    cancel: context.ct.clone(),
-                };
-                match tools::dispatch(tool, &Args(args), &ctx).await {
-                    Ok(out) => out.render(),
-                    Err(e) => format!("Error: {e}"),
-                }
-            }
-        };
-        // No `isError: false`: the reference omits the field on every handler answer.
-        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-        result.is_error = None;
-        Ok(result.into())
+        crate::call::call_tool(&self.shared, request, context).await
     }
 
     async fn subscribe(

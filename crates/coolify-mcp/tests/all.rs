@@ -9,16 +9,24 @@
 
 mod common;
 
+mod audit;
 mod boot;
+mod bundle;
 mod canary;
+mod doctor;
 mod elicitation;
 mod fidelity;
 mod golden;
 mod golden_calls;
 mod guarded;
 mod hardening;
+mod http_limits;
+mod modern;
+mod oauth;
 mod process;
 mod prompts;
+mod replicas;
 mod resources;
+mod sdk_peers;
 mod tools;
 mod tools_more;

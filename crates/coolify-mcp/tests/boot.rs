@@ -231,18 +231,73 @@ fn http_mode_needs_a_token_and_no_auth_only_on_loopback() {
         p[0].starts_with("--no-auth is only allowed on a loopback bind"),
         "{p:?}"
     );
+    let long = "h-token-0123456789abcdef-0123456";
+    assert_eq!(long.len(), 32);
     let c = run(
-        &[base[0], base[1], ("COOLIFY_MCP_HTTP_TOKEN", "h-token")],
+        &[base[0], base[1], ("COOLIFY_MCP_HTTP_TOKEN", long)],
+        &["--transport=http"],
+    );
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].starts_with("MCP_REQUEST_STATE_KEY is not set"),
+        "{:?}",
+        c.warnings
+    );
+    let c = run(
+        &[
+            base[0],
+            base[1],
+            ("COOLIFY_MCP_HTTP_TOKEN", long),
+            ("MCP_REQUEST_STATE_KEY", long),
+        ],
         &["--transport=http"],
     );
     let Transport::Http(spec) = c.transport else {
         panic!("http")
     };
-    assert_eq!(spec.auth, HttpAuth::Bearer("h-token".into()));
+    assert_eq!(spec.auth, HttpAuth::Bearer(long.into()));
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     assert_eq!(
         run(&base, &["--require-human"]).human,
         HumanPolicy::RequireHuman
     );
+}
+
+#[test]
+fn http_token_shorter_than_32_characters_is_refused_with_the_reason() {
+    let base = [
+        ("COOLIFY_BASE_URL", "http://127.0.0.1:1"),
+        ("COOLIFY_ACCESS_TOKEN", "t"),
+    ];
+    let short = "h-token-0123456789abcdef-012345";
+    assert_eq!(short.len(), 31);
+    let p = problems(
+        &[base[0], base[1], ("COOLIFY_MCP_HTTP_TOKEN", short)],
+        &["--transport", "http"],
+    );
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(
+        p[0].starts_with("COOLIFY_MCP_HTTP_TOKEN is shorter than 32 characters"),
+        "{p:?}"
+    );
+    assert!(!p[0].contains(short), "never echoes the token: {p:?}");
+}
+
+#[test]
+fn non_loopback_bind_without_allowed_hosts_warns() {
+    let env = [
+        ("COOLIFY_BASE_URL", "http://127.0.0.1:1"),
+        ("COOLIFY_ACCESS_TOKEN", "t"),
+        ("COOLIFY_MCP_HTTP_TOKEN", "0123456789abcdef0123456789abcdef"),
+        ("MCP_REQUEST_STATE_KEY", "0123456789abcdef0123456789abcdef"),
+    ];
+    let c = run(&env, &["--transport", "http", "--host", "0.0.0.0"]);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(c.warnings[0].contains("without COOLIFY_MCP_ALLOWED_HOSTS"));
+    let mut with_hosts = env.to_vec();
+    with_hosts.push(("COOLIFY_MCP_ALLOWED_HOSTS", "mcp.example.com"));
+    let c = run(&with_hosts, &["--transport", "http", "--host", "0.0.0.0"]);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
 
 #[tokio::test]
@@ -260,6 +315,8 @@ async fn item_06_token_file_trim_rotation_and_401_retry() {
         elicitation: coolify_mcp::config::ElicitationSetting::Enabled,
         timing: Default::default(),
         factory: crate::common::factory(),
+        audit: coolify_mcp::audit::Audit::off(),
+        seal: None,
     })
     .unwrap();
     let client = server.shared().instances.default_instance().client();
@@ -301,5 +358,58 @@ async fn item_06_token_file_trim_rotation_and_401_retry() {
             coolify_fixture::AuthSeen::Rejected,
             coolify_fixture::AuthSeen::Accepted
         ]
+    );
+}
+
+#[test]
+fn oauth_settings_come_from_mcp_public_url_and_stateless_from_its_flag() {
+    let base = [
+        ("COOLIFY_BASE_URL", "http://127.0.0.1:1"),
+        ("COOLIFY_ACCESS_TOKEN", "t"),
+        ("MCP_REQUEST_STATE_KEY", "0123456789abcdef0123456789abcdef"),
+    ];
+    // A bare domain is https; no static token needed; the default instance checks sign-ins.
+    let mut env = base.to_vec();
+    env.extend([
+        ("MCP_PUBLIC_URL", "mcp.example.com/"),
+        ("COOLIFY_MCP_TRUSTED_PROXIES", "10.0.0.2, ::1"),
+        ("MCP_ACCESS_TOKEN_TTL", "600"),
+    ]);
+    let c = run(&env, &["--transport", "http", "--stateless"]);
+    let Transport::Http(spec) = c.transport else {
+        panic!("http")
+    };
+    assert_eq!(spec.auth, HttpAuth::OAuthOnly);
+    assert!(spec.stateless);
+    let oauth = spec.oauth.unwrap();
+    assert_eq!(oauth.public_url.as_deref(), Some("https://mcp.example.com"));
+    assert_eq!(oauth.coolify_url, "http://127.0.0.1:1");
+    assert_eq!(oauth.access_ttl_secs, 600);
+    assert_eq!(oauth.refresh_ttl_secs, 28_800);
+    assert_eq!(oauth.trusted_proxies.len(), 2);
+    assert_eq!(
+        oauth.state_file,
+        std::path::PathBuf::from("/data/oauth-state.json")
+    );
+    // Plain http needs the explicit opt-in; bad lists and short TTLs are start-up errors.
+    let mut env = base.to_vec();
+    env.extend([
+        ("MCP_PUBLIC_URL", "http://mcp.example.com"),
+        ("COOLIFY_MCP_TRUSTED_PROXIES", "proxy.local"),
+        ("MCP_REFRESH_TOKEN_TTL", "5"),
+    ]);
+    let p = problems(&env, &["--transport", "http"]);
+    assert_eq!(p.len(), 3, "{p:?}");
+    assert!(p[0].starts_with("MCP_PUBLIC_URL must be https"), "{p:?}");
+    env.push(("MCP_ALLOW_INSECURE_HTTP", "true"));
+    env.retain(|(k, _)| !k.starts_with("COOLIFY_MCP_TRUSTED") && !k.starts_with("MCP_REFRESH"));
+    let c = run(&env, &["--transport", "http"]);
+    let Transport::Http(spec) = c.transport else {
+        panic!("http")
+    };
+    assert!(!spec.stateless);
+    assert_eq!(
+        spec.oauth.unwrap().public_url.as_deref(),
+        Some("http://mcp.example.com")
     );
 }

@@ -118,7 +118,8 @@ pub(crate) async fn spawn_http_with(
 async fn http_process_requires_the_bearer_token_and_checks_host() {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let fixture = Fixture::start().await.unwrap();
-    let (mut child, url) = spawn_http(&fixture, &[], Some("http-test-token")).await;
+    let (mut child, url) =
+        spawn_http(&fixture, &[], Some("http-test-token-0123456789abcdef")).await;
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     let http = reqwest::Client::new();
     let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -138,7 +139,7 @@ async fn http_process_requires_the_bearer_token_and_checks_host() {
         ("evil.example", None),
         ("127.0.0.1", Some("http://evil.example")),
     ] {
-        let status = raw_status(&url, host, origin, "http-test-token").await;
+        let status = raw_status(&url, host, origin, "http-test-token-0123456789abcdef").await;
         assert!(
             (400..500).contains(&status),
             "Host {host} / Origin {origin:?}: {status}"
@@ -149,19 +150,25 @@ async fn http_process_requires_the_bearer_token_and_checks_host() {
             &url,
             "localhost",
             Some("http://localhost:3000"),
-            "http-test-token"
+            "http-test-token-0123456789abcdef"
         )
         .await,
         200
     );
-    assert_eq!(post(Some("http-test-token")).await.unwrap().status(), 200);
+    assert_eq!(
+        post(Some("http-test-token-0123456789abcdef"))
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
 
     // A real MCP client over streamable HTTP with the token.
     let config =
         rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
             url.clone(),
         )
-        .auth_header("http-test-token");
+        .auth_header("http-test-token-0123456789abcdef");
     let transport = StreamableHttpClientTransport::from_config(config);
     let client = tokio::time::timeout(TIMEOUT, ().serve(transport))
         .await

@@ -114,7 +114,7 @@ impl ClientBuilder {
     }
 }
 
-fn normalize_base_url(raw: &str) -> Result<String, BuildError> {
+pub(crate) fn normalize_base_url(raw: &str) -> Result<String, BuildError> {
     let trimmed = raw.strip_suffix('/').unwrap_or(raw);
     let url = reqwest::Url::parse(trimmed).map_err(|e| BuildError::BaseUrl {
         reason: e.to_string(),
@@ -137,7 +137,7 @@ fn normalize_base_url(raw: &str) -> Result<String, BuildError> {
     Ok(trimmed.to_owned())
 }
 
-fn extra_headers(
+pub(crate) fn extra_headers(
     cloudflare: Option<(String, String)>,
     headers: Vec<(String, String)>,
 ) -> Result<HeaderMap, BuildError> {

@@ -25,6 +25,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
 pub use builder::{ClientBuilder, DEFAULT_TIMEOUT_SETTING};
+pub(crate) use builder::{extra_headers, normalize_base_url};
 
 use crate::error::ApiError;
 use crate::hints::{compose_status_message, plain_status_message};

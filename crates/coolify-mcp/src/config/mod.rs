@@ -18,6 +18,7 @@ mod instance;
 
 use fleet::parse_instances;
 use http::http_spec;
+pub use http::{MIN_HTTP_TOKEN_CHARS, OAuthSpec};
 pub use instance::{
     DEFAULT_REQUEST_TIMEOUT, InstanceSpec, MAX_REQUEST_TIMEOUT, MIN_REQUEST_TIMEOUT,
     REQUEST_TIMEOUT_VAR, TokenSource, request_timeout_from_secs,
@@ -57,6 +58,9 @@ pub enum HttpAuth {
     Bearer(String),
     /// `--no-auth`: loopback binds only.
     None,
+    /// No static token: OAuth access tokens only (`MCP_PUBLIC_URL` set, no
+    /// `COOLIFY_MCP_HTTP_TOKEN`).
+    OAuthOnly,
 }
 
 impl fmt::Debug for HttpAuth {
@@ -64,6 +68,7 @@ impl fmt::Debug for HttpAuth {
         match self {
             HttpAuth::Bearer(_) => f.write_str("Bearer(<redacted>)"),
             HttpAuth::None => f.write_str("None"),
+            HttpAuth::OAuthOnly => f.write_str("OAuthOnly"),
         }
     }
 }
@@ -79,6 +84,10 @@ pub struct HttpSpec {
     pub allowed_hosts: Vec<String>,
     /// Extra `Origin` values accepted besides loopback origins (`COOLIFY_MCP_ALLOWED_ORIGINS`).
     pub allowed_origins: Vec<String>,
+    /// The OAuth authorization server, when `MCP_PUBLIC_URL` is set.
+    pub oauth: Option<Box<OAuthSpec>>,
+    /// `--stateless`: no MCP sessions; every request stands alone (replicas need no affinity).
+    pub stateless: bool,
 }
 
 /// Transport selection.
@@ -105,6 +114,10 @@ pub struct Config {
     pub transport: Transport,
     /// Printed as `coolify-mcp: warning: <text>` at startup.
     pub warnings: Vec<String>,
+    /// One audit line per tool call on stderr (`COOLIFY_MCP_AUDIT`; default on over HTTP).
+    pub audit: bool,
+    /// `MCP_REQUEST_STATE_KEY` (at least 32 bytes); `None` = a key generated per process.
+    pub request_state_key: Option<String>,
 }
 
 /// What the command line asks for.
@@ -146,6 +159,7 @@ OPTIONS:
   --host <ADDR>             HTTP bind address (default 127.0.0.1; env MCP_HOST)
   --port <N>                HTTP port (default 8080; env MCP_PORT or PORT)
   --no-auth                 HTTP without a bearer token (loopback binds only)
+  --stateless               HTTP without sessions (replicas behind any load balancer)
   --read-only               register read-only tools only (env COOLIFY_MCP_READONLY, MCP_READONLY)
   --require-human           refuse guarded operations when the client cannot confirm
                             (env COOLIFY_MCP_REQUIRE_HUMAN; default on for HTTP)
@@ -157,7 +171,8 @@ Coolify: COOLIFY_BASE_URL, COOLIFY_ACCESS_TOKEN or COOLIFY_ACCESS_TOKEN_FILE,
 COOLIFY_INSTANCES (fleet; an entry may set \"request_timeout\" in seconds),
 COOLIFY_REQUEST_TIMEOUT (seconds per request, default 30),
 CF_ACCESS_CLIENT_ID/CF_ACCESS_CLIENT_SECRET.
-HTTP: COOLIFY_MCP_HTTP_TOKEN (required unless --no-auth).
+HTTP: COOLIFY_MCP_HTTP_TOKEN (required unless --no-auth or OAuth), MCP_PUBLIC_URL (turns on
+OAuth sign-in), MCP_OAUTH_STATE_FILE, COOLIFY_MCP_TRUSTED_PROXIES, COOLIFY_MCP_AUDIT.
 ";
 
 #[derive(Default)]
@@ -166,6 +181,7 @@ struct Flags {
     host: Option<String>,
     port: Option<String>,
     no_auth: bool,
+    stateless: bool,
     read_only: bool,
     require_human: bool,
     headers: Vec<String>,
@@ -193,6 +209,7 @@ fn parse_flags(args: &[String], problems: &mut Vec<String>) -> Flags {
             "--port" => flags.port = value(problems),
             "--header" => flags.headers.extend(value(problems)),
             "--no-auth" => flags.no_auth = true,
+            "--stateless" => flags.stateless = true,
             "--read-only" => flags.read_only = true,
             "--require-human" => flags.require_human = true,
             "-h" | "--help" => flags.help = true,
@@ -278,7 +295,7 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         .or_else(|| get("MCP_TRANSPORT").map(str::to_string));
     let transport = match transport_name.as_deref() {
         None | Some("stdio") => Transport::Stdio,
-        Some("http") => http_spec(env, &flags, &mut problems, &mut warnings),
+        Some("http") => http_spec(env, &flags, instances.first(), &mut problems, &mut warnings),
         Some(_) => {
             problems
                 .push("the transport must be stdio or http (--transport / MCP_TRANSPORT)".into());
@@ -292,6 +309,23 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
     } else {
         HumanPolicy::AskWhenPossible
     };
+    let audit = crate::audit::enabled_by(
+        env.get("COOLIFY_MCP_AUDIT").map(String::as_str),
+        matches!(transport, Transport::Http(_)),
+    );
+    let request_state_key = get(crate::request_state::KEY_VAR).map(str::to_string);
+    if request_state_key
+        .as_ref()
+        .is_some_and(|k| k.len() < crate::request_state::MIN_KEY_BYTES)
+    {
+        problems.push(crate::request_state::KeyTooShort.to_string());
+    }
+    if request_state_key.is_none()
+        && human == HumanPolicy::RequireHuman
+        && matches!(transport, Transport::Http(_))
+    {
+        warnings.push(format!("{} is not set: 2026-07-28 confirmations are signed with a key made for this process, so a restart or another replica refuses them (set it to 32+ random bytes shared by every replica)", crate::request_state::KEY_VAR));
+    }
     if !problems.is_empty() {
         return Err(StartupError { problems });
     }
@@ -302,6 +336,8 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         elicitation,
         transport,
         warnings,
+        audit,
+        request_state_key,
     })))
 }
 

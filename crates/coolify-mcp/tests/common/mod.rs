@@ -109,6 +109,10 @@ pub struct Setup {
     pub default_name: String,
     /// Request timeout of every instance's client (default: the production default).
     pub request_timeout: Option<Duration>,
+    /// Audit lines (default off).
+    pub audit: coolify_mcp::audit::Audit,
+    /// The 2026-07-28 confirmation seal (default: a per-process key, the system clock).
+    pub seal: Option<coolify_mcp::request_state::ConfirmationSeal>,
 }
 
 impl Default for Setup {
@@ -122,6 +126,8 @@ impl Default for Setup {
             timing: Timing::default(),
             default_name: "default".into(),
             request_timeout: None,
+            audit: coolify_mcp::audit::Audit::off(),
+            seal: None,
         }
     }
 }
@@ -189,6 +195,8 @@ pub fn build_server(fixture_url: &str, setup: &Setup) -> CoolifyServer {
         elicitation: setup.elicitation,
         timing: setup.timing.clone(),
         factory: factory(),
+        audit: setup.audit.clone(),
+        seal: setup.seal.clone(),
     })
     .expect("server builds")
 }

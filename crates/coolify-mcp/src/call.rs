@@ -1,0 +1,215 @@
+//! One `tools/call`: schema validation, argument ordering, instance resolution, the
+//! [`CallCtx`] (including which confirmation path the request's protocol revision takes),
+//! dispatch, the `input_required` answer of a 2026-07-28 round one, and the audit line.
+//!
+//! Top floor beside `server` (which delegates here); imports the tools, never imported by
+//! them.
+//!
+//! Invariants:
+//! - exactly one audit line per call when auditing is on, including schema failures and
+//!   unknown instances; it never holds arguments or results (see `audit`);
+//! - tool handler failures are `Error: …` text results, never `isError`; unknown or
+//!   unregistered tools are JSON-RPC -32602 `Tool <name> not found`;
+//! - a 2026-07-28 request (its own `_meta` names the revision) takes the modern confirmation
+//!   path; every other request the legacy one.
+
+use std::time::Instant;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Map, Value};
+
+use crate::audit::{AuditLine, Outcome};
+use crate::call_ctx::{CallCtx, CallRecord, Confirmation, Guard, ModernRound, Round};
+use crate::shared::Shared;
+use crate::tools::{self, Args, ToolName};
+
+/// The OAuth client a request was authorised for; the HTTP layer puts it in the request's
+/// extensions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthClient(pub String);
+
+fn oauth_client(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<AuthClient>())
+        .map(|c| c.0.clone())
+}
+
+/// Run one `tools/call`.
+pub async fn call_tool(
+    shared: &Shared,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let started = Instant::now();
+    let name = request.name.as_ref();
+    let tool = ToolName::parse(name)
+        .filter(|t| shared.tools.has(*t))
+        .ok_or_else(|| {
+            ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("Tool {name} not found"),
+                None,
+            )
+        })?;
+    let mut args = request.arguments.clone().unwrap_or_default();
+    let client_id = oauth_client(&context);
+    let record = CallRecord::default();
+    let mut instance_name = None;
+    let schema = tools::input_schema(shared.tool_definitions(), name).unwrap_or_default();
+    if let Err(text) = tools::validate(name, &schema, &args) {
+        let inputs = AuditInputs {
+            name,
+            args: &args,
+            started,
+            instance: None,
+            client_id: client_id.as_deref(),
+        };
+        audit_outcome(
+            shared,
+            &inputs,
+            Outcome::Error,
+            Some(crate::audit::Reason::Validation),
+            None,
+        );
+        return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+    }
+    args = ordered(&schema, args);
+    let audit_args = args.clone();
+    let requested = if shared.mode.fleet {
+        args.shift_remove("instance")
+            .and_then(|v| v.as_str().map(str::to_string))
+    } else {
+        None
+    };
+    let text = match shared.instances.resolve(requested.as_deref()) {
+        Err(e) => format!("Error: {e}"),
+        Ok(instance) => {
+            if shared.mode.fleet {
+                instance_name = Some(instance.name().to_string());
+            }
+            let ctx = CallCtx {
+                client: instance.client(),
+                instance,
+                instances: &shared.instances,
+                mode: shared.mode,
+                timing: &shared.timing,
+                confirmation: Confirmation {
+                    elicitation: shared.elicitation,
+                    human: shared.human,
+                },
+                peer: context.peer.clone(),
+                progress: context.meta.get_progress_token(),
+                cancel: context.ct.clone(),
+                client_can_elicit: context
+                    .client_capabilities()
+                    .is_some_and(|c| c.elicitation.is_some()),
+                round: round(shared, &request, &context, client_id.as_deref()),
+                record: &record,
+            };
+            match tools::dispatch(tool, &Args(args), &ctx).await {
+                Ok(out) => out.render(),
+                Err(e) => format!("Error: {e}"),
+            }
+        }
+    };
+    let args = audit_args;
+    let inputs = AuditInputs {
+        name,
+        args: &args,
+        started,
+        instance: instance_name.as_deref(),
+        client_id: client_id.as_deref(),
+    };
+    let guard = record.take();
+    if let Some(Guard::Awaiting(input_required)) = guard {
+        audit_outcome(shared, &inputs, Outcome::AwaitingConfirmation, None, None);
+        return Ok(CallToolResponse::InputRequired(*input_required));
+    }
+    let (outcome, reason, confirmation) = match guard {
+        Some(Guard::Refused(reason)) => (Outcome::Refused, Some(reason), None),
+        Some(Guard::Ran(how)) if !text.starts_with("Error:") => (Outcome::Ok, None, Some(how)),
+        Some(Guard::Ran(how)) => (Outcome::Error, None, Some(how)),
+        _ if text.starts_with("Error:") => (Outcome::Error, None, None),
+        _ => (Outcome::Ok, None, None),
+    };
+    audit_outcome(shared, &inputs, outcome, reason, confirmation);
+    // No `isError: false`: the reference omits the field on every handler answer.
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.is_error = None;
+    Ok(result.into())
+}
+
+/// The reference's schema layer (zod) rebuilds the arguments in schema order and drops
+/// unknown properties: request bodies built from "every argument" keep that order, and
+/// nothing outside the schema (e.g. `instance` in single mode) is ever forwarded.
+fn ordered(schema: &Map<String, Value>, mut args: Map<String, Value>) -> Map<String, Value> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return args;
+    };
+    let mut out = Map::new();
+    for key in props.keys() {
+        if let Some(v) = args.shift_remove(key) {
+            out.insert(key.clone(), v);
+        }
+    }
+    out
+}
+
+struct AuditInputs<'a> {
+    name: &'a str,
+    args: &'a Map<String, Value>,
+    started: Instant,
+    instance: Option<&'a str>,
+    client_id: Option<&'a str>,
+}
+
+/// The confirmation path of this request: modern when its protocol revision is 2026-07-28 or
+/// later.
+fn round<'a>(
+    shared: &'a Shared,
+    request: &'a CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+    client_id: Option<&str>,
+) -> Round<'a> {
+    let modern = context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    if !modern {
+        return Round::Legacy;
+    }
+    Round::Modern(ModernRound {
+        responses: request.input_responses.as_ref(),
+        state: request.request_state.as_deref(),
+        seal: &shared.seal,
+        binding: format!("tools/call {}", client_id.unwrap_or("")),
+    })
+}
+
+fn audit_outcome(
+    shared: &Shared,
+    inputs: &AuditInputs<'_>,
+    outcome: Outcome,
+    reason: Option<crate::audit::Reason>,
+    confirmation: Option<crate::audit::Confirmation>,
+) {
+    if !shared.audit.enabled() {
+        return;
+    }
+    shared.audit.write(&AuditLine {
+        tool: inputs.name,
+        args: inputs.args,
+        outcome,
+        duration_ms: inputs.started.elapsed().as_millis(),
+        instance: inputs.instance,
+        reason,
+        client_id: inputs.client_id,
+        confirmation,
+    });
+}

@@ -1,0 +1,412 @@
+//! The handlers of `/register`, `/authorize` (GET: the form; POST: the Coolify token check and
+//! the code) and `/token` (code + PKCE, refresh with rotation).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::Form;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use coolify_api::ProbeAuth;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::store::{Client, Code, Grant, digest, now_secs};
+use super::{Authority, CODE_TTL_SECS, page};
+
+type Params = BTreeMap<String, String>;
+
+fn random_token(prefix: &str) -> String {
+    let bytes: [u8; 32] = rand::random();
+    format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes))
+}
+
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+    (
+        status,
+        [(header::CACHE_CONTROL, "no-store")],
+        axum::Json(json!({"error": error, "error_description": description})),
+    )
+        .into_response()
+}
+
+fn server_error() -> Response {
+    oauth_error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "server_error",
+        "the OAuth state file could not be updated",
+    )
+}
+
+/// Where a client may be sent back to: https, http on a loopback host, or a native app's own
+/// scheme; never a fragment or a script-ish scheme.
+fn valid_redirect(uri: &str) -> bool {
+    let Ok(url) = url::Url::parse(uri) else {
+        return false;
+    };
+    if url.fragment().is_some() {
+        return false;
+    }
+    match url.scheme() {
+        "https" => true,
+        "http" => matches!(
+            url.host_str(),
+            Some("localhost" | "127.0.0.1" | "[::1]" | "::1")
+        ),
+        "javascript" | "data" | "file" | "vbscript" | "blob" => false,
+        _ => true,
+    }
+}
+
+/// `POST /register` (RFC 7591): public clients only.
+pub(super) async fn register(State(a): State<Arc<Authority>>, body: Bytes) -> Response {
+    let bad = |d: &str| oauth_error(StatusCode::BAD_REQUEST, "invalid_client_metadata", d);
+    let Ok(meta) = serde_json::from_slice::<Value>(&body) else {
+        return bad("the body is not JSON client metadata");
+    };
+    let uris: Vec<String> = meta["redirect_uris"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if uris.is_empty() || uris.len() > 10 {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_redirect_uri",
+            "redirect_uris must list 1 to 10 URIs",
+        );
+    }
+    if let Some(bad_uri) = uris.iter().find(|u| !valid_redirect(u)) {
+        let _ = bad_uri;
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_redirect_uri",
+            "a redirect URI must be https, http on a loopback host, or an app scheme, without a fragment",
+        );
+    }
+    let client_name = meta["client_name"]
+        .as_str()
+        .map(|n| n.chars().take(100).collect::<String>());
+    let client_id = format!("mcp_client_{}", &random_token("")[..22]);
+    let issued_at = now_secs();
+    let client = Client {
+        redirect_uris: uris.clone(),
+        client_name: client_name.clone(),
+        issued_at,
+    };
+    let id = client_id.clone();
+    if a.store
+        .update(move |st| st.clients.insert(id, client))
+        .is_err()
+    {
+        return server_error();
+    }
+    let mut out = json!({
+        "client_id": client_id,
+        "client_id_issued_at": issued_at,
+        "redirect_uris": uris,
+        "token_endpoint_auth_method": "none",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    });
+    if let Some(name) = client_name {
+        out["client_name"] = json!(name);
+    }
+    (StatusCode::CREATED, axum::Json(out)).into_response()
+}
+
+/// A checked authorization request.
+struct AuthRequest {
+    client_id: String,
+    client_name: String,
+    redirect_uri: String,
+    challenge: String,
+    state: Option<String>,
+}
+
+/// Why an authorization request is refused.
+enum Refusal {
+    /// Before the redirect URI is trusted: a page.
+    Page(String),
+    /// After: back to the client with an OAuth error.
+    Redirect(Box<Response>),
+}
+
+fn back_to(uri: &str, issuer: &str, pairs: &[(&str, &str)], state: Option<&str>) -> Response {
+    let Ok(mut url) = url::Url::parse(uri) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            Html(page::error_page("bad redirect URI")),
+        )
+            .into_response();
+    };
+    {
+        let mut q = url.query_pairs_mut();
+        for (k, v) in pairs {
+            q.append_pair(k, v);
+        }
+        if let Some(s) = state {
+            q.append_pair("state", s);
+        }
+        q.append_pair("iss", issuer);
+    }
+    Redirect::to(url.as_str()).into_response()
+}
+
+fn pkce_shaped(s: &str) -> bool {
+    (43..=128).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+}
+
+fn check(a: &Authority, p: &Params) -> Result<AuthRequest, Refusal> {
+    let page = |m: &str| Refusal::Page(m.to_string());
+    let client_id = p
+        .get("client_id")
+        .ok_or_else(|| page("client_id is missing"))?;
+    let state = a
+        .store
+        .load()
+        .map_err(|_| page("the server's OAuth state is unreadable"))?;
+    let client = state
+        .clients
+        .get(client_id)
+        .ok_or_else(|| page("unknown client_id: register the client first"))?;
+    let redirect_uri = match p.get("redirect_uri") {
+        Some(u) if client.redirect_uris.contains(u) => u.clone(),
+        None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
+        _ => return Err(page("redirect_uri is not one this client registered")),
+    };
+    let st = p.get("state").cloned();
+    let fail = |error: &str, d: &str| {
+        Refusal::Redirect(Box::new(back_to(
+            &redirect_uri,
+            &a.public_url,
+            &[("error", error), ("error_description", d)],
+            st.as_deref(),
+        )))
+    };
+    if p.get("response_type").map(String::as_str) != Some("code") {
+        return Err(fail("unsupported_response_type", "only response_type=code"));
+    }
+    let challenge = p
+        .get("code_challenge")
+        .filter(|c| pkce_shaped(c))
+        .ok_or_else(|| fail("invalid_request", "a PKCE code_challenge is required"))?;
+    if p.get("code_challenge_method").map(String::as_str) != Some("S256") {
+        return Err(fail(
+            "invalid_request",
+            "code_challenge_method must be S256",
+        ));
+    }
+    Ok(AuthRequest {
+        client_id: client_id.clone(),
+        client_name: client
+            .client_name
+            .clone()
+            .unwrap_or_else(|| client_id.clone()),
+        redirect_uri,
+        challenge: challenge.clone(),
+        state: st,
+    })
+}
+
+fn refusal(r: Refusal) -> Response {
+    match r {
+        Refusal::Page(m) => (StatusCode::BAD_REQUEST, Html(page::error_page(&m))).into_response(),
+        Refusal::Redirect(resp) => *resp,
+    }
+}
+
+/// `GET /authorize`: the form.
+pub(super) async fn authorize_form(
+    State(a): State<Arc<Authority>>,
+    Query(p): Query<Params>,
+) -> Response {
+    match check(&a, &p) {
+        Ok(req) => Html(page::form(&p, &req.client_name, None)).into_response(),
+        Err(r) => refusal(r),
+    }
+}
+
+/// `POST /authorize`: check the user's Coolify token (then drop it), issue a code.
+pub(super) async fn authorize(
+    State(a): State<Arc<Authority>>,
+    Form(mut p): Form<Params>,
+) -> Response {
+    let token = p.remove("coolify_token").unwrap_or_default();
+    let req = match check(&a, &p) {
+        Ok(req) => req,
+        Err(r) => return refusal(r),
+    };
+    let again = |status: StatusCode, why: &str| {
+        (status, Html(page::form(&p, &req.client_name, Some(why)))).into_response()
+    };
+    let token = token.trim();
+    if token.is_empty() {
+        return again(StatusCode::BAD_REQUEST, "Paste a Coolify API token.");
+    }
+    match a
+        .prober
+        .get("/teams/current", ProbeAuth::Bearer(token))
+        .await
+    {
+        Ok(r) if r.status == 200 => {}
+        Ok(r) if r.status == 401 || r.status == 403 => {
+            return again(
+                StatusCode::UNAUTHORIZED,
+                "Coolify did not accept that token. Check it and try again.",
+            );
+        }
+        Ok(r) => {
+            return again(
+                StatusCode::BAD_GATEWAY,
+                &format!(
+                    "Coolify answered HTTP {} to the check; try again later.",
+                    r.status
+                ),
+            );
+        }
+        Err(e) => {
+            return again(
+                StatusCode::BAD_GATEWAY,
+                &format!("Could not check the token with Coolify: {e}"),
+            );
+        }
+    }
+    let code = random_token("cmc_");
+    let entry = Code {
+        client_id: req.client_id.clone(),
+        redirect_uri: req.redirect_uri.clone(),
+        challenge: req.challenge.clone(),
+        exp: now_secs() + CODE_TTL_SECS,
+    };
+    let key = digest(&code);
+    if a.store
+        .update(move |st| st.codes.insert(key, entry))
+        .is_err()
+    {
+        return server_error();
+    }
+    back_to(
+        &req.redirect_uri,
+        &a.public_url,
+        &[("code", &code)],
+        req.state.as_deref(),
+    )
+}
+
+fn issue(a: &Authority, st: &mut super::store::State, client_id: &str) -> Value {
+    let access = random_token("cma_");
+    let refresh = random_token("cmr_");
+    let now = now_secs();
+    st.access.insert(
+        digest(&access),
+        Grant {
+            client_id: client_id.to_string(),
+            exp: now + a.spec.access_ttl_secs,
+        },
+    );
+    st.refresh.insert(
+        digest(&refresh),
+        Grant {
+            client_id: client_id.to_string(),
+            exp: now + a.spec.refresh_ttl_secs,
+        },
+    );
+    json!({
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": a.spec.access_ttl_secs,
+        "refresh_token": refresh,
+    })
+}
+
+fn redeem_code(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'static str)> {
+    let (Some(code), Some(verifier)) = (p.get("code"), p.get("code_verifier")) else {
+        return Err(("invalid_request", "code and code_verifier are required"));
+    };
+    let client_id = p.get("client_id").cloned();
+    let redirect_uri = p.get("redirect_uri").cloned();
+    let expected = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+    let key = digest(code);
+    a.store
+        .update(|st| {
+            // Removed whatever happens next: a code is tried once.
+            let c = st.codes.remove(&key).filter(|c| c.exp > now_secs());
+            let c = c.ok_or(("invalid_grant", "the code is unknown, used or expired"))?;
+            if client_id.as_ref().is_some_and(|id| *id != c.client_id) {
+                return Err(("invalid_grant", "the code was issued to another client"));
+            }
+            if redirect_uri.as_ref().is_some_and(|u| *u != c.redirect_uri) {
+                return Err((
+                    "invalid_grant",
+                    "redirect_uri differs from the authorization request",
+                ));
+            }
+            if !pkce_shaped(verifier) || expected != c.challenge {
+                return Err(("invalid_grant", "the PKCE code_verifier does not match"));
+            }
+            Ok(issue(a, st, &c.client_id))
+        })
+        .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
+}
+
+fn refresh(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'static str)> {
+    let Some(token) = p.get("refresh_token") else {
+        return Err(("invalid_request", "refresh_token is required"));
+    };
+    let client_id = p.get("client_id").cloned();
+    let key = digest(token);
+    a.store
+        .update(|st| {
+            let g = st.refresh.remove(&key).filter(|g| g.exp > now_secs());
+            let g = g.ok_or((
+                "invalid_grant",
+                "the refresh token is unknown, used or expired",
+            ))?;
+            if client_id.as_ref().is_some_and(|id| *id != g.client_id) {
+                return Err((
+                    "invalid_grant",
+                    "the refresh token was issued to another client",
+                ));
+            }
+            Ok(issue(a, st, &g.client_id))
+        })
+        .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
+}
+
+/// `POST /token`.
+pub(super) async fn token(State(a): State<Arc<Authority>>, Form(p): Form<Params>) -> Response {
+    let result = match p.get("grant_type").map(String::as_str) {
+        Some("authorization_code") => redeem_code(&a, &p),
+        Some("refresh_token") => refresh(&a, &p),
+        _ => Err((
+            "unsupported_grant_type",
+            "grant_type must be authorization_code or refresh_token",
+        )),
+    };
+    match result {
+        Ok(tokens) => (
+            StatusCode::OK,
+            [(header::CACHE_CONTROL, "no-store")],
+            axum::Json(tokens),
+        )
+            .into_response(),
+        Err((error, description)) => {
+            let status = if error == "server_error" {
+                StatusCode::INTERNAL_SERVER_ERROR
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            oauth_error(status, error, description)
+        }
+    }
+}

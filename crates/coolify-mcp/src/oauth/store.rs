@@ -1,0 +1,256 @@
+//! The OAuth state file: registered clients, pending authorization codes, access and refresh
+//! tokens, shared by every process that names the same file (replicas behind a balancer).
+//!
+//! Invariants:
+//! - the file is created 0600 and only ever replaced whole: written to a sibling temporary
+//!   file (0600), synced, renamed over it; a reader sees the old state or the new one;
+//! - every read-modify-write holds an exclusive `flock` on the sibling `<file>.lock`, so two
+//!   processes never lose each other's writes (reads take it shared);
+//! - codes and tokens are stored as SHA-256 hex digests, never in the clear: a copy of the
+//!   file signs nobody in;
+//! - expired entries are dropped on every write.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Why the state file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Reading, locking or replacing the file failed.
+    #[error("OAuth state file {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not the JSON this server writes.
+    #[error("OAuth state file {path} is not valid state JSON ({reason})")]
+    Corrupt {
+        /// The file.
+        path: String,
+        /// The parser's reason.
+        reason: String,
+    },
+}
+
+/// A registered client (dynamic client registration; public clients only).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Client {
+    /// Exact redirect URIs it registered.
+    pub redirect_uris: Vec<String>,
+    /// Its display name, when given.
+    #[serde(default)]
+    pub client_name: Option<String>,
+    /// Registration time, seconds since the epoch.
+    pub issued_at: u64,
+}
+
+/// A pending authorization code.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Code {
+    /// The client it was issued to.
+    pub client_id: String,
+    /// The redirect URI it was issued for.
+    pub redirect_uri: String,
+    /// The PKCE S256 challenge.
+    pub challenge: String,
+    /// Expiry, seconds since the epoch.
+    pub exp: u64,
+}
+
+/// An issued token (access or refresh).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Grant {
+    /// The client it was issued to.
+    pub client_id: String,
+    /// Expiry, seconds since the epoch.
+    pub exp: u64,
+}
+
+/// Everything the file holds. Keys of `codes`, `access` and `refresh` are SHA-256 digests.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct State {
+    /// Registered clients by id.
+    #[serde(default)]
+    pub clients: BTreeMap<String, Client>,
+    /// Pending codes.
+    #[serde(default)]
+    pub codes: BTreeMap<String, Code>,
+    /// Access tokens.
+    #[serde(default)]
+    pub access: BTreeMap<String, Grant>,
+    /// Refresh tokens.
+    #[serde(default)]
+    pub refresh: BTreeMap<String, Grant>,
+}
+
+impl State {
+    fn purge(&mut self, now: u64) {
+        self.codes.retain(|_, c| c.exp > now);
+        self.access.retain(|_, g| g.exp > now);
+        self.refresh.retain(|_, g| g.exp > now);
+    }
+}
+
+/// SHA-256 hex of a secret: how codes and tokens are keyed.
+pub fn digest(secret: &str) -> String {
+    Sha256::digest(secret.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Seconds since the epoch.
+pub fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// The state file (cheap to clone).
+#[derive(Debug, Clone)]
+pub struct Store {
+    path: PathBuf,
+}
+
+impl Store {
+    /// A store at `path` (created on first write).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn io(&self, source: std::io::Error) -> StoreError {
+        StoreError::Io {
+            path: self.path.display().to_string(),
+            source,
+        }
+    }
+
+    fn lock_file(&self) -> Result<File, StoreError> {
+        let mut lock = self.path.clone().into_os_string();
+        lock.push(".lock");
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(PathBuf::from(lock))
+            .map_err(|e| self.io(e))
+    }
+
+    fn load_unlocked(&self) -> Result<State, StoreError> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Ok(State::default()),
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
+                path: self.path.display().to_string(),
+                reason: e.to_string(),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
+            Err(e) => Err(self.io(e)),
+        }
+    }
+
+    /// The current state (under a shared lock).
+    pub fn load(&self) -> Result<State, StoreError> {
+        let lock = self.lock_file()?;
+        lock.lock_shared().map_err(|e| self.io(e))?;
+        let state = self.load_unlocked();
+        let _ = lock.unlock();
+        state
+    }
+
+    /// Read, change and replace the state under the exclusive lock; `change`'s answer.
+    pub fn update<T>(&self, change: impl FnOnce(&mut State) -> T) -> Result<T, StoreError> {
+        let lock = self.lock_file()?;
+        lock.lock().map_err(|e| self.io(e))?;
+        let result = self.update_locked(change);
+        let _ = lock.unlock();
+        result
+    }
+
+    fn update_locked<T>(&self, change: impl FnOnce(&mut State) -> T) -> Result<T, StoreError> {
+        let mut state = self.load_unlocked()?;
+        let answer = change(&mut state);
+        state.purge(now_secs());
+        let mut tmp = self.path.clone().into_os_string();
+        tmp.push(format!(".tmp.{}", std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        let body = serde_json::to_vec_pretty(&state).map_err(|e| StoreError::Corrupt {
+            path: self.path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let write = || -> std::io::Result<()> {
+            let mut f = OpenOptions::new()
+                .create(true)
+                .truncate(true)
+                .write(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            f.write_all(&body)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)
+        };
+        write().map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            self.io(e)
+        })?;
+        Ok(answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn writes_are_0600_hashed_and_survive_concurrent_writers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let a = Store::new(&path);
+        let b = Store::new(&path);
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let s = if i % 2 == 0 { a.clone() } else { b.clone() };
+                std::thread::spawn(move || {
+                    for j in 0..10 {
+                        s.update(|st| {
+                            st.access.insert(
+                                digest(&format!("tok-{i}-{j}")),
+                                Grant {
+                                    client_id: "c".into(),
+                                    exp: u64::MAX,
+                                },
+                            );
+                        })
+                        .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let state = a.load().unwrap();
+        assert_eq!(state.access.len(), 80, "no write was lost");
+        assert!(state.access.contains_key(&digest("tok-3-7")));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("tok-3-7"), "tokens are stored hashed");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
