@@ -295,17 +295,34 @@ async fn log_messages_reach_the_sink_from_the_level_set_and_a_flood_stays_bounde
     let server = runtime.server("srv").unwrap();
 
     server.call_tool("levels", Map::new()).await.unwrap();
-    let shown = |sink: &Collect| -> Vec<(McpLogLevel, String)> {
-        sink.0
-            .lock()
-            .unwrap()
-            .drain(..)
-            .map(|m| (m.level, m.text))
-            .collect()
+    // Notifications are handled beside the call's response, so a result can arrive before the
+    // last lines of its notifications reach the sink: collect until `n` lines are there (or 10 s
+    // passed), then take whatever else arrived, so that extra lines still fail the test.
+    let shown = |sink: &Arc<Collect>, n: usize| {
+        let sink = Arc::clone(sink);
+        async move {
+            let drain = || -> Vec<(McpLogLevel, String)> {
+                sink.0
+                    .lock()
+                    .unwrap()
+                    .drain(..)
+                    .map(|m| (m.level, m.text))
+                    .collect()
+            };
+            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+            let mut lines = drain();
+            while lines.len() < n && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                lines.extend(drain());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            lines.extend(drain());
+            lines
+        }
     };
     // The fake does not filter by level itself: coyote does, from `warning`.
     assert_eq!(
-        shown(&sink),
+        shown(&sink, 2).await,
         vec![
             (McpLogLevel::Warning, "a warning".to_owned()),
             (McpLogLevel::Error, "an error".to_owned())
@@ -318,7 +335,7 @@ async fn log_messages_reach_the_sink_from_the_level_set_and_a_flood_stays_bounde
             .unwrap()
     );
     server.call_tool("levels", Map::new()).await.unwrap();
-    let all = shown(&sink);
+    let all = shown(&sink, 4).await;
     assert_eq!(all.len(), 4, "{all:?}");
     assert_eq!(
         all[1],
@@ -336,7 +353,7 @@ async fn log_messages_reach_the_sink_from_the_level_set_and_a_flood_stays_bounde
     assert_eq!(levels, vec!["warning", "debug"]);
 
     server.call_tool("flood", Map::new()).await.unwrap();
-    let flood = shown(&sink);
+    let flood = shown(&sink, 501).await;
     assert_eq!(flood.len(), 501);
     let longest = flood.iter().map(|(_, t)| t.len()).max().unwrap();
     assert!(
