@@ -15,6 +15,7 @@ use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use super::auth::{AuthContext, ServerAuth, SignInClient, uses_oauth};
+use super::stream_ready::StreamReady;
 use crate::error::McpError;
 
 /// Reconnect attempts of one SSE stream before the request fails.
@@ -34,8 +35,11 @@ pub fn install_crypto_provider() {
 
 /// The transport of one HTTP server: plain, or signing in with OAuth.
 pub(crate) enum HttpTransport {
-    Plain(StreamableHttpClientTransport<reqwest::Client>),
-    OAuth(StreamableHttpClientTransport<SignInClient>, Arc<ServerAuth>),
+    Plain(StreamableHttpClientTransport<StreamReady<reqwest::Client>>),
+    OAuth(
+        StreamableHttpClientTransport<StreamReady<SignInClient>>,
+        Arc<ServerAuth>,
+    ),
 }
 
 /// Builds the rmcp streamable HTTP client transport for `spec`.
@@ -48,7 +52,7 @@ pub(crate) async fn transport(
     let config = config(server, spec, max_message_bytes)?;
     if !uses_oauth(spec) {
         return Ok(HttpTransport::Plain(
-            StreamableHttpClientTransport::from_config(config),
+            StreamableHttpClientTransport::with_client(StreamReady::new(http_client()), config),
         ));
     }
     let server_auth = ServerAuth::new(server, spec, auth)
@@ -59,7 +63,7 @@ pub(crate) async fn transport(
         })?;
     let client = SignInClient::new(http_client(), server_auth.clone());
     Ok(HttpTransport::OAuth(
-        StreamableHttpClientTransport::with_client(client, config),
+        StreamableHttpClientTransport::with_client(StreamReady::new(client), config),
         server_auth,
     ))
 }

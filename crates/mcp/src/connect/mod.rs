@@ -11,6 +11,7 @@ pub mod http;
 pub mod line;
 mod scan;
 pub(crate) mod stdio;
+mod stream_ready;
 mod typed;
 
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use serde_json::{Map, json};
 
 use super::support::{relaxed, runtime};
 
-fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerSpec {
+pub(super) fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerSpec {
     McpServerSpec {
         name: name.to_owned(),
         transport: McpTransport::Http(HttpSpec {
