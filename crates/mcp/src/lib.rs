@@ -23,6 +23,7 @@ pub mod connect;
 mod convert;
 
 // One server's conversation.
+pub mod completion;
 pub mod handle;
 pub mod listing;
 
@@ -59,6 +60,7 @@ pub use content::{
 };
 pub use error::{McpError, TimeoutPhase};
 pub use factory::{AgentRuntime, AgentServerProblem, AgentServers, McpFactory, ServerLease};
+pub use completion::Completion;
 pub use handle::{CompletionRef, ServerHandle};
 pub use listing::MAX_LIST_PAGES;
 pub use meta::{

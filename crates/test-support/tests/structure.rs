@@ -72,7 +72,7 @@ fn coyote_mcp_floors() -> Floors {
                 "transport",
                 vec!["connect", "convert", "client_handler", "activity"],
             ),
-            ("conversation", vec!["handle", "listing"]),
+            ("conversation", vec!["handle", "listing", "completion"]),
             ("runtime", vec!["runtime", "factory", "catalog_cache"]),
             ("policy", vec!["render", "uri_template", "prompt", "search"]),
             ("top", vec!["meta"]),
