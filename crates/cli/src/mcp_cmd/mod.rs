@@ -80,6 +80,7 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         | McpCommand::Prompts { server, .. } => server.clone(),
         McpCommand::Search { server, .. }
         | McpCommand::Describe { server, .. }
+        | McpCommand::Complete { server, .. }
         | McpCommand::Call { server, .. }
         | McpCommand::Read { server, .. }
         | McpCommand::Prompt { server, .. } => Some(server.clone()),
@@ -152,6 +153,13 @@ async fn dispatch(
             kind,
             out,
         } => via_meta::describe(&d, &server, &id, kind, out).await,
+        McpCommand::Complete {
+            server,
+            prompt,
+            template,
+            args,
+            out,
+        } => via_meta::complete(&d, &server, prompt, template, &args, out).await,
         McpCommand::Read {
             server,
             uri,

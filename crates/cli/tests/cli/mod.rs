@@ -5,6 +5,7 @@ mod chat;
 mod client_features;
 mod client_repl;
 mod common;
+mod completion;
 mod config_errors;
 mod content;
 mod docs;
