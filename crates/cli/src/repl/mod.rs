@@ -31,6 +31,8 @@ mod login_cmd;
 pub mod macro_cmd;
 pub mod prompt_cmd;
 pub mod questions;
+mod quiet_menu;
+mod values;
 pub mod render;
 pub mod scope;
 mod scope_cmd;

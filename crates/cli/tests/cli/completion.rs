@@ -84,3 +84,65 @@ fn mcp_complete_needs_argument_pairs() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("ARG=PREFIX"), "{err}");
 }
+
+/// `.prompt everything completable-prompt department=Eng<TAB>` completes to `Engineering`;
+/// `name=B<TAB>` after it gets `Bob` from the context; a missing argument's question offers the
+/// server's values too (`E<TAB>` → `Eve` for Sales). The model receives the filled prompts.
+#[tokio::test]
+async fn prompt_values_complete_in_the_repl_and_in_the_missing_argument_question() {
+    use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, user_texts};
+
+    use super::client_repl::wait_ready;
+    use super::repl::write_config;
+    use super::terminal::{Terminal, tmux_available};
+
+    if !tmux_available() {
+        return;
+    }
+    let Some(home) = everything_home() else {
+        return;
+    };
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![Reply::text("FIRST-DONE"), Reply::text("SECOND-DONE")],
+    )
+    .await;
+    write_config(&home, &llm);
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    wait_ready(&term, "everything", 1).await;
+
+    term.type_text(".prompt everything completable-prompt department=Eng");
+    term.keys(&["Tab"]);
+    term.wait_text("department=Engineering ").await;
+    term.type_text("name=B");
+    term.keys(&["Tab"]);
+    term.wait_text("department=Engineering name=Bob").await;
+    term.keys(&["Enter"]);
+    term.wait_text("FIRST-DONE").await;
+    let requests = llm.requests();
+    let texts = user_texts(LlmWire::OpenAi, &requests[0]);
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Please promote Bob to the head of the Engineering team.")),
+        "{texts:?}"
+    );
+
+    term.type_text(".prompt everything completable-prompt department=Sales");
+    term.keys(&["Enter"]);
+    term.wait_text("name for prompt `completable-prompt`").await;
+    term.type_text("E");
+    term.wait_text("Eve").await;
+    term.keys(&["Tab"]);
+    term.keys(&["Enter"]);
+    term.wait_text("SECOND-DONE").await;
+    let requests = llm.requests();
+    let texts = user_texts(LlmWire::OpenAi, requests.last().unwrap());
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Please promote Eve to the head of the Sales team.")),
+        "{texts:?}"
+    );
+}
