@@ -292,7 +292,12 @@ pub enum McpCommand {
     Complete {
         server: String,
         /// Complete an argument of this prompt.
-        #[arg(long, value_name = "NAME", conflicts_with = "template", required_unless_present = "template")]
+        #[arg(
+            long,
+            value_name = "NAME",
+            conflicts_with = "template",
+            required_unless_present = "template"
+        )]
         prompt: Option<String>,
         /// Complete a variable of this resource template (its uriTemplate or name).
         #[arg(long, value_name = "URI")]

@@ -385,7 +385,15 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.generations.activity.progress(&params.progress_token);
+        let update = crate::progress::ProgressUpdate {
+            server: self.server.to_string(),
+            progress: params.progress,
+            total: params.total,
+            message: params.message.clone(),
+        };
+        self.generations
+            .activity
+            .progress_update(&params.progress_token, Some(&update));
         tracing::debug!(
             server = %self.server,
             progress = params.progress,

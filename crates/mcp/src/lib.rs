@@ -13,6 +13,7 @@ pub mod browser;
 pub mod catalog;
 pub mod content;
 pub mod error;
+pub mod progress;
 pub mod schema_check;
 pub mod server;
 
@@ -52,6 +53,7 @@ pub use client_handler::{
     SamplingResponse, SamplingRole, SamplingStop, SamplingTool, SamplingToolChoice,
     ServerLogMessage, ServerLogSink, UnknownLogLevel, UrlElicitationRequest,
 };
+pub use completion::Completion;
 pub use connect::auth;
 pub use connect::http::install_crypto_provider;
 pub use connect::line::MAX_MESSAGE_BYTES;
@@ -60,7 +62,6 @@ pub use content::{
 };
 pub use error::{McpError, TimeoutPhase};
 pub use factory::{AgentRuntime, AgentServerProblem, AgentServers, McpFactory, ServerLease};
-pub use completion::Completion;
 pub use handle::{CompletionRef, ServerHandle};
 pub use listing::MAX_LIST_PAGES;
 pub use meta::{

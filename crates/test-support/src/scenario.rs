@@ -233,6 +233,12 @@ pub enum ToolBehavior {
         /// Interval between progress notifications; `None` sends none.
         progress_every_ms: Option<u64>,
     },
+    /// Sends `count` `notifications/progress` as fast as it can (progress 1..=count of
+    /// `count`, message "step N"), then answers "flooded N".
+    ProgressFlood {
+        /// How many notifications.
+        count: u64,
+    },
     /// Never answers; logs `tool_cancelled` when cancelled.
     Hang,
     /// Writes `stderr` to stderr and exits the process with `exit_code` (in-process: closes

@@ -64,6 +64,19 @@ pub(crate) async fn call(
             duration_ms,
             progress_every_ms,
         } => slow(server, &name, *duration_ms, *progress_every_ms, &ctx).await,
+        ToolBehavior::ProgressFlood { count } => {
+            if let Some(token) = ctx.meta.get_progress_token() {
+                for n in 1..=*count {
+                    let param = ProgressNotificationParam::new(token.clone(), n as f64)
+                        .with_total(*count as f64)
+                        .with_message(format!("step {n}"));
+                    if ctx.peer.notify_progress(param).await.is_err() {
+                        break;
+                    }
+                }
+            }
+            text_result(&format!("flooded {count}"))
+        }
         ToolBehavior::Hang => {
             ctx.ct.cancelled().await;
             server.record(Event::ToolCancelled { name });

@@ -66,6 +66,7 @@ fn coyote_mcp_floors() -> Floors {
                     "content",
                     "schema_check",
                     "browser",
+                    "progress",
                 ],
             ),
             (

@@ -133,17 +133,18 @@ pub async fn complete(
     let mut pairs = Vec::new();
     for a in args {
         let (k, v) = a.split_once('=').ok_or_else(|| {
-            CliError::usage(format!("{a:?} is not ARG=PREFIX; write e.g. department=Eng"))
+            CliError::usage(format!(
+                "{a:?} is not ARG=PREFIX; write e.g. department=Eng"
+            ))
         })?;
         pairs.push((k.to_owned(), v.to_owned()));
     }
     let Some(((argument, value), context)) = pairs.split_first() else {
-        return Err(CliError::usage("give the argument to complete as ARG=PREFIX"));
+        return Err(CliError::usage(
+            "give the argument to complete as ARG=PREFIX",
+        ));
     };
-    let context: Map<String, Value> = context
-        .iter()
-        .map(|(k, v)| (k.clone(), json!(v)))
-        .collect();
+    let context: Map<String, Value> = context.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
     let call = json!({
         "kind": kind,
         "name": name,

@@ -338,7 +338,9 @@ impl CompletionSource {
             } => {
                 let typed = at.partial.split_once('=').map_or("", |(_, v)| v);
                 // The server matches the prefix itself (it may match more loosely).
-                return self.argument_values(server, prompt, key, given, typed).await;
+                return self
+                    .argument_values(server, prompt, key, given, typed)
+                    .await;
             }
         };
         all.into_iter()
@@ -467,7 +469,9 @@ impl CompletionSource {
 
 /// A value as `.prompt` reads it back: quoted when it holds whitespace or quotes.
 fn quote_value(value: &str) -> String {
-    if value.is_empty() || value.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '\\') {
+    if value.is_empty()
+        || value.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '\\')
+    {
         let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
         format!("\"{escaped}\"")
     } else {

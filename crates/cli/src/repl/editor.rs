@@ -89,7 +89,9 @@ pub fn build(history_file: &Path, completer: ReplCompleter) -> Result<Reedline, 
     Ok(Reedline::create()
         .with_history(Box::new(history))
         .with_completer(Box::new(completer))
-        .with_menu(ReedlineMenu::EngineCompleter(Box::new(QuietMenu::new(menu))))
+        .with_menu(ReedlineMenu::EngineCompleter(Box::new(QuietMenu::new(
+            menu,
+        ))))
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_validator(Box::new(ContinuationValidator))
         .with_hinter(Box::new(DefaultHinter::default()))

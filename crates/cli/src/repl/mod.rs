@@ -32,7 +32,6 @@ pub mod macro_cmd;
 pub mod prompt_cmd;
 pub mod questions;
 mod quiet_menu;
-mod values;
 pub mod render;
 pub mod scope;
 mod scope_cmd;
@@ -40,6 +39,7 @@ pub mod screen;
 pub mod session_cmd;
 pub mod setup;
 pub mod shell;
+mod values;
 pub mod views;
 
 use std::path::PathBuf;

@@ -24,8 +24,8 @@ use inquire::InquireError;
 use super::form::{self, Field};
 use super::form_widgets;
 use super::prompt_cmd::{ArgumentAsker, MissingArgument};
-use super::values::{ArgumentValues, QuestionValues};
 use super::screen::Screen;
+use super::values::{ArgumentValues, QuestionValues};
 use crate::term::sanitize;
 
 /// Longest argument text shown in an approval question.

@@ -124,7 +124,8 @@ mod tests {
 
     impl Completer for Fixed {
         fn complete(&mut self, _line: &str, pos: usize) -> reedline::CompletionResult {
-            let values: Vec<Suggestion> = self.0
+            let values: Vec<Suggestion> = self
+                .0
                 .iter()
                 .map(|v| Suggestion {
                     value: (*v).to_owned(),

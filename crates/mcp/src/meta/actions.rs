@@ -285,7 +285,12 @@ async fn describe_completion(
         ("resource_template", CompletionRef::ResourceTemplate(uri))
     };
     let found = handle
-        .complete_with(target, &complete.argument, &complete.value, &complete.context)
+        .complete_with(
+            target,
+            &complete.argument,
+            &complete.value,
+            &complete.context,
+        )
         .await?;
     Ok(json!({
         "kind": kind,

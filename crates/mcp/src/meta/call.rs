@@ -7,9 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::actions::{
-    CompleteArgs, DescribeRequest, PromptRequest, ReadRequest, SearchRequest,
-};
+use super::actions::{CompleteArgs, DescribeRequest, PromptRequest, ReadRequest, SearchRequest};
 use super::dispatch::DispatchError;
 use super::{MetaFunction, MetaKind};
 use crate::catalog::CatalogKind;
@@ -119,7 +117,11 @@ fn complete_args(
     let value = inner.string("value")?.unwrap_or_default();
     let context = inner.string_map("context")?;
     if !inner.map.is_empty() {
-        let names: Vec<String> = inner.map.keys().map(|k| format!("`complete.{k}`")).collect();
+        let names: Vec<String> = inner
+            .map
+            .keys()
+            .map(|k| format!("`complete.{k}`"))
+            .collect();
         return Err(args.bad(format!(
             "unknown parameter(s) {}; `complete` takes argument, value and context",
             names.join(", ")
