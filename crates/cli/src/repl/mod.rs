@@ -402,6 +402,7 @@ impl Repl {
         self.screen.set_in_turn(true);
         let renderer = TurnRenderer::new(self.screen.clone());
         let _spinner = self.screen.spinner_task(&self.runtime_handle);
+        let progress = self.screen.progress_observer();
         let session = &self.session;
         let conversation = &mut self.conversation;
         let approver = &self.questions;
@@ -412,6 +413,7 @@ impl Repl {
                 cancel: cancel.clone(),
             };
             let turn = session.run_turn_message(conversation, message, &ctx);
+            let turn = coyote_mcp::progress::observe(progress, turn);
             tokio::pin!(turn);
             let mut interrupts = interrupt_signals();
             loop {

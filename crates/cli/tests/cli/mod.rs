@@ -17,6 +17,7 @@ mod health;
 mod lazy;
 mod markdown;
 mod oauth;
+mod progress;
 mod repl;
 mod sanitize;
 mod scoping;
