@@ -308,6 +308,26 @@ pub enum McpCommand {
         #[command(flatten)]
         out: OutputArgs,
     },
+    /// Subscribe to a resource and print one line per update (unsubscribes on exit).
+    #[command(
+        after_help = "Exits 0 after --count updates, 130 on Ctrl-C, 1 when the server does not \
+                      offer subscriptions or goes away.\n\
+                      Example:\n  coyote mcp watch everything demo://resource/static/document/features.md --count 3"
+    )]
+    Watch {
+        server: String,
+        /// The resource URI.
+        uri: String,
+        /// Exit 0 after this many updates.
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+        /// Read the resource again after each update and print it (the content policy applies).
+        #[arg(long)]
+        read: bool,
+        /// One JSON object per update: {"type": "updated", "server", "uri", "time"[, "content"]}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run a meta-function exactly as the model would: `meta mcp_search_srv '{"query":"x"}'`.
     Meta {
         function_name: String,

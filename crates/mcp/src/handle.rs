@@ -168,10 +168,25 @@ impl ServerHandle {
         self.inner.state.get()
     }
 
+    /// Waits until the server is no longer Ready (closed, failed, needs sign-in) and returns
+    /// that state.
+    pub async fn gone(&self) -> ServerState {
+        let mut rx = self.inner.state.subscribe();
+        match rx.wait_for(|s| *s != ServerState::Ready).await {
+            Ok(state) => state.clone(),
+            Err(_) => ServerState::Closed,
+        }
+    }
+
     /// Whether `other` is a clone of this handle (the same connection); a restarted server
     /// has a new handle, so caches keyed by connection start over.
     pub fn same_connection(&self, other: &ServerHandle) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// What the connection's handler observed (list generations, activity, updates).
+    pub(crate) fn generations(&self) -> &Generations {
+        &self.inner.generations
     }
 
     /// How often each list changed since connecting (`list_changed` notifications).

@@ -27,6 +27,7 @@ mod convert;
 pub mod completion;
 pub mod handle;
 pub mod listing;
+pub mod subscription;
 
 // The runtime.
 pub mod catalog_cache;

@@ -73,7 +73,10 @@ fn coyote_mcp_floors() -> Floors {
                 "transport",
                 vec!["connect", "convert", "client_handler", "activity"],
             ),
-            ("conversation", vec!["handle", "listing", "completion"]),
+            (
+                "conversation",
+                vec!["handle", "listing", "completion", "subscription"],
+            ),
             ("runtime", vec!["runtime", "factory", "catalog_cache"]),
             ("policy", vec!["render", "uri_template", "prompt", "search"]),
             ("top", vec!["meta"]),

@@ -8,6 +8,7 @@ mod edit;
 mod list;
 mod login;
 mod via_meta;
+mod watch;
 
 use coyote_mcp::{McpError, McpRuntime, ServerHandle};
 
@@ -81,6 +82,7 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         McpCommand::Search { server, .. }
         | McpCommand::Describe { server, .. }
         | McpCommand::Complete { server, .. }
+        | McpCommand::Watch { server, .. }
         | McpCommand::Call { server, .. }
         | McpCommand::Read { server, .. }
         | McpCommand::Prompt { server, .. } => Some(server.clone()),
@@ -153,6 +155,21 @@ async fn dispatch(
             kind,
             out,
         } => via_meta::describe(&d, &server, &id, kind, out).await,
+        McpCommand::Watch {
+            server,
+            uri,
+            count,
+            read,
+            json,
+        } => {
+            let a = watch::WatchArgs {
+                uri,
+                count,
+                read,
+                json,
+            };
+            watch::watch(&handle(runtime, &server)?, &d, a).await
+        }
         McpCommand::Complete {
             server,
             prompt,

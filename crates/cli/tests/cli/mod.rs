@@ -19,6 +19,7 @@ mod markdown;
 mod oauth;
 mod progress;
 mod repl;
+mod resource_watch;
 mod sanitize;
 mod scoping;
 mod selection;
