@@ -85,8 +85,14 @@ fn gone(handle: &ServerHandle, uri: &str, why: &str) -> CliError {
 async fn show(d: &MetaDispatcher, server: &str, uri: &str, a: &WatchArgs) -> CliResult {
     let time = utc_now();
     let content = if a.read {
-        let name = MetaFunction::new(MetaKind::Read, server).name();
-        match d.dispatch(&name, json!({ "uri": uri })).await {
+        // The user names the server: nothing to resolve against a declaration set.
+        let function = MetaFunction::new(MetaKind::Read, server);
+        let name = function.name();
+        let target = coyote_mcp::FunctionTarget::Meta(function);
+        match d
+            .dispatch_target(&name, target, json!({ "uri": uri }))
+            .await
+        {
             Ok(outcome) => Some(outcome.to_model_text()),
             Err(e) => {
                 crate::term::warning_line(&format!("reading {uri} failed: {e}"));

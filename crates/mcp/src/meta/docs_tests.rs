@@ -256,7 +256,15 @@ async fn complete_example_runs() {
         runtime.clone(),
         SpillStore::new(dir.path().join("mcp-resources")),
     );
-    let outcome = dispatcher.dispatch("mcp_describe_srv", call).await.unwrap();
+    let function = MetaFunction::new(MetaKind::Describe, "srv");
+    let outcome = dispatcher
+        .dispatch_target(
+            &function.name(),
+            FunctionTarget::Meta(function.clone()),
+            call,
+        )
+        .await
+        .unwrap();
     let DispatchBody::Json(got) = outcome.body else {
         panic!("expected JSON");
     };
