@@ -14,7 +14,8 @@
 )]
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use coyote_mcp::progress::{ProgressObserver, ProgressUpdate};
@@ -95,6 +96,36 @@ impl PlainLimiter {
     }
 }
 
+/// Questions on screen: the progress line is not drawn while > 0.
+static PAUSED: AtomicUsize = AtomicUsize::new(0);
+/// The progress line being drawn, so a question can erase it first.
+static ACTIVE: Mutex<Option<Weak<Mutex<Shared>>>> = Mutex::new(None);
+
+/// A question takes the terminal: the progress line is erased and not drawn until
+/// [`resume`].
+pub fn pause() {
+    PAUSED.fetch_add(1, Ordering::AcqRel);
+    let active = ACTIVE
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .and_then(Weak::upgrade);
+    if let Some(shared) = active {
+        let mut state = lock(&shared);
+        if state.drawn {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+            state.drawn = false;
+        }
+    }
+}
+
+/// The question is answered: the progress line may be drawn again.
+pub fn resume() {
+    let _ = PAUSED.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+}
+
 #[derive(Debug)]
 struct Shared {
     label: String,
@@ -131,6 +162,9 @@ impl StderrProgress {
             frame: 0,
             drawn: false,
         }));
+        if animate {
+            *ACTIVE.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::downgrade(&shared));
+        }
         let ticker = animate.then(|| {
             let shared = shared.clone();
             tokio::spawn(async move {
@@ -245,6 +279,10 @@ fn line(state: &Shared) -> String {
 
 fn draw(shared: &Mutex<Shared>) {
     let mut state = lock(shared);
+    // Checked under the lock: `pause` counts before it takes the lock to erase.
+    if PAUSED.load(Ordering::Acquire) > 0 {
+        return;
+    }
     state.frame += 1;
     let text = line(&state);
     let mut err = std::io::stderr().lock();

@@ -288,6 +288,8 @@ impl Screen {
             erase(&mut state);
             end_answer_line(&mut state);
         }
+        // A progress line outside the REPL (`coyote mcp call`) steps aside too.
+        crate::client::progress::pause();
         QuestionGuard {
             screen: self.clone(),
             _turn: turn,
@@ -316,6 +318,7 @@ pub struct QuestionGuard {
 
 impl Drop for QuestionGuard {
     fn drop(&mut self) {
+        crate::client::progress::resume();
         let mut state = self.screen.lock();
         state.paused = state.paused.saturating_sub(1);
         if state.paused == 0 && !state.streaming {
