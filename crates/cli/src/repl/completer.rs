@@ -29,6 +29,7 @@ use coyote_mcp::McpRuntime;
 use reedline::{Completer, CompletionResult, Span, Suggestion};
 
 use super::commands::{CommandName, ListTarget, MCP_SUBCOMMANDS, REPL_COMMANDS};
+use super::words::split_words;
 
 /// Bound of one completion RPC (seed §5.4: 2 s).
 pub const COMPLETION_RPC_TIMEOUT: Duration = Duration::from_secs(2);
@@ -180,53 +181,6 @@ pub fn position(line: &str, pos: usize) -> Position {
         start,
         partial,
     }
-}
-
-/// A word of the line with its byte range (quotes removed from `text`).
-#[derive(Debug, Clone)]
-struct Word {
-    text: String,
-    start: usize,
-    end: usize,
-}
-
-/// Quote-aware word split; `None` when the line ends inside quotes or after a lone `\`
-/// (nothing sensible to complete there).
-fn split_words(line: &str) -> Option<Vec<Word>> {
-    let mut words = Vec::new();
-    let mut current: Option<Word> = None;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in line.char_indices() {
-        let end = i + c.len_utf8();
-        if quote.is_none() && !escaped && c.is_whitespace() {
-            words.extend(current.take());
-            continue;
-        }
-        let word = current.get_or_insert_with(|| Word {
-            text: String::new(),
-            start: i,
-            end,
-        });
-        word.end = end;
-        if escaped {
-            escaped = false;
-            word.text.push(c);
-            continue;
-        }
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('"') | None, '\\') => escaped = true,
-            (Some(_), c) => word.text.push(c),
-            (None, '"' | '\'') => quote = Some(c),
-            (None, c) => word.text.push(c),
-        }
-    }
-    if quote.is_some() || escaped {
-        return None;
-    }
-    words.extend(current);
-    Some(words)
 }
 
 /// The data behind completion: the runtime (local state and live RPCs) and its bounds.

@@ -41,6 +41,7 @@ pub mod setup;
 pub mod shell;
 mod values;
 pub mod views;
+mod words;
 
 use std::path::PathBuf;
 use std::sync::Arc;
