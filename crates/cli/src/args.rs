@@ -282,6 +282,52 @@ pub enum McpCommand {
         #[command(flatten)]
         out: OutputArgs,
     },
+    /// Values a server offers for a prompt argument or template variable (`completion/complete`).
+    #[command(
+        after_help = "The first ARG=PREFIX is the argument completed; further ARG=VALUE pairs are \
+                      the arguments already chosen, sent as context.\n\
+                      Examples:\n  coyote mcp complete everything --prompt completable-prompt department=Eng\n  \
+                      coyote mcp complete everything --prompt completable-prompt name= department=Engineering"
+    )]
+    Complete {
+        server: String,
+        /// Complete an argument of this prompt.
+        #[arg(
+            long,
+            value_name = "NAME",
+            conflicts_with = "template",
+            required_unless_present = "template"
+        )]
+        prompt: Option<String>,
+        /// Complete a variable of this resource template (its uriTemplate or name).
+        #[arg(long, value_name = "URI")]
+        template: Option<String>,
+        /// ARG=PREFIX, then ARG=VALUE pairs as context.
+        #[arg(required = true, value_name = "ARG=PREFIX")]
+        args: Vec<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Subscribe to a resource and print one line per update (unsubscribes on exit).
+    #[command(
+        after_help = "Exits 0 after --count updates, 130 on Ctrl-C, 1 when the server does not \
+                      offer subscriptions or goes away.\n\
+                      Example:\n  coyote mcp watch everything demo://resource/static/document/features.md --count 3"
+    )]
+    Watch {
+        server: String,
+        /// The resource URI.
+        uri: String,
+        /// Exit 0 after this many updates.
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+        /// Read the resource again after each update and print it (the content policy applies).
+        #[arg(long)]
+        read: bool,
+        /// One JSON object per update: {"type": "updated", "server", "uri", "time"[, "content"]}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run a meta-function exactly as the model would: `meta mcp_search_srv '{"query":"x"}'`.
     Meta {
         function_name: String,

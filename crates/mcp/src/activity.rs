@@ -10,6 +10,7 @@
 //!   client cannot tell which request an elicitation belongs to (stdio carries no related
 //!   request id), so pausing every request of the connection is the safe choice: a question a
 //!   person is reading must never make the call it belongs to fail.
+//! - A request made under [`crate::progress::observe`] hands its progress to that observer.
 //! - Watchers are removed when the request finishes (guard `Drop`), so the map holds only
 //!   requests in flight.
 
@@ -20,13 +21,29 @@ use std::time::Duration;
 use rmcp::model::ProgressToken;
 use tokio::sync::{Notify, watch};
 
+use crate::progress::{ProgressObserver, ProgressUpdate};
+
 /// Per-connection signals shared by the client handler (which observes them) and the handles
 /// (whose requests wait on them).
 #[derive(Debug)]
 pub(crate) struct CallActivity {
     /// Number of elicitations being answered right now.
     questions: watch::Sender<usize>,
-    progress: Mutex<HashMap<ProgressToken, Arc<Notify>>>,
+    progress: Mutex<HashMap<ProgressToken, Watcher>>,
+}
+
+/// What a request in flight registered: its timer's signal and its caller's observer.
+struct Watcher {
+    notify: Arc<Notify>,
+    observer: Option<ProgressObserver>,
+}
+
+impl std::fmt::Debug for Watcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watcher")
+            .field("observed", &self.observer.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for CallActivity {
@@ -46,26 +63,40 @@ impl CallActivity {
     }
 
     /// A progress notification arrived for `token`.
+    #[cfg(test)]
     pub(crate) fn progress(&self, token: &ProgressToken) {
-        let notify = self
+        self.progress_update(token, None);
+    }
+
+    /// A progress notification arrived for `token`: restarts its timer and, when its caller
+    /// observes progress, hands it the update (outside the lock).
+    pub(crate) fn progress_update(&self, token: &ProgressToken, update: Option<&ProgressUpdate>) {
+        let found = self
             .progress
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(token)
-            .cloned();
-        if let Some(notify) = notify {
+            .map(|w| (w.notify.clone(), w.observer.clone()));
+        if let Some((notify, observer)) = found {
             // `notify_one` stores a permit when nobody waits yet, so no progress is lost.
             notify.notify_one();
+            if let (Some(observer), Some(update)) = (observer, update) {
+                observer(update);
+            }
         }
     }
 
     /// Starts watching the progress of one request.
     pub(crate) fn watch(&self, token: ProgressToken) -> ProgressWatch<'_> {
         let notify = Arc::new(Notify::new());
+        let watcher = Watcher {
+            notify: notify.clone(),
+            observer: crate::progress::current(),
+        };
         self.progress
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(token.clone(), notify.clone());
+            .insert(token.clone(), watcher);
         ProgressWatch {
             activity: self,
             token,

@@ -26,6 +26,7 @@ pub mod elicitation;
 pub mod logging;
 pub mod roots;
 pub mod sampling;
+mod updates;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -104,6 +105,8 @@ pub(crate) struct Generations {
     pub(crate) log_threshold: LogThreshold,
     /// The server was offered the session's roots (and is told when they change).
     pub(crate) shared_roots: bool,
+    /// Updated resource URIs, for the connection's watchers.
+    pub(crate) updates: updates::ResourceUpdates,
 }
 
 /// URIs tracked per connection for `resources/updated`; beyond this many the table starts over
@@ -385,7 +388,15 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.generations.activity.progress(&params.progress_token);
+        let update = crate::progress::ProgressUpdate {
+            server: self.server.to_string(),
+            progress: params.progress,
+            total: params.total,
+            message: params.message.clone(),
+        };
+        self.generations
+            .activity
+            .progress_update(&params.progress_token, Some(&update));
         tracing::debug!(
             server = %self.server,
             progress = params.progress,
@@ -444,6 +455,7 @@ impl ClientHandler for Handler {
         self.generations
             .resource_updates
             .fetch_add(1, Ordering::AcqRel);
+        self.generations.updates.publish(&params.uri);
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {

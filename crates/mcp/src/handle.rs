@@ -11,17 +11,17 @@
 //!
 //! The listing methods (`list_*`, `catalog`) are an `impl ServerHandle` block in
 //! [`crate::listing`], built on [`ServerHandle::request`]; the handle never imports them. The
-//! client-feature requests (log level, roots) are another, in `handle/client.rs`.
+//! client-feature requests (log level, roots) are another, in `handle/client.rs`, and
+//! `completion/complete` one in [`crate::completion`].
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelledNotificationParam,
-    ClientRequest, CompleteRequest, CompleteRequestParams, GetPromptRequest,
-    GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams, Reference, RequestId,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    GetPromptRequest, GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams,
+    RequestId, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient};
 use rmcp::{Peer, ServiceError};
@@ -168,10 +168,25 @@ impl ServerHandle {
         self.inner.state.get()
     }
 
+    /// Waits until the server is no longer Ready (closed, failed, needs sign-in) and returns
+    /// that state.
+    pub async fn gone(&self) -> ServerState {
+        let mut rx = self.inner.state.subscribe();
+        match rx.wait_for(|s| *s != ServerState::Ready).await {
+            Ok(state) => state.clone(),
+            Err(_) => ServerState::Closed,
+        }
+    }
+
     /// Whether `other` is a clone of this handle (the same connection); a restarted server
     /// has a new handle, so caches keyed by connection start over.
     pub fn same_connection(&self, other: &ServerHandle) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// What the connection's handler observed (list generations, activity, updates).
+    pub(crate) fn generations(&self) -> &Generations {
+        &self.inner.generations
     }
 
     /// How often each list changed since connecting (`list_changed` notifications).
@@ -274,42 +289,6 @@ impl ServerHandle {
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
         let result = self.request("prompts/get", request).await?;
         Ok(convert::prompt_result_from(result))
-    }
-
-    /// `completion/complete`: candidate values for one argument.
-    pub async fn complete(
-        &self,
-        target: CompletionRef,
-        arg_name: &str,
-        value: &str,
-    ) -> Result<Vec<String>, McpError> {
-        let reference = match target {
-            CompletionRef::Prompt(name) => Reference::for_prompt(name),
-            CompletionRef::ResourceTemplate(uri) => Reference::for_resource(uri),
-        };
-        let params = CompleteRequestParams::new(reference, ArgumentInfo::new(arg_name, value));
-        let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
-        match self.request("completion/complete", request).await? {
-            ServerResult::CompleteResult(r) => Ok(r.completion.values),
-            other => {
-                let raw = match other {
-                    ServerResult::CustomResult(raw) => raw.0,
-                    other => serde_json::to_value(&other).unwrap_or(Value::Null),
-                };
-                let values = raw
-                    .pointer("/completion/values")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| McpError::Protocol {
-                        server: self.inner.name.clone(),
-                        method: "completion/complete".to_owned(),
-                        message: "the result has no completion.values array".to_owned(),
-                    })?;
-                Ok(values
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect())
-            }
-        }
     }
 
     /// Sends one request with the call timeout; see the module invariants.

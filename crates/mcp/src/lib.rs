@@ -13,6 +13,7 @@ pub mod browser;
 pub mod catalog;
 pub mod content;
 pub mod error;
+pub mod progress;
 pub mod schema_check;
 pub mod server;
 
@@ -23,8 +24,10 @@ pub mod connect;
 mod convert;
 
 // One server's conversation.
+pub mod completion;
 pub mod handle;
 pub mod listing;
+pub mod subscription;
 
 // The runtime.
 pub mod catalog_cache;
@@ -51,6 +54,7 @@ pub use client_handler::{
     SamplingResponse, SamplingRole, SamplingStop, SamplingTool, SamplingToolChoice,
     ServerLogMessage, ServerLogSink, UnknownLogLevel, UrlElicitationRequest,
 };
+pub use completion::Completion;
 pub use connect::auth;
 pub use connect::http::install_crypto_provider;
 pub use connect::line::MAX_MESSAGE_BYTES;

@@ -241,8 +241,8 @@ fn declaration_parameters_are_the_documented_ones() {
             ),
             (
                 "mcp_describe_srv".into(),
-                s(&["tool", "kind"]),
-                s(&["tool"])
+                s(&["tool", "name", "kind", "complete"]),
+                s(&[])
             ),
             (
                 "mcp_invoke_srv".into(),

@@ -106,6 +106,16 @@ pub enum Event {
         /// The arguments as sent.
         arguments: BTreeMap<String, String>,
     },
+    /// `resources/subscribe` received.
+    Subscribe {
+        /// The URI.
+        uri: String,
+    },
+    /// `resources/unsubscribe` received.
+    Unsubscribe {
+        /// The URI.
+        uri: String,
+    },
     /// `completion/complete` received.
     Complete {
         /// The argument being completed.

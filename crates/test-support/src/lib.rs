@@ -42,8 +42,8 @@ pub use in_process::{ClientHalves, FakeHandle, in_process};
 pub use scenario::{
     Capabilities, CompletionMode, CompletionSpec, CompletionTarget, Generated, PaginationMode,
     PromptArgSpec, PromptContent, PromptMessageSpec, PromptRole, PromptSpec, ResourceBody,
-    ResourceSpec, Scenario, ScenarioError, ServerNotice, Startup, StartupMode, TemplateSpec,
-    ToolBehavior, ToolSpec,
+    ResourceSpec, ResourceUpdatesSpec, Scenario, ScenarioError, ServerNotice, Startup, StartupMode,
+    TemplateSpec, ToolBehavior, ToolSpec,
 };
 pub use scenario_builder::ScenarioBuilder;
 pub use scenario_file::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioFile, fake_mcp_bin};

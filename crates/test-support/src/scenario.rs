@@ -55,6 +55,21 @@ pub struct Scenario {
     pub startup: Startup,
     /// Where events are appended as JSON lines (one flushed write per event).
     pub event_log: Option<PathBuf>,
+    /// Advertise `resources.subscribe` and send updates after each `resources/subscribe`.
+    pub resource_updates: Option<ResourceUpdatesSpec>,
+}
+
+/// What the fake does after `resources/subscribe`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceUpdatesSpec {
+    /// How many `notifications/resources/updated` for the URI.
+    pub count: u32,
+    /// Time before each, in milliseconds.
+    pub every_ms: u64,
+    /// After the last one the process exits (code 3; in-process: the transport closes).
+    #[serde(default)]
+    pub exit_after: bool,
 }
 
 impl Default for Scenario {
@@ -76,6 +91,7 @@ impl Default for Scenario {
             completion_mode: CompletionMode::Answer,
             startup: Startup::default(),
             event_log: None,
+            resource_updates: None,
         }
     }
 }
@@ -232,6 +248,12 @@ pub enum ToolBehavior {
         duration_ms: u64,
         /// Interval between progress notifications; `None` sends none.
         progress_every_ms: Option<u64>,
+    },
+    /// Sends `count` `notifications/progress` as fast as it can (progress 1..=count of
+    /// `count`, message "step N"), then answers "flooded N".
+    ProgressFlood {
+        /// How many notifications.
+        count: u64,
     },
     /// Never answers; logs `tool_cancelled` when cancelled.
     Hang,

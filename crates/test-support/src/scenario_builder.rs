@@ -162,6 +162,12 @@ impl ScenarioBuilder {
         });
         self
     }
+    /// Advertises `resources.subscribe` and sends updates after each subscribe.
+    pub fn resource_updates(mut self, spec: crate::scenario::ResourceUpdatesSpec) -> Self {
+        self.scenario.resource_updates = Some(spec);
+        self
+    }
+
     /// Sets whether `completion/complete` answers.
     pub fn completion_mode(mut self, mode: CompletionMode) -> Self {
         self.scenario.completion_mode = mode;

@@ -164,7 +164,7 @@ impl ServerHandler for FakeServer {
         if caps.resources {
             capabilities.insert(
                 "resources".into(),
-                json!({"subscribe": false, "listChanged": false}),
+                json!({"subscribe": scenario.resource_updates.is_some(), "listChanged": false}),
             );
         }
         if caps.prompts {
@@ -354,6 +354,45 @@ impl ServerHandler for FakeServer {
             .collect();
         let total = values.len();
         from_json(json!({"completion": {"values": values, "total": total, "hasMore": false}}))
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.record(Event::Subscribe {
+            uri: request.uri.clone(),
+        });
+        let Some(spec) = self.shared.scenario.resource_updates else {
+            return Err(not_advertised("resources.subscribe"));
+        };
+        let peer = context.peer.clone();
+        let crash = self.shared.crash;
+        tokio::spawn(async move {
+            for _ in 0..spec.count {
+                tokio::time::sleep(std::time::Duration::from_millis(spec.every_ms)).await;
+                let param = rmcp::model::ResourceUpdatedNotificationParam::new(request.uri.clone());
+                if peer.notify_resource_updated(param).await.is_err() {
+                    return;
+                }
+            }
+            if spec.exit_after && crash == CrashMode::ExitProcess {
+                std::process::exit(3);
+            }
+        });
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.record(Event::Unsubscribe { uri: request.uri });
+        Ok(())
     }
 
     #[allow(deprecated)]

@@ -64,6 +64,7 @@ pub(crate) async fn call(
             duration_ms,
             progress_every_ms,
         } => slow(server, &name, *duration_ms, *progress_every_ms, &ctx).await,
+        ToolBehavior::ProgressFlood { count } => progress_flood(*count, &ctx).await,
         ToolBehavior::Hang => {
             ctx.ct.cancelled().await;
             server.record(Event::ToolCancelled { name });
@@ -184,6 +185,24 @@ async fn slow(
         }
     }
     text_result(&format!("done after {duration_ms} ms"))
+}
+
+/// `count` progress notifications, as fast as the transport takes them.
+async fn progress_flood(
+    count: u64,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    if let Some(token) = ctx.meta.get_progress_token() {
+        for n in 1..=count {
+            let param = ProgressNotificationParam::new(token.clone(), n as f64)
+                .with_total(count as f64)
+                .with_message(format!("step {n}"));
+            if ctx.peer.notify_progress(param).await.is_err() {
+                break;
+            }
+        }
+    }
+    text_result(&format!("flooded {count}"))
 }
 
 async fn crash(

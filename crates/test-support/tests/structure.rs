@@ -66,13 +66,17 @@ fn coyote_mcp_floors() -> Floors {
                     "content",
                     "schema_check",
                     "browser",
+                    "progress",
                 ],
             ),
             (
                 "transport",
                 vec!["connect", "convert", "client_handler", "activity"],
             ),
-            ("conversation", vec!["handle", "listing"]),
+            (
+                "conversation",
+                vec!["handle", "listing", "completion", "subscription"],
+            ),
             ("runtime", vec!["runtime", "factory", "catalog_cache"]),
             ("policy", vec!["render", "uri_template", "prompt", "search"]),
             ("top", vec!["meta"]),

@@ -113,7 +113,9 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         Some(agent) => (&agent.session, &mut agent.conversation),
         None => (&session, &mut prepared.conversation),
     };
-    let result = session.run_turn_message(conversation, message, &ctx).await;
+    let progress = crate::client::progress::line_observer(args.json);
+    let turn = session.run_turn_message(conversation, message, &ctx);
+    let result = coyote_mcp::progress::observe(progress, turn).await;
     output.finish();
     // Whatever happened, the conversation is valid: keep it in the session file.
     if let Err(error) = prepared.save() {

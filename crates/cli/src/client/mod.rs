@@ -14,6 +14,7 @@
 
 pub mod log_view;
 pub mod models;
+pub mod progress;
 
 use std::sync::Arc;
 

@@ -1,6 +1,7 @@
 //! `coyote mcp call SERVER TOOL [key=value… | --json-args JSON]`: arguments are coerced by the
 //! tool's `inputSchema`; the result's text goes to stdout (or the whole result with `--json`);
-//! a result with `isError` exits 1 after printing what the server said.
+//! a result with `isError` exits 1 after printing what the server said. While the call runs,
+//! its progress is shown on stderr ([`crate::client::progress`]), except with `--json`.
 
 use coyote_mcp::{ContentItem, ServerHandle, ToolCallOutcome};
 use serde_json::{Map, Value};
@@ -33,7 +34,17 @@ pub async fn call(
     out: OutputArgs,
 ) -> CliResult {
     let args = build_args(handle, tool, input).await?;
-    let outcome = handle.call_tool(tool, args).await.map_err(mcp_failure)?;
+    // Progress on stderr while the call runs; `--json` keeps stdout one document and shows none.
+    let call = handle.call_tool(tool, args);
+    let outcome = if out.json {
+        call.await
+    } else {
+        let progress = crate::client::progress::StderrProgress::start(tool);
+        let outcome = coyote_mcp::progress::observe(progress.observer(), call).await;
+        progress.finish();
+        outcome
+    }
+    .map_err(mcp_failure)?;
     if let Some(warning) = &outcome.schema_warning {
         warn(warning);
     }

@@ -8,6 +8,7 @@ mod edit;
 mod list;
 mod login;
 mod via_meta;
+mod watch;
 
 use coyote_mcp::{McpError, McpRuntime, ServerHandle};
 
@@ -80,6 +81,8 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         | McpCommand::Prompts { server, .. } => server.clone(),
         McpCommand::Search { server, .. }
         | McpCommand::Describe { server, .. }
+        | McpCommand::Complete { server, .. }
+        | McpCommand::Watch { server, .. }
         | McpCommand::Call { server, .. }
         | McpCommand::Read { server, .. }
         | McpCommand::Prompt { server, .. } => Some(server.clone()),
@@ -152,6 +155,28 @@ async fn dispatch(
             kind,
             out,
         } => via_meta::describe(&d, &server, &id, kind, out).await,
+        McpCommand::Watch {
+            server,
+            uri,
+            count,
+            read,
+            json,
+        } => {
+            let a = watch::WatchArgs {
+                uri,
+                count,
+                read,
+                json,
+            };
+            watch::watch(&handle(runtime, &server)?, &d, a).await
+        }
+        McpCommand::Complete {
+            server,
+            prompt,
+            template,
+            args,
+            out,
+        } => via_meta::complete(&d, &server, prompt, template, &args, out).await,
         McpCommand::Read {
             server,
             uri,

@@ -115,6 +115,68 @@ pub async fn describe(
     print(&text)
 }
 
+/// `coyote mcp complete`: the first `ARG=PREFIX` is completed, the rest are context. One value
+/// per line (sanitized on a terminal); `--json` prints the completion object.
+pub async fn complete(
+    d: &MetaDispatcher,
+    server: &str,
+    prompt: Option<String>,
+    template: Option<String>,
+    args: &[String],
+    out: OutputArgs,
+) -> CliResult {
+    let (kind, name) = match (prompt, template) {
+        (Some(p), _) => ("prompt", p),
+        (None, Some(t)) => ("resource_template", t),
+        (None, None) => return Err(CliError::usage("give --prompt NAME or --template URI")),
+    };
+    let mut pairs = Vec::new();
+    for a in args {
+        let (k, v) = a.split_once('=').ok_or_else(|| {
+            CliError::usage(format!(
+                "{a:?} is not ARG=PREFIX; write e.g. department=Eng"
+            ))
+        })?;
+        pairs.push((k.to_owned(), v.to_owned()));
+    }
+    let Some(((argument, value), context)) = pairs.split_first() else {
+        return Err(CliError::usage(
+            "give the argument to complete as ARG=PREFIX",
+        ));
+    };
+    let context: Map<String, Value> = context.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    let call = json!({
+        "kind": kind,
+        "name": name,
+        "complete": { "argument": argument, "value": value, "context": context },
+    });
+    let outcome = run(d, MetaKind::Describe, server, call).await?;
+    let body = json_body(&outcome);
+    let completion = body["completion"].clone();
+    if out.json {
+        return print_json(&json!({
+            "server": server,
+            "kind": kind,
+            "name": name,
+            "argument": argument,
+            "value": value,
+            "values": completion["values"],
+            "total": completion["total"],
+            "has_more": completion["has_more"],
+        }));
+    }
+    let mut text = String::new();
+    for v in completion["values"].as_array().into_iter().flatten() {
+        text.push_str(v.as_str().unwrap_or_default());
+        text.push('\n');
+    }
+    print(&text)?;
+    if completion["has_more"] == json!(true) {
+        crate::term::note_line("note: the server has more values; type a longer prefix");
+    }
+    Ok(())
+}
+
 pub struct ReadArgs {
     pub uri: String,
     pub template_args: Vec<String>,

@@ -423,8 +423,8 @@ pub fn help_text() -> String {
         "\nAnything else is sent to the model. End a line with \\ (or press Alt-Enter) to \
          continue on the next line.\n\
          Ctrl-C clears the line or stops a running answer; Ctrl-D on an empty line exits.\n\
-         Tab completes commands, `.prompt` servers, prompt names and argument keys, and role,\n\
-         macro, session and server names.\n\
+         Tab completes commands, `.prompt` servers, prompt names, argument keys and values, and\n\
+         role, macro, session and server names.\n\
          \n\
          The model has no built-in file or shell tools: it reaches the world only through the\n\
          configured MCP servers (add a filesystem MCP server to let it read files). Files that\n\

@@ -21,7 +21,7 @@
 //!   `block_on` too. If this ever runs inside a runtime thread, `block_in_place` is used (needs
 //!   the multi-thread runtime that `main` builds).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,6 +29,7 @@ use coyote_mcp::McpRuntime;
 use reedline::{Completer, CompletionResult, Span, Suggestion};
 
 use super::commands::{CommandName, ListTarget, MCP_SUBCOMMANDS, REPL_COMMANDS};
+use super::words::split_words;
 
 /// Bound of one completion RPC (seed §5.4: 2 s).
 pub const COMPLETION_RPC_TIMEOUT: Duration = Duration::from_secs(2);
@@ -81,6 +82,14 @@ pub enum Stage {
         server: String,
         prompt: String,
         typed_keys: BTreeSet<String>,
+    },
+    /// `.prompt srv name … key=<TAB>`: the server's values (`completion/complete`).
+    PromptArgValue {
+        server: String,
+        prompt: String,
+        key: String,
+        /// The other arguments typed, sent as context.
+        given: BTreeMap<String, String>,
     },
 }
 
@@ -143,14 +152,24 @@ pub fn position(line: &str, pos: usize) -> Position {
             (Some(CommandName::Prompt), [server]) => Stage::PromptName {
                 server: (*server).to_owned(),
             },
-            (Some(CommandName::Prompt), [server, prompt, args @ ..]) if !partial.contains('=') => {
-                Stage::PromptArgKey {
-                    server: (*server).to_owned(),
-                    prompt: (*prompt).to_owned(),
-                    typed_keys: args
-                        .iter()
-                        .filter_map(|a| a.split_once('=').map(|(k, _)| k.to_owned()))
-                        .collect(),
+            (Some(CommandName::Prompt), [server, prompt, args @ ..]) => {
+                let given: BTreeMap<String, String> = args
+                    .iter()
+                    .filter_map(|a| a.split_once('='))
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect();
+                match partial.split_once('=') {
+                    None => Stage::PromptArgKey {
+                        server: (*server).to_owned(),
+                        prompt: (*prompt).to_owned(),
+                        typed_keys: given.into_keys().collect(),
+                    },
+                    Some((key, _)) => Stage::PromptArgValue {
+                        server: (*server).to_owned(),
+                        prompt: (*prompt).to_owned(),
+                        key: key.to_owned(),
+                        given,
+                    },
                 }
             }
             _ => Stage::None,
@@ -162,53 +181,6 @@ pub fn position(line: &str, pos: usize) -> Position {
         start,
         partial,
     }
-}
-
-/// A word of the line with its byte range (quotes removed from `text`).
-#[derive(Debug, Clone)]
-struct Word {
-    text: String,
-    start: usize,
-    end: usize,
-}
-
-/// Quote-aware word split; `None` when the line ends inside quotes or after a lone `\`
-/// (nothing sensible to complete there).
-fn split_words(line: &str) -> Option<Vec<Word>> {
-    let mut words = Vec::new();
-    let mut current: Option<Word> = None;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in line.char_indices() {
-        let end = i + c.len_utf8();
-        if quote.is_none() && !escaped && c.is_whitespace() {
-            words.extend(current.take());
-            continue;
-        }
-        let word = current.get_or_insert_with(|| Word {
-            text: String::new(),
-            start: i,
-            end,
-        });
-        word.end = end;
-        if escaped {
-            escaped = false;
-            word.text.push(c);
-            continue;
-        }
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('"') | None, '\\') => escaped = true,
-            (Some(_), c) => word.text.push(c),
-            (None, '"' | '\'') => quote = Some(c),
-            (None, c) => word.text.push(c),
-        }
-    }
-    if quote.is_some() || escaped {
-        return None;
-    }
-    words.extend(current);
-    Some(words)
 }
 
 /// The data behind completion: the runtime (local state and live RPCs) and its bounds.
@@ -312,6 +284,18 @@ impl CompletionSource {
                 prompt,
                 typed_keys,
             } => self.argument_keys(server, prompt, typed_keys).await,
+            Stage::PromptArgValue {
+                server,
+                prompt,
+                key,
+                given,
+            } => {
+                let typed = at.partial.split_once('=').map_or("", |(_, v)| v);
+                // The server matches the prefix itself (it may match more loosely).
+                return self
+                    .argument_values(server, prompt, key, given, typed)
+                    .await;
+            }
         };
         all.into_iter()
             .filter(|c| c.value.starts_with(at.partial.as_str()))
@@ -373,6 +357,37 @@ impl CompletionSource {
             .collect()
     }
 
+    /// Stage 4: `key=value` for each value the server offers (`completion/complete` with the
+    /// other typed arguments as context); empty when it offers no completion.
+    pub async fn argument_values(
+        &self,
+        server: &str,
+        prompt: &str,
+        key: &str,
+        given: &BTreeMap<String, String>,
+        typed: &str,
+    ) -> Vec<Candidate> {
+        if !(self.enabled)(server) {
+            return Vec::new();
+        }
+        let Ok(handle) = self.runtime.server(server) else {
+            return Vec::new();
+        };
+        let mut context = given.clone();
+        context.remove(key);
+        let Some(values) = super::values::ArgumentValues::for_prompt(handle, prompt, key, context)
+        else {
+            return Vec::new();
+        };
+        values
+            .with_timeout(self.rpc_timeout)
+            .values(typed)
+            .await
+            .into_iter()
+            .map(|v| Candidate::word(&format!("{key}={}", quote_value(&v)), None))
+            .collect()
+    }
+
     /// The live prompt list of an enabled, Ready, prompts-capable server; empty otherwise, on
     /// error and on timeout (silently: a keystroke never surfaces an error).
     async fn list_prompts(&self, server: &str) -> Vec<coyote_mcp::PromptInfo> {
@@ -403,6 +418,18 @@ impl CompletionSource {
                 Vec::new()
             }
         }
+    }
+}
+
+/// A value as `.prompt` reads it back: quoted when it holds whitespace or quotes.
+fn quote_value(value: &str) -> String {
+    if value.is_empty()
+        || value.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '\\')
+    {
+        let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+        format!("\"{escaped}\"")
+    } else {
+        value.to_owned()
     }
 }
 

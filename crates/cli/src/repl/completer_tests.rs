@@ -2,7 +2,7 @@
 //! a server without prompts, a killed server, a closed one) and a hand-written peer that
 //! completes the handshake and then never answers (the timeout path).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -69,6 +69,13 @@ fn summary_prompt() -> PromptSpec {
 fn prompts_scenario(name: &str) -> Scenario {
     Scenario::builder()
         .server_name(name)
+        .completion(
+            coyote_test_support::CompletionTarget::Prompt {
+                name: "review".into(),
+            },
+            "path",
+            &["src/main.rs", "src/a b.rs", "docs/x.md"],
+        )
         .prompt(review_prompt())
         .prompt(summary_prompt())
         .build()
@@ -202,8 +209,17 @@ fn positions_follow_the_typed_words() {
             typed_keys: BTreeSet::from(["path".to_owned()]),
         }
     );
-    // A value being typed, an open quote, plain chat: nothing to complete.
-    assert_eq!(at(".prompt everything review path=").stage, Stage::None);
+    // A value being typed: the server's values, the other arguments as context.
+    assert_eq!(
+        at(".prompt everything review tone=kind path=sr").stage,
+        Stage::PromptArgValue {
+            server: "everything".into(),
+            prompt: "review".into(),
+            key: "path".into(),
+            given: BTreeMap::from([("tone".to_owned(), "kind".to_owned())]),
+        }
+    );
+    // An open quote, plain chat: nothing to complete.
     assert_eq!(
         at(".prompt everything review path=\"a b").stage,
         Stage::None
@@ -292,6 +308,24 @@ async fn stage_three_offers_argument_keys_without_typed_ones() {
     assert_eq!(values(&keys), vec!["focus="]);
     // A prompt that does not exist (any more): empty.
     let line = ".prompt everything deleted ";
+    assert!(src.candidates(&position(line, line.len())).await.is_empty());
+    f.runtime.shutdown().await;
+}
+
+#[tokio::test]
+async fn stage_four_offers_the_servers_values_quoted_as_typed_back() {
+    let f = fixture().await;
+    let src = source(&f.runtime);
+    let line = ".prompt everything review tone=kind path=src";
+    let found = src.candidates(&position(line, line.len())).await;
+    assert_eq!(
+        values(&found),
+        vec!["path=src/main.rs", "path=\"src/a b.rs\""]
+    );
+    assert!(found.iter().all(|c| c.append_whitespace));
+    assert_eq!(f._fakes[0].events().complete_requests(), 1);
+    // A server without completion, or one that never answers: nothing, silently.
+    let line = ".prompt silent review path=s";
     assert!(src.candidates(&position(line, line.len())).await.is_empty());
     f.runtime.shutdown().await;
 }

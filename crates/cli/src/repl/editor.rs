@@ -1,6 +1,6 @@
 //! The line editor: reedline with a history file (mode 0600), Tab completion through
 //! [`ReplCompleter`], multi-line input (a line ending in `\`, or Alt-Enter, continues on the
-//! next line), and shell-like keys: Ctrl-C clears the line, Ctrl-D on an empty line exits.
+//! next line), an empty completion that shows nothing ([`QuietMenu`]), and shell-like keys: Ctrl-C clears the line, Ctrl-D on an empty line exits.
 
 use std::borrow::Cow;
 use std::fs::{OpenOptions, Permissions};
@@ -14,6 +14,7 @@ use reedline::{
 };
 
 use super::completer::ReplCompleter;
+use super::quiet_menu::QuietMenu;
 
 /// Lines kept in the history file.
 pub const HISTORY_CAPACITY: usize = 2000;
@@ -88,7 +89,9 @@ pub fn build(history_file: &Path, completer: ReplCompleter) -> Result<Reedline, 
     Ok(Reedline::create()
         .with_history(Box::new(history))
         .with_completer(Box::new(completer))
-        .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
+        .with_menu(ReedlineMenu::EngineCompleter(Box::new(QuietMenu::new(
+            menu,
+        ))))
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_validator(Box::new(ContinuationValidator))
         .with_hinter(Box::new(DefaultHinter::default()))

@@ -31,6 +31,7 @@ mod login_cmd;
 pub mod macro_cmd;
 pub mod prompt_cmd;
 pub mod questions;
+mod quiet_menu;
 pub mod render;
 pub mod scope;
 mod scope_cmd;
@@ -38,7 +39,9 @@ pub mod screen;
 pub mod session_cmd;
 pub mod setup;
 pub mod shell;
+mod values;
 pub mod views;
+mod words;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -400,6 +403,7 @@ impl Repl {
         self.screen.set_in_turn(true);
         let renderer = TurnRenderer::new(self.screen.clone());
         let _spinner = self.screen.spinner_task(&self.runtime_handle);
+        let progress = self.screen.progress_observer();
         let session = &self.session;
         let conversation = &mut self.conversation;
         let approver = &self.questions;
@@ -410,6 +414,7 @@ impl Repl {
                 cancel: cancel.clone(),
             };
             let turn = session.run_turn_message(conversation, message, &ctx);
+            let turn = coyote_mcp::progress::observe(progress, turn);
             tokio::pin!(turn);
             let mut interrupts = interrupt_signals();
             loop {

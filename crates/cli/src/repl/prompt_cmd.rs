@@ -13,11 +13,17 @@ use coyote_mcp::{McpError, McpRuntime, MetaKind, PromptInfo, RenderContext, Spil
 use futures::future::BoxFuture;
 
 use super::line::UserMessage;
+use super::values::ArgumentValues;
 
 /// Asks the user for one missing argument; `None` when they gave up (Esc, Ctrl-C, no
-/// terminal).
+/// terminal). `values` offers the server's values as the user types, when it completes.
 pub trait ArgumentAsker: Send + Sync {
-    fn ask(&self, prompt: &str, argument: &MissingArgument) -> BoxFuture<'_, Option<String>>;
+    fn ask(
+        &self,
+        prompt: &str,
+        argument: &MissingArgument,
+        values: Option<ArgumentValues>,
+    ) -> BoxFuture<'_, Option<String>>;
 }
 
 /// A required argument the user did not type.
@@ -101,7 +107,7 @@ pub async fn resolve(
     let prompts = bounded(ctx.timeout, server, "prompts/list", handle.list_prompts()).await?;
     let prompt = find_prompt(server, name, prompts)?;
     check_known(&prompt, &provided)?;
-    ask_missing(&prompt, &mut provided, ctx.asker).await?;
+    ask_missing(&handle, &prompt, &mut provided, ctx.asker).await?;
     let result = bounded(
         ctx.timeout,
         server,
@@ -190,6 +196,7 @@ fn check_known(
 }
 
 async fn ask_missing(
+    handle: &coyote_mcp::ServerHandle,
     prompt: &PromptInfo,
     provided: &mut BTreeMap<String, String>,
     asker: &dyn ArgumentAsker,
@@ -211,7 +218,13 @@ async fn ask_missing(
         })
         .collect();
     for (i, argument) in missing.iter().enumerate() {
-        match asker.ask(&prompt.name, argument).await {
+        let values = ArgumentValues::for_prompt(
+            handle.clone(),
+            &prompt.name,
+            &argument.name,
+            provided.clone(),
+        );
+        match asker.ask(&prompt.name, argument, values).await {
             Some(value) => {
                 provided.insert(argument.name.clone(), value);
             }

@@ -17,7 +17,12 @@ struct ScriptedAsker {
 }
 
 impl ArgumentAsker for ScriptedAsker {
-    fn ask(&self, _prompt: &str, argument: &MissingArgument) -> BoxFuture<'_, Option<String>> {
+    fn ask(
+        &self,
+        _prompt: &str,
+        argument: &MissingArgument,
+        _values: Option<super::super::values::ArgumentValues>,
+    ) -> BoxFuture<'_, Option<String>> {
         self.asked.lock().unwrap().push(argument.clone());
         let answer = self.answers.lock().unwrap().remove(0);
         Box::pin(std::future::ready(answer))

@@ -1,6 +1,7 @@
 //! Questions the REPL asks while a turn runs, drawn with `inquire` on a paused [`Screen`]:
 //! tool approval (yes / no / always for this tool in this session), a server's elicitation form
-//! (accept / decline / cancel), and missing `.prompt` arguments.
+//! (accept / decline / cancel), and missing `.prompt` arguments (with the server's values as
+//! the user types, when it completes).
 //!
 //! Invariants:
 //! - Nothing is ever approved or accepted on the user's behalf: without a terminal, approval is
@@ -24,6 +25,7 @@ use super::form::{self, Field};
 use super::form_widgets;
 use super::prompt_cmd::{ArgumentAsker, MissingArgument};
 use super::screen::Screen;
+use super::values::{ArgumentValues, QuestionValues};
 use crate::term::sanitize;
 
 /// Longest argument text shown in an approval question.
@@ -267,7 +269,17 @@ fn run_form(header: &str, fields: &[Field]) -> ElicitationResponse {
 }
 
 impl ArgumentAsker for Questions {
-    fn ask(&self, prompt: &str, argument: &MissingArgument) -> BoxFuture<'_, Option<String>> {
+    fn ask(
+        &self,
+        prompt: &str,
+        argument: &MissingArgument,
+        values: Option<ArgumentValues>,
+    ) -> BoxFuture<'_, Option<String>> {
+        // The server's values as the user types (the question runs on a blocking thread).
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        let values = values
+            .zip(runtime)
+            .map(|(v, runtime)| QuestionValues::new(v, runtime));
         let label = sanitize(&format!("{} for prompt `{prompt}`", argument.name)).into_owned();
         let help = argument
             .description
@@ -287,6 +299,9 @@ impl ArgumentAsker for Questions {
                 });
                 if let Some(help) = help.as_deref() {
                     text = text.with_help_message(help);
+                }
+                if let Some(values) = values {
+                    text = text.with_autocomplete(values);
                 }
                 text.prompt().ok()
             })

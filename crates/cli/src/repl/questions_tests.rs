@@ -36,7 +36,7 @@ async fn without_a_terminal_nothing_is_approved_or_accepted() {
         description: None,
     };
     assert_eq!(
-        ArgumentAsker::ask(&questions, "review", &missing).await,
+        ArgumentAsker::ask(&questions, "review", &missing, None).await,
         None
     );
 }

@@ -6,6 +6,8 @@
 //! - The state lock is never held across an await or a blocking prompt; output is written
 //!   while holding it, so lines from concurrent tool calls never interleave mid-line.
 //! - Only one question is on screen at a time ([`Screen::question`] serialises them).
+//! - A call's progress follows the spinner's label (bar, n/total, %); without animation it is
+//!   printed as lines, at most one per 10 % (or per 5 s without a total).
 //! - The spinner is drawn only when stderr is a terminal and `TERM` is not `dumb`, coloured
 //!   only when colour is allowed (`term::caps`); otherwise the status lines are still printed,
 //!   without animation.
@@ -20,7 +22,10 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use coyote_mcp::progress::ProgressUpdate;
+
 use crate::client::log_view::HeldLines;
+use crate::client::progress::{PlainLimiter, bar, describe};
 use crate::markdown::{RenderOptions, StreamRenderer, ThemeChoice};
 use crate::term::sanitize::Sanitizer;
 
@@ -48,6 +53,10 @@ struct State {
     held: HeldLines,
     /// A turn runs (server log lines come here; between turns the prompt prints them).
     in_turn: bool,
+    /// The latest progress of the running call, shown after the spinner's label.
+    progress: Option<ProgressUpdate>,
+    /// Which progress updates become lines when the spinner cannot animate.
+    progress_lines: PlainLimiter,
 }
 
 /// Shared by the event renderer, the spinner task and the question prompts of one REPL.
@@ -199,6 +208,32 @@ impl Screen {
         release_held(&mut state);
         // Labels name tools the model chose: sanitized like every other line.
         state.spinner = Some(crate::term::sanitize(label).into_owned());
+        state.progress = None;
+        state.progress_lines = PlainLimiter::default();
+    }
+
+    /// A call's progress: shown after the spinner's label (a bar with n/total and %), or as
+    /// plain lines (one per 10 %, or per 5 s without a total) when the spinner cannot animate.
+    pub fn progress(&self, update: &ProgressUpdate) {
+        let mut state = self.lock();
+        if self.animate {
+            state.progress = Some(update.clone());
+            return;
+        }
+        if state
+            .progress_lines
+            .admit(update, std::time::Instant::now())
+        {
+            let line = format!("[{}] {}", update.server, describe(update));
+            drop(state);
+            self.line(&line);
+        }
+    }
+
+    /// The observer that hands a turn's progress to [`Screen::progress`].
+    pub fn progress_observer(&self) -> coyote_mcp::progress::ProgressObserver {
+        let screen = self.clone();
+        Arc::new(move |update: &ProgressUpdate| screen.progress(update))
     }
 
     /// Draws the next spinner frame, if the spinner is on and nothing is asked.
@@ -220,7 +255,12 @@ impl Screen {
             crate::term::Paint::Accent,
             crate::term::caps().color_stderr,
         );
-        let _ = write!(err, "\r\x1b[2K{frame} {label}");
+        let progress = state.progress.as_ref().map(|u| {
+            let bar = u.fraction().map(bar).unwrap_or_default();
+            format!(" {bar} {}", describe(u))
+        });
+        let progress = progress.unwrap_or_default();
+        let _ = write!(err, "\r\x1b[2K{frame} {label}{progress}");
         let _ = err.flush();
         state.drawn = true;
     }
@@ -248,6 +288,8 @@ impl Screen {
             erase(&mut state);
             end_answer_line(&mut state);
         }
+        // A progress line outside the REPL (`coyote mcp call`) steps aside too.
+        crate::client::progress::pause();
         QuestionGuard {
             screen: self.clone(),
             _turn: turn,
@@ -276,6 +318,7 @@ pub struct QuestionGuard {
 
 impl Drop for QuestionGuard {
     fn drop(&mut self) {
+        crate::client::progress::resume();
         let mut state = self.screen.lock();
         state.paused = state.paused.saturating_sub(1);
         if state.paused == 0 && !state.streaming {

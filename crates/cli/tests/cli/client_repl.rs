@@ -15,7 +15,7 @@ use super::terminal::{POLL, Terminal, tmux_available};
 
 /// Types `.mcp status` until server `name` is ready (servers start in the background);
 /// returns the prompts seen so far.
-async fn wait_ready(term: &Terminal, name: &str, prompts_so_far: usize) -> usize {
+pub(super) async fn wait_ready(term: &Terminal, name: &str, prompts_so_far: usize) -> usize {
     let mut prompts = prompts_so_far;
     loop {
         term.type_text(".mcp status");

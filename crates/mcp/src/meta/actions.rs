@@ -43,6 +43,19 @@ pub struct DescribeRequest {
     pub id: String,
     /// The item's kind.
     pub kind: CatalogKind,
+    /// Values for one argument of a prompt or template instead of the description.
+    pub complete: Option<CompleteArgs>,
+}
+
+/// `complete` of `mcp_describe_<server>`: which argument, its typed prefix, the others given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompleteArgs {
+    /// The prompt argument or template variable.
+    pub argument: String,
+    /// What is typed so far (may be empty).
+    pub value: String,
+    /// The arguments already chosen (sent as the request's `context`).
+    pub context: BTreeMap<String, String>,
 }
 
 /// The arguments of `mcp_read_<server>`.
@@ -130,6 +143,9 @@ fn not_found(handle: &ServerHandle, kind: CatalogKind, id: &str) -> DispatchErro
 
 /// `mcp_describe_`: the full description of one item of `kind`.
 pub async fn describe(handle: &ServerHandle, req: DescribeRequest) -> Result<Value, DispatchError> {
+    if let Some(complete) = &req.complete {
+        return describe_completion(handle, &req, complete).await;
+    }
     let id = req.id.as_str();
     match req.kind {
         CatalogKind::Tool => {
@@ -234,6 +250,59 @@ async fn describe_template(handle: &ServerHandle, id: &str) -> Result<Value, Dis
         Err(e) => out["template_error"] = Value::from(e.to_string()),
     }
     Ok(out)
+}
+
+/// `mcp_describe_` with `complete`: the server's values for one argument (through
+/// `completion/complete`, with the other arguments as context).
+async fn describe_completion(
+    handle: &ServerHandle,
+    req: &DescribeRequest,
+    complete: &CompleteArgs,
+) -> Result<Value, DispatchError> {
+    if !handle.features().completions {
+        return Err(DispatchError::BadArguments {
+            function: MetaKind::Describe.function_name(handle.name()),
+            problem: format!(
+                "server {:?} does not offer argument completion; describe the item without                  `complete` to see its arguments",
+                handle.name()
+            ),
+        });
+    }
+    let (kind, target) = if req.kind == CatalogKind::Prompt {
+        ("prompt", CompletionRef::Prompt(req.id.clone()))
+    } else {
+        let uri = if is_template(&req.id) {
+            req.id.clone()
+        } else {
+            // A template's name: the request names its uriTemplate.
+            let templates = handle.list_resource_templates().await?;
+            templates
+                .into_iter()
+                .find(|t| t.name == req.id)
+                .map(|t| t.uri_template)
+                .ok_or_else(|| not_found(handle, req.kind, &req.id))?
+        };
+        ("resource_template", CompletionRef::ResourceTemplate(uri))
+    };
+    let found = handle
+        .complete_with(
+            target,
+            &complete.argument,
+            &complete.value,
+            &complete.context,
+        )
+        .await?;
+    Ok(json!({
+        "kind": kind,
+        "name": req.id,
+        "completion": {
+            "argument": complete.argument,
+            "value": complete.value,
+            "values": found.values,
+            "total": found.total,
+            "has_more": found.has_more,
+        },
+    }))
 }
 
 async fn find_prompt(

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::actions::{DescribeRequest, PromptRequest, ReadRequest, SearchRequest};
+use super::actions::{CompleteArgs, DescribeRequest, PromptRequest, ReadRequest, SearchRequest};
 use super::dispatch::DispatchError;
 use super::{MetaFunction, MetaKind};
 use crate::catalog::CatalogKind;
@@ -37,14 +37,7 @@ pub(super) fn parse_call(function: &MetaFunction, mut args: Args) -> Result<Call
                 .unsigned("offset")?
                 .map_or(0, |o| usize::try_from(o).unwrap_or(usize::MAX)),
         }),
-        MetaKind::Describe => {
-            let id = args.required_string(
-                "tool",
-                "the item's id (tool name, resource URI, uriTemplate or prompt name)",
-            )?;
-            let kind = args.kind()?.unwrap_or(CatalogKind::Tool);
-            Call::Describe(DescribeRequest { id, kind })
-        }
+        MetaKind::Describe => describe_call(&mut args)?,
         MetaKind::Invoke => Call::Invoke {
             tool: args.required_string("tool", "the tool name")?,
             arguments: args.object("arguments")?,
@@ -75,6 +68,70 @@ pub(super) fn parse_call(function: &MetaFunction, mut args: Args) -> Result<Call
     };
     args.reject_unknown()?;
     Ok(call)
+}
+
+/// `mcp_describe_`: `tool` (or `name`) and `kind`, and `complete` for argument values.
+fn describe_call(args: &mut Args) -> Result<Call, DispatchError> {
+    let what = "the item's id (tool name, resource URI, uriTemplate or prompt name)";
+    let id = match (args.string("tool")?, args.string("name")?) {
+        (Some(_), Some(_)) => {
+            return Err(args.bad("give `tool` or `name`, not both".to_owned()));
+        }
+        (Some(id), None) | (None, Some(id)) if !id.is_empty() => id,
+        _ => return Err(args.bad(format!("`tool` (or `name`) is required: {what}"))),
+    };
+    let kind = args.kind()?.unwrap_or(CatalogKind::Tool);
+    let complete = match args.take("complete") {
+        None => None,
+        Some(value) => Some(complete_args(args, kind, value)?),
+    };
+    Ok(Call::Describe(DescribeRequest { id, kind, complete }))
+}
+
+/// `complete`: `{"argument": …, "value": …, "context": {…}}`, for prompts and templates.
+fn complete_args(
+    args: &Args,
+    kind: CatalogKind,
+    value: Value,
+) -> Result<CompleteArgs, DispatchError> {
+    if !matches!(kind, CatalogKind::Prompt | CatalogKind::ResourceTemplate) {
+        return Err(args.bad(format!(
+            "`complete` needs `kind` prompt or resource_template, not {}",
+            kind.as_str()
+        )));
+    }
+    let Value::Object(map) = value else {
+        return Err(args.bad(format!(
+            "`complete` must be an object {{\"argument\", \"value\", \"context\"}}, got {}",
+            json_type(&value)
+        )));
+    };
+    let mut inner = Args {
+        function: args.function.clone(),
+        map,
+    };
+    let argument = inner.required_string(
+        "argument",
+        "`complete.argument`: the prompt argument or template variable to complete",
+    )?;
+    let value = inner.string("value")?.unwrap_or_default();
+    let context = inner.string_map("context")?;
+    if !inner.map.is_empty() {
+        let names: Vec<String> = inner
+            .map
+            .keys()
+            .map(|k| format!("`complete.{k}`"))
+            .collect();
+        return Err(args.bad(format!(
+            "unknown parameter(s) {}; `complete` takes argument, value and context",
+            names.join(", ")
+        )));
+    }
+    Ok(CompleteArgs {
+        argument,
+        value,
+        context,
+    })
 }
 
 /// The argument object with typed accessors whose errors name the parameter.

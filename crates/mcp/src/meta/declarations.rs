@@ -171,16 +171,35 @@ fn describe(shape: &Shape<'_>) -> (String, Value) {
             "tool": {
                 "type": "string",
                 "description": "The item's id as returned by search: the tool name, the resource \
-                                URI, the template's uriTemplate, or the prompt name."
+                                URI, the template's uriTemplate, or the prompt name. Give this \
+                                or `name`."
+            },
+            "name": {
+                "type": "string",
+                "description": "The same id as `tool`, under the name that reads better for a \
+                                prompt or template; give one of the two."
             },
             "kind": {
                 "type": "string",
                 "enum": ["tool", "resource", "resource_template", "prompt"],
                 "default": "tool",
                 "description": "The item's kind as returned by search (default: tool)."
+            },
+            "complete": {
+                "type": "object",
+                "description": "Only for a prompt or resource_template: instead of the \
+                                description, the server's values for one argument. `value` is \
+                                the prefix typed so far; `context` holds the arguments already \
+                                chosen (a later argument's values may depend on them).",
+                "properties": {
+                    "argument": { "type": "string" },
+                    "value": { "type": "string" },
+                    "context": { "type": "object", "additionalProperties": { "type": "string" } }
+                },
+                "required": ["argument"]
             }
         },
-        "required": ["tool"]
+        "required": []
     });
     (description, parameters)
 }

@@ -222,3 +222,52 @@ fn direct_name_examples_match_the_code() {
         }
     }
 }
+
+/// The `complete` example of docs/meta-functions.md, run against a fake server that completes
+/// the documented prompt argument.
+#[tokio::test]
+async fn complete_example_runs() {
+    use coyote_protocol::Timeouts;
+    use coyote_test_support::{Capabilities, CompletionTarget, Scenario, in_process};
+
+    let call: serde_json::Value =
+        serde_json::from_str(&block(META_DOC, "complete-call").join("\n")).unwrap();
+    let answer: serde_json::Value =
+        serde_json::from_str(&block(META_DOC, "complete-answer").join("\n")).unwrap();
+    let scenario = Scenario::builder()
+        .capabilities(Capabilities::all())
+        .completion(
+            CompletionTarget::Prompt {
+                name: "team".into(),
+            },
+            "department",
+            &["Engineering", "Sales", "Marketing"],
+        )
+        .build();
+    let runtime = crate::runtime::McpRuntime::new(crate::runtime::RuntimeOptions::default());
+    let ((r, w), _fake) = in_process(scenario);
+    let timeouts = Timeouts {
+        startup: std::time::Duration::from_secs(20),
+        call: std::time::Duration::from_secs(20),
+    };
+    runtime.attach_stream("srv", timeouts, r, w).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let dispatcher = MetaDispatcher::new(
+        runtime.clone(),
+        SpillStore::new(dir.path().join("mcp-resources")),
+    );
+    let function = MetaFunction::new(MetaKind::Describe, "srv");
+    let outcome = dispatcher
+        .dispatch_target(
+            &function.name(),
+            FunctionTarget::Meta(function.clone()),
+            call,
+        )
+        .await
+        .unwrap();
+    let DispatchBody::Json(got) = outcome.body else {
+        panic!("expected JSON");
+    };
+    assert_eq!(got, answer);
+    runtime.shutdown().await;
+}

@@ -1,0 +1,163 @@
+//! `coyote mcp watch SERVER URI [--count N] [--read] [--json]`: subscribes to a resource
+//! (`resources/subscribe`), prints one line per `notifications/resources/updated` (with
+//! `--read`, the resource read again through the content policy), and unsubscribes on the way
+//! out: after `--count` updates (exit 0), on Ctrl-C (exit 130). A server without
+//! `resources.subscribe`, or one that goes away while watched, exits 1 with the reason.
+#![allow(
+    clippy::print_stderr,
+    reason = "the watch's notes go to stderr, the CLI's channel for everything but results"
+)]
+
+use coyote_mcp::meta::MetaDispatcher;
+use coyote_mcp::subscription::ResourceUpdate;
+use coyote_mcp::{MetaFunction, MetaKind, ServerHandle};
+use serde_json::{Value, json};
+
+use crate::exit::{CliError, CliResult};
+use crate::mcp_cmd::mcp_failure;
+use crate::output::print;
+
+/// What `watch` was asked for.
+pub struct WatchArgs {
+    pub uri: String,
+    pub count: Option<u64>,
+    pub read: bool,
+    pub json: bool,
+}
+
+pub async fn watch(handle: &ServerHandle, d: &MetaDispatcher, a: WatchArgs) -> CliResult {
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| CliError::failure(format!("cannot watch for Ctrl-C: {e}")))?;
+    let mut updates = handle.resource_updates();
+    handle
+        .subscribe_resource(&a.uri)
+        .await
+        .map_err(mcp_failure)?;
+    if !a.json {
+        crate::term::note_line(&format!(
+            "watching {} on MCP server `{}`{} (Ctrl-C stops)",
+            a.uri,
+            handle.name(),
+            a.count
+                .map(|n| format!(" for {n} update(s)"))
+                .unwrap_or_default()
+        ));
+    }
+    let mut seen = 0u64;
+    let outcome = loop {
+        if a.count.is_some_and(|n| seen >= n) {
+            break Ok(());
+        }
+        tokio::select! {
+            update = updates.next() => match update {
+                ResourceUpdate::Updated(uri) => {
+                    seen += 1;
+                    show(d, handle.name(), &uri, &a).await?;
+                }
+                ResourceUpdate::Skipped(n) => {
+                    crate::term::warning_line(&format!("{n} update(s) came too fast and were skipped"));
+                }
+                ResourceUpdate::Closed => break Err(gone(handle, &a.uri, "the connection closed")),
+            },
+            state = handle.gone() => {
+                break Err(gone(handle, &a.uri, &state.to_string()));
+            }
+            _ = sigint.recv() => break Err(CliError::interrupted("")),
+        }
+    };
+    // Unsubscribe on every way out but a server that is gone (nothing to tell it then).
+    if !matches!(&outcome, Err(e) if e.code() == 1)
+        && let Err(e) = handle.unsubscribe_resource(&a.uri).await
+    {
+        crate::term::warning_line(&format!("unsubscribing from {} failed: {e}", a.uri));
+    }
+    outcome
+}
+
+fn gone(handle: &ServerHandle, uri: &str, why: &str) -> CliError {
+    CliError::failure(format!(
+        "MCP server `{}` went away while {uri} was watched: {why}",
+        handle.name()
+    ))
+}
+
+/// One update: a line (`TIME URI`), or a JSON line; with `--read`, the content after it.
+async fn show(d: &MetaDispatcher, server: &str, uri: &str, a: &WatchArgs) -> CliResult {
+    let time = utc_now();
+    let content = if a.read {
+        // The user names the server: nothing to resolve against a declaration set.
+        let function = MetaFunction::new(MetaKind::Read, server);
+        let name = function.name();
+        let target = coyote_mcp::FunctionTarget::Meta(function);
+        match d
+            .dispatch_target(&name, target, json!({ "uri": uri }))
+            .await
+        {
+            Ok(outcome) => Some(outcome.to_model_text()),
+            Err(e) => {
+                crate::term::warning_line(&format!("reading {uri} failed: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let mut text = if a.json {
+        let mut event = json!({"type": "updated", "server": server, "uri": uri, "time": time});
+        if let Some(content) = &content {
+            event["content"] = Value::String(content.clone());
+        }
+        event.to_string()
+    } else {
+        format!("{time} {uri}")
+    };
+    text.push('\n');
+    if !a.json
+        && let Some(content) = content
+    {
+        text.push_str(&content);
+        if !content.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    print(&text)
+}
+
+/// The time now as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    utc(secs)
+}
+
+/// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, proleptic Gregorian).
+fn utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rest = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_times_read_as_rfc3339() {
+        assert_eq!(super::utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(super::utc(1_796_300_000), "2026-12-03T12:13:20Z");
+    }
+}

@@ -1,0 +1,165 @@
+//! Progress of long calls (issue 19, acceptance 1) against the TypeScript SDK's
+//! `progressExample.js` (`count` sends n notifications, one per 100 ms): a growing n/100 on a
+//! terminal (tmux) in `coyote mcp call` and in the REPL, at most 11 plain lines when piped,
+//! none with `mcp call --json`, and `{"type": "progress"}` events in one-shot `--json`.
+//! Assertions are about what the screen and the streams show, never about timing.
+
+use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply};
+use coyote_test_support::peers;
+use serde_json::{Value, json};
+
+use super::client_repl::wait_ready;
+use super::common::Home;
+use super::repl::write_config;
+use super::terminal::{Terminal, tmux_available};
+
+fn progress_home() -> Option<Home> {
+    let spec = peers::require(peers::sdk_example_stdio_command("progressExample.js"))?;
+    let home = Home::new();
+    let mut entry = peers::mcp_json_entry(&spec);
+    entry["autoApprove"] = json!(["count"]);
+    entry["expose"] = json!("direct");
+    home.write_servers(json!({ "sdk": entry }));
+    Some(home)
+}
+
+/// The largest `N/100` on the screen.
+fn shown_count(screen: &str) -> Option<u32> {
+    screen
+        .match_indices("/100 (")
+        .filter_map(|(i, _)| {
+            let digits: String = screen[..i]
+                .chars()
+                .rev()
+                .take_while(char::is_ascii_digit)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            digits.parse().ok()
+        })
+        .max()
+}
+
+#[test]
+fn piped_mcp_call_prints_at_most_eleven_progress_lines_and_json_none() {
+    let Some(home) = progress_home() else {
+        return;
+    };
+    let (code, out, err) = home.run(&["mcp", "call", "sdk", "count", "n=100"]);
+    assert_eq!((code, out.as_str()), (0, "Counted to 100\n"), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("/100 (")).collect();
+    assert!(
+        (2..=11).contains(&lines.len()),
+        "{} progress lines:\n{err}",
+        lines.len()
+    );
+    assert!(lines[0].starts_with("count: "), "{lines:?}");
+    assert!(
+        lines.last().unwrap().contains("100/100 (100%)"),
+        "{lines:?}"
+    );
+
+    let (code, out, err) = home.run(&["mcp", "call", "sdk", "count", "n=20", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).expect("exactly one JSON document");
+    assert_eq!(doc["content"][0]["text"], "Counted to 20");
+    assert!(!err.contains("/20 ("), "{err}");
+}
+
+#[tokio::test]
+async fn mcp_call_on_a_terminal_shows_a_growing_count() {
+    if !tmux_available() {
+        return;
+    }
+    let Some(home) = progress_home() else {
+        return;
+    };
+    let term = Terminal::run(&home, &["mcp", "call", "sdk", "count", "n=100"], &[]);
+    let screen = term
+        .wait_for("a progress count", |s| shown_count(s).is_some())
+        .await;
+    let first = shown_count(&screen).unwrap();
+    assert!(screen.contains("count ["), "{screen}");
+    let later = term
+        .wait_for("a larger count", |s| {
+            shown_count(s).is_some_and(|n| n > first) || s.contains("Counted to 100")
+        })
+        .await;
+    assert!(
+        later.contains("Counted to 100") || shown_count(&later).unwrap() > first,
+        "{later}"
+    );
+    let end = term.wait_text("[coyote exited 0]").await;
+    assert!(end.contains("Counted to 100"), "{end}");
+}
+
+#[tokio::test]
+async fn the_repl_shows_a_growing_count_while_the_model_calls_the_tool() {
+    if !tmux_available() {
+        return;
+    }
+    let Some(home) = progress_home() else {
+        return;
+    };
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![
+            Reply::call("sdk__count", json!({"n": 100})),
+            Reply::text("COUNTING-DONE"),
+        ],
+    )
+    .await;
+    write_config(&home, &llm);
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    wait_ready(&term, "sdk", 1).await;
+    term.type_text("count to a hundred");
+    term.keys(&["Enter"]);
+    let screen = term
+        .wait_for("a progress count", |s| shown_count(s).is_some())
+        .await;
+    let first = shown_count(&screen).unwrap();
+    let later = term
+        .wait_for("a larger count", |s| {
+            shown_count(s).is_some_and(|n| n > first) || s.contains("COUNTING-DONE")
+        })
+        .await;
+    assert!(
+        later.contains("COUNTING-DONE") || shown_count(&later).unwrap() > first,
+        "{later}"
+    );
+    term.wait_text("COUNTING-DONE").await;
+}
+
+#[tokio::test]
+async fn one_shot_json_has_progress_events() {
+    let Some(home) = progress_home() else {
+        return;
+    };
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![
+            Reply::call("sdk__count", json!({"n": 30})),
+            Reply::text("DONE"),
+        ],
+    )
+    .await;
+    write_config(&home, &llm);
+    let (code, out, err) = home.run_async(&["--json", "count to thirty"]).await;
+    assert_eq!(code, 0, "{err}");
+    let events: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let progress: Vec<&Value> = events.iter().filter(|e| e["type"] == "progress").collect();
+    assert!((2..=11).contains(&progress.len()), "{progress:?}\n{out}");
+    assert_eq!(progress[0]["server"], "sdk");
+    assert_eq!(progress[0]["total"], json!(30.0));
+    assert!(
+        progress.last().unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Counting: ")
+    );
+}

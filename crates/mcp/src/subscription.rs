@@ -1,0 +1,90 @@
+//! Resource subscriptions (`resources/subscribe`, `resources/unsubscribe`) and the updates that
+//! follow (`notifications/resources/updated`), as an `impl ServerHandle` block built on
+//! [`ServerHandle::request`]. Subscribing to a server that does not advertise
+//! `resources.subscribe` is [`McpError::Unsupported`], before anything is sent.
+// rmcp marks these legacy for protocol 2026-07-28; coyote negotiates 2025-11-25, where they
+// are the way to subscribe.
+#![allow(deprecated)]
+
+use rmcp::model::{
+    ClientRequest, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,
+    UnsubscribeRequestParams,
+};
+use tokio::sync::broadcast;
+
+use crate::error::McpError;
+use crate::handle::ServerHandle;
+
+/// The updated URIs of one connection, from the moment it was asked for.
+#[derive(Debug)]
+pub struct ResourceUpdateStream {
+    rx: broadcast::Receiver<String>,
+}
+
+/// What [`ResourceUpdateStream::next`] gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceUpdate {
+    /// This URI changed.
+    Updated(String),
+    /// The watcher fell behind and this many updates were skipped.
+    Skipped(u64),
+    /// The connection ended.
+    Closed,
+}
+
+impl ResourceUpdateStream {
+    /// The next update (waits for it).
+    pub async fn next(&mut self) -> ResourceUpdate {
+        match self.rx.recv().await {
+            Ok(uri) => ResourceUpdate::Updated(uri),
+            Err(broadcast::error::RecvError::Lagged(n)) => ResourceUpdate::Skipped(n),
+            Err(broadcast::error::RecvError::Closed) => ResourceUpdate::Closed,
+        }
+    }
+}
+
+impl ServerHandle {
+    /// Whether the server advertised `resources.subscribe`.
+    pub fn can_subscribe(&self) -> bool {
+        self.info().capabilities.resources_subscribe
+    }
+
+    /// `resources/subscribe`: the server will send `notifications/resources/updated` for `uri`.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), McpError> {
+        self.check_subscribe()?;
+        let params = SubscribeRequestParams::new(uri);
+        let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(params));
+        self.request("resources/subscribe", request).await?;
+        Ok(())
+    }
+
+    /// `resources/unsubscribe`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), McpError> {
+        self.check_subscribe()?;
+        let params = UnsubscribeRequestParams::new(uri);
+        let request = ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(params));
+        self.request("resources/unsubscribe", request).await?;
+        Ok(())
+    }
+
+    /// Updates of this connection from now on (subscribe first to get any).
+    pub fn resource_updates(&self) -> ResourceUpdateStream {
+        ResourceUpdateStream {
+            rx: self.generations().updates.watch(),
+        }
+    }
+
+    fn check_subscribe(&self) -> Result<(), McpError> {
+        if self.can_subscribe() {
+            Ok(())
+        } else {
+            Err(McpError::Unsupported {
+                server: self.name().to_owned(),
+                what: "resource subscriptions".to_owned(),
+                hint: "the server does not advertise resources.subscribe; read the resource \
+                       again to see changes"
+                    .to_owned(),
+            })
+        }
+    }
+}
