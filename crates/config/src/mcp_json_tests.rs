@@ -59,6 +59,7 @@ fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerSpec {
         timeouts: Timeouts::default(),
         approve: ApprovalPolicy::Destructive,
         expose: Exposure::Auto,
+        retrieve: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
         limits: Default::default(),

@@ -19,6 +19,7 @@ fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerSpec {
         timeouts,
         approve: Default::default(),
         expose: Default::default(),
+        retrieve: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
         limits: Default::default(),
