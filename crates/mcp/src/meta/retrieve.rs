@@ -15,18 +15,18 @@
 use std::collections::{BTreeSet, HashMap};
 
 use coyote_protocol::RetrieveSettings;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use coyote_protocol::FunctionDeclaration;
 
-use super::{MetaKind, mcp_meta_function_names};
 use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
 use super::exposure::{direct_declaration, direct_tools, estimate_tokens};
-use crate::catalog::{CatalogItem, ToolInfo};
-use crate::search::CatalogIndex;
 use super::surface::Surface;
+use super::{MetaKind, mcp_meta_function_names};
+use crate::catalog::{CatalogItem, ToolInfo};
 use crate::runtime::McpRuntime;
+use crate::search::CatalogIndex;
 use crate::server::McpServerFeatures;
 
 /// Weight of the latest user message's ranking.
@@ -62,7 +62,7 @@ impl RetrieveContext {
 }
 
 /// Why a tool is declared.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum Why {
     /// The model called it earlier in this turn.
@@ -90,7 +90,7 @@ impl Why {
 }
 
 /// One tool a request declares directly, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Retrieved {
     /// The server.
     pub server: String,
@@ -145,13 +145,19 @@ pub fn select(
             take(i, Why::UsedEarlier, &mut chosen);
         }
     }
-    for i in mentions(tools, &context.user) {
+    let (mentioned, rest) = mentions(tools, &context.user);
+    for i in mentioned {
         take(i, Why::Mention, &mut chosen);
     }
+    // The words that named a tool have done their work: the rest of the message ranks.
+    let context = RetrieveContext {
+        user: rest,
+        ..context.clone()
+    };
     let forced = chosen.len();
     let mut spent = 0usize;
     let mut ranked = 0usize;
-    for (rank, (i, score)) in ranking(tools, context).into_iter().enumerate() {
+    for (rank, (i, score)) in ranking(tools, &context).into_iter().enumerate() {
         if ranked >= settings.top_k {
             break;
         }
@@ -226,34 +232,43 @@ fn item(tool: &ToolInfo) -> CatalogItem {
     item
 }
 
-/// Indexes of the tools `text` names: a word equal to a tool's name (case and `-`/`_` aside, or as
+/// Indexes of the tools `text` names, and `text` without the words that named them: a word equal to a tool's name (case and `-`/`_` aside, or as
 /// `<server>__<tool>`), or, for a word no name equals, one edit away from exactly one name.
-fn mentions(tools: &[ToolInfo], text: &str) -> Vec<usize> {
+fn mentions(tools: &[ToolInfo], text: &str) -> (Vec<usize>, String) {
     let names: Vec<String> = tools.iter().map(|t| fold(&t.name)).collect();
     let mut found = Vec::new();
-    for word in text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
-        .map(|w| fold(w.trim_matches('.')))
-        .filter(|w| w.len() >= 3)
-    {
-        let word = word.rsplit("__").next().unwrap_or(&word).to_owned();
-        if let Some(i) = names.iter().position(|n| *n == word) {
-            found.push(i);
-            continue;
-        }
-        if word.len() < FUZZY_MIN_LEN || !word.contains('_') {
-            continue;
-        }
-        let near: Vec<usize> = (0..names.len())
-            .filter(|&i| within_one_edit(&names[i], &word))
-            .collect();
-        if let [i] = near[..] {
-            found.push(i);
+    let mut rest = Vec::new();
+    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.')) {
+        match named_tool(&names, raw) {
+            Some(i) => found.push(i),
+            None => rest.push(raw),
         }
     }
     let mut seen = BTreeSet::new();
     found.retain(|i| seen.insert(*i));
-    found
+    (found, rest.join(" "))
+}
+
+/// The tool one word of the user's message names, if any.
+fn named_tool(names: &[String], raw: &str) -> Option<usize> {
+    let word = fold(raw.trim_matches('.'));
+    if word.len() < 3 {
+        return None;
+    }
+    let word = word.rsplit("__").next().unwrap_or(&word).to_owned();
+    if let Some(i) = names.iter().position(|n| *n == word) {
+        return Some(i);
+    }
+    if word.len() < FUZZY_MIN_LEN || !word.contains('_') {
+        return None;
+    }
+    let near: Vec<usize> = (0..names.len())
+        .filter(|&i| within_one_edit(&names[i], &word))
+        .collect();
+    match near[..] {
+        [i] => Some(i),
+        _ => None,
+    }
 }
 
 /// A name as mentions compare it: lower case, `-` read as `_`.
@@ -303,7 +318,6 @@ impl Surface {
         let names = DirectNames::build(&direct_tools(server, &listed.tools), &reserved);
         Some(named(&chosen, &names))
     }
-
 }
 
 /// The declarations of a `retrieve` server: the `chosen` tools as themselves (named by

@@ -20,12 +20,18 @@ fn tools() -> Vec<ToolInfo> {
         tool("get_user_by_email", "Find a user by their email address."),
         tool("create_issue", "Open a new issue in a repository."),
         tool("close_issue", "Close an issue."),
-        tool("list_pull_requests", "List the pull requests of a repository."),
+        tool(
+            "list_pull_requests",
+            "List the pull requests of a repository.",
+        ),
     ]
 }
 
 fn names(chosen: &[Retrieved]) -> Vec<(&str, String)> {
-    chosen.iter().map(|r| (r.tool.as_str(), r.why.label())).collect()
+    chosen
+        .iter()
+        .map(|r| (r.tool.as_str(), r.why.label()))
+        .collect()
 }
 
 #[test]
@@ -34,10 +40,18 @@ fn the_best_ranked_tools_are_chosen_within_k() {
         top_k: 2,
         max_tokens: 10_000,
     };
-    let chosen = select("s", &tools(), &RetrieveContext::user("create an issue"), settings);
+    let chosen = select(
+        "s",
+        &tools(),
+        &RetrieveContext::user("create an issue"),
+        settings,
+    );
     assert_eq!(
         names(&chosen),
-        [("create_issue", "rank 1".into()), ("close_issue", "rank 2".into())]
+        [
+            ("create_issue", "rank 1".into()),
+            ("close_issue", "rank 2".into())
+        ]
     );
 }
 
@@ -48,7 +62,9 @@ fn mentions_and_used_tools_win_over_the_ranking() {
         max_tokens: 10_000,
     };
     let mut context = RetrieveContext::user("use get_users, or get-user-by-emal, for the issue");
-    context.used.insert(("s".into(), "list_pull_requests".into()));
+    context
+        .used
+        .insert(("s".into(), "list_pull_requests".into()));
     context.used.insert(("other".into(), "get_user".into()));
     let chosen = select("s", &tools(), &context, settings);
     assert_eq!(

@@ -188,7 +188,10 @@ impl Surface {
 
     /// Where a server's features and tools come from now: its live handle (Ready) or its
     /// cached catalog (Idle); `Err` with the state of a server that cannot serve.
-    pub(super) fn source(runtime: &McpRuntime, server: &str) -> Option<Result<ToolSource, ServerState>> {
+    pub(super) fn source(
+        runtime: &McpRuntime,
+        server: &str,
+    ) -> Option<Result<ToolSource, ServerState>> {
         match runtime.state(server)? {
             ServerState::Ready => Some(match runtime.server(server) {
                 Ok(handle) => Ok(ToolSource::Live(handle)),
@@ -299,16 +302,15 @@ impl Surface {
             .filter(|s| runtime.state(s) == Some(ServerState::Idle))
             .cloned()
             .collect();
-        let plans: Vec<Plan> =
-            futures::future::join_all(
-                servers
-                    .iter()
-                    .map(|s| self.plan_server(runtime, s, context)),
-            )
-            .await
-                .into_iter()
-                .flatten()
-                .collect();
+        let plans: Vec<Plan> = futures::future::join_all(
+            servers
+                .iter()
+                .map(|s| self.plan_server(runtime, s, context)),
+        )
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
         let reserved: BTreeSet<String> = servers
             .iter()
             .flat_map(|s| mcp_meta_function_names(s))
