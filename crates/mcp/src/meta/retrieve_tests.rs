@@ -73,8 +73,8 @@ fn mentions_and_used_tools_win_over_the_ranking() {
             ("list_pull_requests", "used earlier".into()),
             ("get_users", "mention".into()),
             ("get_user_by_email", "mention".into()),
-            // Rank 1 (a mentioned tool) is already declared.
-            ("get_user", "rank 2".into()),
+            // The words that named tools do not rank: "the issue" does.
+            ("close_issue", "rank 1".into()),
         ]
     );
 }
