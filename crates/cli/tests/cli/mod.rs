@@ -17,6 +17,7 @@ mod lazy;
 mod markdown;
 mod oauth;
 mod repl;
+mod retrieve;
 mod sanitize;
 mod scoping;
 mod selection;
