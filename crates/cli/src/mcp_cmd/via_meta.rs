@@ -79,8 +79,9 @@ pub async fn retrieve(d: &MetaDispatcher, server: &str, text: &str, out: OutputA
     }
     print_table(&t, out.wide)?;
     let total: usize = chosen.iter().map(|r| r.tokens).sum();
+    let tools = if chosen.len() == 1 { "tool" } else { "tools" };
     eprintln!(
-        "{} tools, ~{total} tokens; mcp_search_{server} and mcp_invoke_{server} reach the rest",
+        "{} {tools}, ~{total} tokens; mcp_search_{server} and mcp_invoke_{server} reach the rest",
         chosen.len()
     );
     Ok(())

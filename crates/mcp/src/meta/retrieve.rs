@@ -35,6 +35,16 @@ const USER_WEIGHT: f64 = 1.0;
 const ASSISTANT_WEIGHT: f64 = 0.4;
 /// Weight of the recent tool results' ranking.
 const RESULTS_WEIGHT: f64 = 0.2;
+/// Words of a conversation that say nothing about which tool is meant (they would rank the
+/// tools whose descriptions are written with them).
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "an", "and", "any", "are", "as", "at", "be", "but", "by", "can",
+    "could", "do", "does", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is",
+    "it", "its", "many", "me", "much", "my", "of", "on", "or", "our", "please", "so", "some",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those",
+    "to", "us", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with",
+    "would", "you", "your",
+];
 /// Shortest word compared one edit away (shorter names match only exactly).
 const FUZZY_MIN_LEN: usize = 6;
 
@@ -199,7 +209,12 @@ fn ranking(tools: &[ToolInfo], context: &RetrieveContext) -> Vec<(usize, f64)> {
         (&context.assistant, ASSISTANT_WEIGHT),
         (&context.results, RESULTS_WEIGHT),
     ] {
-        for hit in index.rank(text) {
+        let text = without_stopwords(text);
+        if text.trim().is_empty() {
+            // An empty query would list every tool in catalog order.
+            continue;
+        }
+        for hit in index.rank(&text) {
             if let Some(&i) = position.get(hit.item.id.as_str()) {
                 scores[i] += weight * hit.score;
             }
@@ -212,6 +227,14 @@ fn ranking(tools: &[ToolInfo], context: &RetrieveContext) -> Vec<(usize, f64)> {
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
     ranked
+}
+
+/// `text` without [`STOPWORDS`] (compared case-insensitively, word by word).
+fn without_stopwords(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
+        .filter(|w| !w.is_empty() && !STOPWORDS.contains(&w.to_lowercase().as_str()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A tool as a catalog item whose description also holds its parameter names.
