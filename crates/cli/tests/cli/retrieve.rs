@@ -26,7 +26,7 @@ fn retrieve_shows_what_a_request_would_declare_of_the_large_fixture() {
     assert_eq!(fixture.tools.len(), 250);
     let dir = home.path().join("big");
     std::fs::create_dir_all(&dir).unwrap();
-    let mut builder = Scenario::builder().capabilities(fixture.capabilities.clone());
+    let mut builder = Scenario::builder().capabilities(fixture.capabilities);
     for tool in fixture.tools {
         builder = builder.tool_spec(tool);
     }
