@@ -179,6 +179,12 @@ async fn a_250_tool_server_in_auto_is_retrieved() {
     let report = f.dispatcher.exposure_report(SERVER).await;
     assert_eq!(report.label(), "auto→retrieve");
     assert_eq!(report.tools, Some(250));
+    // Without a retrieved tool: the three meta-functions, about a quarter of the direct
+    // budget (8 retrieved tools of the fixture add 400-500 more).
+    assert!(
+        report.declared_tokens <= DIRECT_MAX_TOKENS / 4 + 100,
+        "{report:?}"
+    );
     assert!(
         report.direct_tokens.unwrap() > DIRECT_MAX_TOKENS,
         "{report:?}"
