@@ -136,6 +136,27 @@ def read_events(path):
     return events
 
 
+def request_stats(stdout):
+    """Per model request: (functions declared, estimated tokens of the retrieved tools, input
+    tokens the model server counted) from `request_started` and `usage` events."""
+    requests, inputs = [], []
+    for line in stdout.splitlines():
+        try:
+            ev = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if ev.get("type") == "request_started":
+            retrieved = ev.get("retrieved") or []
+            requests.append({"functions": ev.get("tools"),
+                             "retrieved": [r.get("function") for r in retrieved],
+                             "retrieved_tokens": sum(r.get("tokens", 0) for r in retrieved)})
+        elif ev.get("type") == "usage":
+            inputs.append(ev.get("input"))
+    for r, n in zip(requests, inputs):
+        r["input_tokens"] = n
+    return requests
+
+
 def parse_coyote_json(stdout):
     """(answer text, tool-call names as the model wrote them, stop reason, error message)."""
     answer, names, stop, error = [], [], None, None
@@ -242,11 +263,13 @@ def run_task(args, spec, mode, task):
             "verdict": verdict, "seconds": round(secs, 1), "exit": proc.returncode,
             "stop": stop, "model_calls": names,
             "server_calls": [{"name": c.get("name"), "arguments": c.get("arguments")} for c in calls],
+            "requests": request_stats(out),
             "answer": answer.strip()[:400]}
 
 
 def summary(results, modes):
-    lines = ["", "| mode | single-step | multi-step | all | time (s) |", "|---|---|---|---|---|"]
+    lines = ["", "| mode | single-step | multi-step | all | time (s) | input tokens/request |",
+             "|---|---|---|---|---|---|"]
     for mode in modes:
         rs = [r for r in results if r["mode"] == mode]
         if not rs:
@@ -255,8 +278,11 @@ def summary(results, modes):
         for kind in ("single", "multi", None):
             k = [r for r in rs if kind is None or r["kind"] == kind]
             cell.append(f"{sum(r['ok'] for r in k)}/{len(k)}")
+        inputs = [q["input_tokens"] for r in rs for q in r.get("requests", [])
+                  if q.get("input_tokens") is not None]
+        per_request = f"{sum(inputs) / len(inputs):.0f}" if inputs else "-"
         lines.append(f"| {mode} | {cell[0]} | {cell[1]} | {cell[2]} | "
-                     f"{sum(r['seconds'] for r in rs):.0f} |")
+                     f"{sum(r['seconds'] for r in rs):.0f} | {per_request} |")
     return "\n".join(lines)
 
 
@@ -274,6 +300,8 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--modes", default="direct,meta,auto")
+    ap.add_argument("--task-set", default="small", choices=("small", "large"),
+                    help="small: tasks.json (8 tools); large: tasks-large.json (250 tools)")
     ap.add_argument("--tasks", default="")
     ap.add_argument("--task-timeout", type=float, default=300)
     ap.add_argument("--max-rounds", type=int, default=6)
@@ -282,8 +310,13 @@ def main():
     ap.add_argument("--parallel", type=int, default=1,
                     help="runs in flight at once; the model server needs as many slots")
     args = ap.parse_args()
-    with open(os.path.join(HERE, "tasks.json")) as f:
+    name = "tasks.json" if args.task_set == "small" else "tasks-large.json"
+    with open(os.path.join(HERE, name)) as f:
         spec = json.load(f)
+    if "catalog_file" in spec:
+        with open(os.path.join(HERE, spec["catalog_file"])) as f:
+            spec["catalog"] = [{k: v for k, v in t.items() if k != "behavior"}
+                               for t in json.load(f)["tools"]]
     tasks = spec["tasks"]
     if args.tasks:
         wanted = args.tasks.split(",")
@@ -292,9 +325,10 @@ def main():
             print(f"e2e-local-llm: no task matches --tasks {args.tasks}", file=sys.stderr)
             return 2
     modes = [m for m in args.modes.split(",") if m]
-    bad = [m for m in modes if m not in ("direct", "meta", "auto")]
+    bad = [m for m in modes if m not in ("direct", "meta", "auto", "retrieve")]
     if bad:
-        print(f"e2e-local-llm: unknown mode(s) {bad}; use direct, meta, auto", file=sys.stderr)
+        print(f"e2e-local-llm: unknown mode(s) {bad}; use direct, meta, auto, retrieve",
+              file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
     if args.parallel < 1:

@@ -227,6 +227,15 @@ pub enum McpCommand {
         #[command(flatten)]
         out: OutputArgs,
     },
+    /// What the `retrieve` exposure would declare of a server for a user message: the tools
+    /// by rank, mention or use, with their function names and estimated tokens.
+    Retrieve {
+        server: String,
+        /// The user's message to rank the server's tools against.
+        text: String,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
     /// Describe one catalog item (default kind: tool).
     Describe {
         server: String,

@@ -38,6 +38,7 @@ const EXPOSE_VALUES: &[(&str, Exposure)] = &[
     ("auto", Exposure::Auto),
     ("direct", Exposure::Direct),
     ("meta", Exposure::Meta),
+    ("retrieve", Exposure::Retrieve),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +133,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
         let start = self.start_policy(obj);
         let transport = self.transport(obj);
         let client = self.client_settings(obj);
+        let retrieve = self.retrieve_settings(obj);
         if self.problems.len() > before {
             return None;
         }
@@ -141,6 +143,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
             timeouts,
             approve: approve.unwrap_or(self.cx.defaults.approve),
             expose: expose.unwrap_or(self.cx.defaults.expose),
+            retrieve,
             auto_approve,
             client,
             limits,

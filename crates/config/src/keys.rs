@@ -25,6 +25,8 @@ pub(crate) const ENTRY_KEYS: &[&str] = &[
     "toolTimeoutSec",
     "approve",
     "expose",
+    "retrieveTopK",
+    "retrieveMaxTokens",
     "oauth",
     "sampling",
     "samplingMaxTokens",

@@ -59,6 +59,7 @@ fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerSpec {
         timeouts: Timeouts::default(),
         approve: ApprovalPolicy::Destructive,
         expose: Exposure::Auto,
+        retrieve: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
         limits: Default::default(),
@@ -912,4 +913,24 @@ fn bad_result_limits_name_their_key() {
         warning_kinds(&file)[0].0,
         "mcpServers.s.toolLimits.t.maxBytes"
     );
+}
+
+#[test]
+fn retrieve_settings_are_read_and_default() {
+    let file = ok(r#"{"mcpServers": {"s": {
+        "command": "x", "expose": "retrieve", "retrieveTopK": 4, "retrieveMaxTokens": 900
+    }}}"#);
+    let spec = &file.servers[0];
+    assert_eq!(spec.expose, Exposure::Retrieve);
+    assert_eq!(
+        spec.retrieve,
+        coyote_protocol::RetrieveSettings {
+            top_k: 4,
+            max_tokens: 900,
+        }
+    );
+    let spec = &ok(r#"{"mcpServers": {"s": {"command": "x"}}}"#).servers[0];
+    assert_eq!(spec.retrieve, coyote_protocol::RetrieveSettings::default());
+    assert_eq!(spec.retrieve.top_k, 8);
+    assert_eq!(spec.retrieve.max_tokens, 1_500);
 }

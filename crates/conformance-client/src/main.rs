@@ -201,6 +201,7 @@ fn spec(url: &str, name: &str, context: Context) -> McpServerSpec {
         },
         approve: Default::default(),
         expose: Default::default(),
+        retrieve: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
         limits: Default::default(),

@@ -189,6 +189,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         },
         approve: Default::default(),
         expose: Default::default(),
+        retrieve: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
         limits: Default::default(),

@@ -17,6 +17,7 @@ fn spec(env: &str) -> McpServerSpec {
         timeouts: Default::default(),
         approve: Default::default(),
         expose: Default::default(),
+        retrieve: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
         limits: Default::default(),

@@ -25,6 +25,7 @@ pub mod exposure;
 mod health;
 mod outcome;
 mod page_cache;
+pub mod retrieve;
 mod surface;
 
 pub use annotations::ANNOTATION_MEMO_CAPACITY;
@@ -38,6 +39,7 @@ pub use exposure::{
 };
 pub use health::{HEALTH_MAX_TOKENS, HEALTH_REASON_MAX_BYTES, health_line};
 pub use page_cache::{PAGE_CACHE_MAX_BYTES, PAGE_CACHE_TTL};
+pub use retrieve::{RetrieveContext, Retrieved, Why};
 
 use crate::server::McpServerFeatures;
 

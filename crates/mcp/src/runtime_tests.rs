@@ -20,6 +20,7 @@ fn http_spec(name: &str, transport: McpTransport) -> McpServerSpec {
         timeouts: timeouts(),
         approve: Default::default(),
         expose: Default::default(),
+        retrieve: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
         limits: Default::default(),

@@ -29,6 +29,10 @@ pub struct McpServerSpec {
     pub approve: ApprovalPolicy,
     /// How the server's tools are shown to the model (`"expose"` in mcp.json).
     pub expose: Exposure,
+    /// How many tools `retrieve` declares per request, and their token budget
+    /// (`"retrieveTopK"`, `"retrieveMaxTokens"`).
+    #[serde(default)]
+    pub retrieve: RetrieveSettings,
     /// Tools the user pre-approved in the file (`autoApprove` / `alwaysAllow`).
     pub auto_approve: Vec<String>,
     /// What the server may ask of coyote: sampling, roots, the instructions' budget.
@@ -254,13 +258,41 @@ impl Default for ClientFeatureSettings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Exposure {
-    /// Direct while the declarations fit a budget, else meta-functions.
+    /// Direct while the declarations fit a budget, else retrieve.
     #[default]
     Auto,
     /// Each tool declared as itself (`<server>__<tool>`).
     Direct,
     /// The five meta-functions.
     Meta,
+    /// Per request, the tools that fit the conversation best declared as themselves, beside
+    /// the search/invoke pair for the rest.
+    Retrieve,
+}
+
+/// `retrieve`'s size per request: declared tools chosen by rank, and the estimated tokens
+/// their declarations may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetrieveSettings {
+    /// `"retrieveTopK"`: tools declared by rank (tools named by the user or already called in
+    /// the turn come on top).
+    pub top_k: usize,
+    /// `"retrieveMaxTokens"`: estimated tokens the ranked tools' declarations may take.
+    pub max_tokens: usize,
+}
+
+/// Default of `"retrieveTopK"`.
+pub const DEFAULT_RETRIEVE_TOP_K: usize = 8;
+/// Default of `"retrieveMaxTokens"`.
+pub const DEFAULT_RETRIEVE_MAX_TOKENS: usize = 1_500;
+
+impl Default for RetrieveSettings {
+    fn default() -> Self {
+        RetrieveSettings {
+            top_k: DEFAULT_RETRIEVE_TOP_K,
+            max_tokens: DEFAULT_RETRIEVE_MAX_TOKENS,
+        }
+    }
 }
 
 /// The URL with its user-info and query values hidden: `https://user:pw@h/p?token=x` becomes

@@ -8,6 +8,7 @@
 //! Events never carry API keys: arguments and outputs are the model's and the servers' words.
 
 use coyote_llm::Usage;
+use coyote_mcp::meta::Retrieved;
 use serde::{Deserialize, Serialize};
 
 /// How a tool call ended.
@@ -52,6 +53,10 @@ pub enum SessionEvent {
         round: u32,
         /// Functions declared in it.
         tools: usize,
+        /// The tools `retrieve` servers declared in it as themselves, and why (rank,
+        /// mention, used earlier); empty when no server is retrieved.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        retrieved: Vec<Retrieved>,
     },
     /// Streamed answer text.
     TextDelta {

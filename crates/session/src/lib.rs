@@ -14,6 +14,7 @@ mod delegate;
 mod event;
 mod instructions;
 mod repeat;
+mod retrieval;
 mod sampling;
 mod session;
 mod tools;

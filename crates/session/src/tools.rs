@@ -14,7 +14,7 @@
 //! one short health line; closed servers are left out. Selection works on server names only
 //! (R12).
 
-use coyote_mcp::meta::MetaDispatcher;
+use coyote_mcp::meta::{MetaDispatcher, RetrieveContext};
 use coyote_mcp::{FunctionTarget, McpRuntime, MetaKind, ServerState};
 use coyote_protocol::FunctionDeclaration;
 use serde_json::Value;
@@ -53,6 +53,7 @@ pub(crate) async fn declarations(
     runtime: &McpRuntime,
     dispatcher: &MetaDispatcher,
     selection: &ServerSelection,
+    context: &RetrieveContext,
 ) -> (Vec<FunctionDeclaration>, Vec<NotReady>) {
     let mut selected = Vec::new();
     let mut not_ready = Vec::new();
@@ -71,7 +72,10 @@ pub(crate) async fn declarations(
         }
         selected.push(status.name);
     }
-    (dispatcher.declarations(&selected).await, not_ready)
+    (
+        dispatcher.declarations_for(&selected, context).await,
+        not_ready,
+    )
 }
 
 /// What a called name addresses, resolved once when the call is checked: approval, the

@@ -109,9 +109,14 @@ impl Session {
                 ToolChoice::None => 0,
                 ToolChoice::Auto | ToolChoice::Required => request.tools.len(),
             };
+            let retrieved = match tool_choice {
+                ToolChoice::None => Vec::new(),
+                ToolChoice::Auto | ToolChoice::Required => self.dispatcher.retrieved(),
+            };
             ctx.events.emit(SessionEvent::RequestStarted {
                 round,
                 tools: offered,
+                retrieved,
             });
             let kept = conversation.messages.len();
             let answer = match self.request(&request, conversation, ctx).await {
@@ -206,8 +211,14 @@ impl Session {
         warned: &mut Vec<String>,
         ctx: &TurnContext<'_>,
     ) -> ChatRequest {
-        let (mut tools, not_ready) =
-            declarations(&self.runtime, &self.dispatcher, &self.options.servers).await;
+        let context = crate::retrieval::context(conversation, &self.dispatcher);
+        let (mut tools, not_ready) = declarations(
+            &self.runtime,
+            &self.dispatcher,
+            &self.options.servers,
+            &context,
+        )
+        .await;
         tools.extend(crate::delegate::declarations(self));
         warn_not_ready(ctx, &not_ready, warned);
         let mut messages = conversation.request_messages();

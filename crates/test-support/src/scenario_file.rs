@@ -78,6 +78,7 @@ impl ScenarioFile {
             timeouts: Default::default(),
             approve: Default::default(),
             expose: Default::default(),
+            retrieve: Default::default(),
             auto_approve: Vec::new(),
             client: Default::default(),
             limits: Default::default(),

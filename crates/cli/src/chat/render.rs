@@ -301,7 +301,11 @@ mod tests {
 
     fn events() -> Vec<SessionEvent> {
         vec![
-            SessionEvent::RequestStarted { round: 1, tools: 3 },
+            SessionEvent::RequestStarted {
+                round: 1,
+                tools: 3,
+                retrieved: vec![],
+            },
             SessionEvent::TextDelta {
                 text: "Let me".into(),
             },
@@ -332,7 +336,11 @@ mod tests {
                 round: 1,
                 tool_calls: 1,
             },
-            SessionEvent::RequestStarted { round: 2, tools: 3 },
+            SessionEvent::RequestStarted {
+                round: 2,
+                tools: 3,
+                retrieved: vec![],
+            },
             SessionEvent::TextDelta {
                 text: "I could not.".into(),
             },

@@ -80,6 +80,7 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         | McpCommand::Templates { server, .. }
         | McpCommand::Prompts { server, .. } => server.clone(),
         McpCommand::Search { server, .. }
+        | McpCommand::Retrieve { server, .. }
         | McpCommand::Describe { server, .. }
         | McpCommand::Complete { server, .. }
         | McpCommand::Watch { server, .. }
@@ -149,6 +150,10 @@ async fn dispatch(
             top_k,
             out,
         } => via_meta::search(&d, &server, &query, top_k, out).await,
+        McpCommand::Retrieve { server, text, out } => {
+            let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
+            via_meta::retrieve(&d.with_exposure(exposure), &server, &text, out).await
+        }
         McpCommand::Describe {
             server,
             id,

@@ -1,5 +1,5 @@
 //! The `coyote mcp` commands that run through the meta-function dispatcher — `search`,
-//! `describe`, `read`, `prompt` and `meta` — so the shell sees exactly what a model would get
+//! `retrieve`, `describe`, `read`, `prompt` and `meta` — so the shell sees exactly what a model would get
 //! from `mcp_search_/describe_/read_/prompt_<server>`. Human output: text to stdout (it pipes),
 //! notes about paging to stderr; `--json` prints the rendered object.
 #![allow(
@@ -51,6 +51,40 @@ fn json_body(outcome: &DispatchOutcome) -> Value {
         DispatchBody::Json(v) => v.clone(),
         DispatchBody::Text(t) => Value::String(t.clone()),
     }
+}
+
+/// `coyote mcp retrieve SERVER TEXT`: what `retrieve` would declare for a user message.
+pub async fn retrieve(d: &MetaDispatcher, server: &str, text: &str, out: OutputArgs) -> CliResult {
+    let context = coyote_mcp::meta::RetrieveContext::user(text);
+    let Some(chosen) = d.retrieve_preview(server, &context).await else {
+        return Err(CliError::failure(format!(
+            "cannot list the tools of MCP server '{server}' now; check `coyote mcp servers`"
+        )));
+    };
+    if out.json {
+        return print_json(&serde_json::to_value(&chosen).unwrap_or_default());
+    }
+    let mut t = Table::new(vec!["function", "why", "score", "tokens"]);
+    for r in &chosen {
+        let score = match r.why {
+            coyote_mcp::meta::Why::Rank { score, .. } => format!("{score:.3}"),
+            coyote_mcp::meta::Why::Mention | coyote_mcp::meta::Why::UsedEarlier => String::new(),
+        };
+        t.row(vec![
+            r.function.clone(),
+            r.why.label(),
+            score,
+            r.tokens.to_string(),
+        ]);
+    }
+    print_table(&t, out.wide)?;
+    let total: usize = chosen.iter().map(|r| r.tokens).sum();
+    let tools = if chosen.len() == 1 { "tool" } else { "tools" };
+    eprintln!(
+        "{} {tools}, ~{total} tokens; mcp_search_{server} and mcp_invoke_{server} reach the rest",
+        chosen.len()
+    );
+    Ok(())
 }
 
 pub async fn search(

@@ -317,7 +317,19 @@ pub async fn exposure(
         };
         table.row(row);
     }
-    format!("\n{}", redactor.redact(&table.render()))
+    let mut text = format!("\n{}", redactor.redact(&table.render()));
+    let retrieved = dispatcher.retrieved();
+    if !retrieved.is_empty() {
+        let each: Vec<String> = retrieved
+            .iter()
+            .map(|r| format!("{} ({})", r.function, r.why.label()))
+            .collect();
+        text.push_str(&format!(
+            "\nretrieved in the last request: {}\n",
+            redactor.redact(&each.join(", "))
+        ));
+    }
+    text
 }
 
 /// What `.info` shows besides the servers.

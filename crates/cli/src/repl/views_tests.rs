@@ -14,6 +14,7 @@ fn spec(name: &str, transport: McpTransport) -> McpServerSpec {
         timeouts: Timeouts::default(),
         approve: Default::default(),
         expose: Default::default(),
+        retrieve: Default::default(),
         auto_approve: Vec::new(),
         client: Default::default(),
         limits: Default::default(),

@@ -66,7 +66,7 @@ fn servers_show_exposure_and_config_yaml_sets_the_default() {
     assert_eq!(
         labels(&servers),
         vec![
-            ("big".to_owned(), "auto→meta".to_owned()),
+            ("big".to_owned(), "auto→retrieve".to_owned()),
             ("forced".to_owned(), "direct".to_owned()),
             ("small".to_owned(), "auto→direct".to_owned()),
         ]
@@ -93,7 +93,7 @@ fn servers_show_exposure_and_config_yaml_sets_the_default() {
         "{out}"
     );
     assert!(
-        out.contains("auto→direct") && out.contains("auto→meta"),
+        out.contains("auto→direct") && out.contains("auto→retrieve"),
         "{out}"
     );
 

@@ -20,6 +20,7 @@ mod oauth;
 mod progress;
 mod repl;
 mod resource_watch;
+mod retrieve;
 mod sanitize;
 mod scoping;
 mod selection;

@@ -1,11 +1,12 @@
 //! The keys of an entry that say what the server may ask of coyote (issue 18): `sampling`
 //! (`ask` | `never`), `samplingMaxTokens`, `samplingPerMinute`, `roots` (directories: `~` is
 //! the home directory, `${VAR}` is expanded, a relative path is taken from the file's base
-//! directory) and `instructionsMaxBytes`.
+//! directory) and `instructionsMaxBytes`; and `retrieveTopK`/`retrieveMaxTokens`, the size of
+//! the `retrieve` exposure.
 
 use std::path::PathBuf;
 
-use coyote_protocol::{ClientFeatureSettings, SamplingMode};
+use coyote_protocol::{ClientFeatureSettings, RetrieveSettings, SamplingMode};
 use serde_json::{Map, Value};
 
 use super::EntryReader;
@@ -35,6 +36,20 @@ impl EntryReader<'_, '_> {
                 .map_or(defaults.instructions_max_bytes, |n| {
                     usize::try_from(n).unwrap_or(usize::MAX)
                 }),
+        }
+    }
+
+    /// `retrieveTopK` and `retrieveMaxTokens` (issue 20); a key left out keeps its default.
+    pub(super) fn retrieve_settings(&mut self, obj: &Map<String, Value>) -> RetrieveSettings {
+        let defaults = RetrieveSettings::default();
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        RetrieveSettings {
+            top_k: self
+                .whole_number(obj, "retrieveTopK")
+                .map_or(defaults.top_k, size),
+            max_tokens: self
+                .whole_number(obj, "retrieveMaxTokens")
+                .map_or(defaults.max_tokens, size),
         }
     }
 

@@ -26,6 +26,7 @@ use super::exposure::{ExposurePolicies, ExposureReport};
 use super::health::health_line;
 pub use super::outcome::{DispatchBody, DispatchOutcome, result_header};
 use super::page_cache::PageCache;
+use super::retrieve::{RetrieveContext, Retrieved};
 use super::surface::Surface;
 use super::{FunctionTarget, MetaFunction, MetaKind};
 use crate::catalog::CatalogKind;
@@ -235,7 +236,35 @@ impl MetaDispatcher {
     /// computation of what a request may call: the same set becomes the callable one that
     /// [`MetaDispatcher::resolve`] answers from until the next call.
     pub async fn declarations(&self, servers: &[String]) -> Vec<FunctionDeclaration> {
-        self.surface.declarations(&self.runtime, servers).await
+        self.declarations_for(servers, &RetrieveContext::default())
+            .await
+    }
+
+    /// [`MetaDispatcher::declarations`] for a request whose conversation is `context`: the
+    /// `retrieve` servers declare the tools that fit it (issue 20).
+    pub async fn declarations_for(
+        &self,
+        servers: &[String],
+        context: &RetrieveContext,
+    ) -> Vec<FunctionDeclaration> {
+        self.surface
+            .declarations(&self.runtime, servers, context)
+            .await
+    }
+
+    /// The tools `retrieve` servers declared in the latest declaration set, and why.
+    pub fn retrieved(&self) -> Vec<Retrieved> {
+        self.surface.retrieved()
+    }
+
+    /// What `retrieve` would declare of `server` for `context` (`coyote mcp retrieve`);
+    /// `None` when the server's tools cannot be listed now.
+    pub async fn retrieve_preview(
+        &self,
+        server: &str,
+        context: &RetrieveContext,
+    ) -> Option<Vec<Retrieved>> {
+        self.surface.preview(&self.runtime, server, context).await
     }
 
     /// What a called function name addresses in the latest declaration set; `None` for a

@@ -1,8 +1,10 @@
-//! Adaptive tool exposure (issue 7): how a server's tools are shown to the model. `direct`
-//! declares each tool as its own function (small local models use those reliably); `meta`
-//! declares the five compact meta-functions (context economy for big servers); `auto` — the
-//! default — is direct while the server's direct tool declarations fit the budget
-//! ([`DIRECT_MAX_TOOLS`] tools and [`DIRECT_MAX_TOKENS`] estimated tokens), else meta.
+//! Adaptive tool exposure (issues 7 and 20): how a server's tools are shown to the model.
+//! `direct` declares each tool as its own function (small local models use those reliably);
+//! `meta` declares the five compact meta-functions (context economy for big servers);
+//! `retrieve` declares, per request, the tools that fit the conversation best as themselves
+//! beside the meta-functions ([`super::retrieve`]); `auto` — the default — is direct while the
+//! server's direct tool declarations fit the budget ([`DIRECT_MAX_TOOLS`] tools and
+//! [`DIRECT_MAX_TOKENS`] estimated tokens), else retrieve.
 //!
 //! The token estimate is deliberately simple and provider-independent: the bytes of the
 //! declarations serialised as JSON divided by [`BYTES_PER_TOKEN`], rounded up. It is a budget
@@ -11,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use coyote_protocol::{Exposure, FunctionDeclaration, McpServerSpec};
+use coyote_protocol::{Exposure, FunctionDeclaration, McpServerSpec, RetrieveSettings};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -43,6 +45,9 @@ pub enum EffectiveExposure {
     Direct,
     /// The tools are reached through the meta-functions.
     Meta,
+    /// The tools ranked best for the request are declared one function each, the rest are
+    /// reached through the meta-functions.
+    Retrieve,
 }
 
 impl EffectiveExposure {
@@ -51,6 +56,7 @@ impl EffectiveExposure {
         match self {
             EffectiveExposure::Direct => "direct",
             EffectiveExposure::Meta => "meta",
+            EffectiveExposure::Retrieve => "retrieve",
         }
     }
 }
@@ -67,6 +73,7 @@ pub fn exposure_label(exposure: Exposure) -> &'static str {
         Exposure::Auto => "auto",
         Exposure::Direct => "direct",
         Exposure::Meta => "meta",
+        Exposure::Retrieve => "retrieve",
     }
 }
 
@@ -76,10 +83,12 @@ pub fn decide(configured: Exposure, tools: usize, direct_tokens: usize) -> Effec
     match configured {
         Exposure::Direct => EffectiveExposure::Direct,
         Exposure::Meta => EffectiveExposure::Meta,
+        Exposure::Retrieve if tools > 0 => EffectiveExposure::Retrieve,
         Exposure::Auto if tools > 0 && fits_budget(tools, direct_tokens) => {
             EffectiveExposure::Direct
         }
-        Exposure::Auto => EffectiveExposure::Meta,
+        Exposure::Auto if tools > 0 => EffectiveExposure::Retrieve,
+        Exposure::Auto | Exposure::Retrieve => EffectiveExposure::Meta,
     }
 }
 
@@ -93,6 +102,7 @@ pub fn fits_budget(tools: usize, direct_tokens: usize) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExposurePolicies {
     servers: BTreeMap<String, Exposure>,
+    retrieve: BTreeMap<String, RetrieveSettings>,
 }
 
 impl ExposurePolicies {
@@ -100,7 +110,19 @@ impl ExposurePolicies {
     pub fn from_specs(specs: &[McpServerSpec]) -> Self {
         ExposurePolicies {
             servers: specs.iter().map(|s| (s.name.clone(), s.expose)).collect(),
+            retrieve: specs.iter().map(|s| (s.name.clone(), s.retrieve)).collect(),
         }
+    }
+
+    /// Sets one server's `retrieve` size, builder style.
+    pub fn with_retrieve(mut self, server: impl Into<String>, settings: RetrieveSettings) -> Self {
+        self.retrieve.insert(server.into(), settings);
+        self
+    }
+
+    /// A server's `retrieve` size (the defaults when not listed).
+    pub fn retrieve(&self, server: &str) -> RetrieveSettings {
+        self.retrieve.get(server).copied().unwrap_or_default()
     }
 
     /// Sets one server's exposure (tests, agents' own servers).
@@ -141,11 +163,13 @@ fn serialize_exposure<S: serde::Serializer>(e: &Exposure, s: S) -> Result<S::Ok,
 }
 
 impl ExposureReport {
-    /// `auto→direct`, `auto→meta`, or just `direct` / `meta` when forced.
+    /// `auto→direct`, `auto→retrieve`, `auto→meta`, or just the value when forced.
     pub fn label(&self) -> String {
         match self.configured {
             Exposure::Auto => format!("auto→{}", self.effective),
-            Exposure::Direct | Exposure::Meta => exposure_label(self.configured).to_owned(),
+            Exposure::Direct | Exposure::Meta | Exposure::Retrieve => {
+                exposure_label(self.configured).to_owned()
+            }
         }
     }
 }

@@ -94,12 +94,17 @@ fn the_budget_decides_auto_and_forced_values_win() {
     );
     assert_eq!(
         decide(Exposure::Auto, DIRECT_MAX_TOOLS + 1, 100),
-        EffectiveExposure::Meta
+        EffectiveExposure::Retrieve
     );
     assert_eq!(
         decide(Exposure::Auto, 3, DIRECT_MAX_TOKENS + 1),
-        EffectiveExposure::Meta
+        EffectiveExposure::Retrieve
     );
+    assert_eq!(
+        decide(Exposure::Retrieve, 3, 10),
+        EffectiveExposure::Retrieve
+    );
+    assert_eq!(decide(Exposure::Retrieve, 0, 0), EffectiveExposure::Meta);
     assert_eq!(decide(Exposure::Auto, 0, 0), EffectiveExposure::Meta);
     assert_eq!(
         decide(Exposure::Direct, 250, 90_000),
@@ -167,12 +172,19 @@ async fn a_three_tool_server_in_auto_is_declared_directly_with_real_schemas() {
 }
 
 #[tokio::test]
-async fn a_250_tool_server_in_auto_gets_the_meta_functions() {
+async fn a_250_tool_server_in_auto_is_retrieved() {
+    // Without a conversation nothing ranks: only the meta-functions are declared.
     let f = Fixture::new(generated_tools(250), Exposure::Auto).await;
     assert_eq!(f.names().await, META_TOOLS_ONLY);
     let report = f.dispatcher.exposure_report(SERVER).await;
-    assert_eq!(report.label(), "auto→meta");
+    assert_eq!(report.label(), "auto→retrieve");
     assert_eq!(report.tools, Some(250));
+    // Without a retrieved tool: the three meta-functions, about a quarter of the direct
+    // budget (8 retrieved tools of the fixture add 400-500 more).
+    assert!(
+        report.declared_tokens <= DIRECT_MAX_TOKENS / 4 + 100,
+        "{report:?}"
+    );
     assert!(
         report.direct_tokens.unwrap() > DIRECT_MAX_TOKENS,
         "{report:?}"
@@ -281,7 +293,7 @@ async fn discovery_counts_toward_the_auto_budget() {
     assert!(tools_only <= DIRECT_MAX_TOKENS, "{tools_only}");
     let f = Fixture::new(with_prompts.build(), Exposure::Auto).await;
     let report = f.dispatcher.exposure_report(SERVER).await;
-    assert_eq!(report.label(), "auto→meta", "{report:?}");
+    assert_eq!(report.label(), "auto→retrieve", "{report:?}");
 }
 
 #[tokio::test]

@@ -17,6 +17,10 @@
 //!   handle was issued for (its truncation notes name it).
 //! - A server that is starting, failed or stopped is declared by one short health line
 //!   ([`super::health`]). No lock is held across an await.
+//! - A `retrieve` server declares the tools [`super::retrieve::select`] picks for the request's
+//!   context beside its meta-functions; its direct names are built over all its tools, so a
+//!   tool keeps its name from request to request. The picks are kept with their reasons
+//!   ([`Surface::retrieved`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -31,6 +35,7 @@ use super::exposure::{
     estimate_tokens, provisional_direct_declarations,
 };
 use super::health::health_declaration;
+use super::retrieve::{RetrieveContext, Retrieved, named, retrieve_declarations, select};
 use super::{MetaKind, enabled_kinds, mcp_meta_function_names};
 use crate::catalog::ToolInfo;
 use crate::catalog_cache::CachedCatalog;
@@ -40,8 +45,8 @@ use crate::server::{McpServerFeatures, ServerState};
 
 /// A Ready server's tools as last listed, with their direct-declaration estimate.
 #[derive(Debug)]
-struct ListedTools {
-    tools: Vec<ToolInfo>,
+pub(super) struct ListedTools {
+    pub(super) tools: Vec<ToolInfo>,
     direct_tokens: usize,
 }
 
@@ -63,6 +68,8 @@ pub(crate) struct Surface {
     handles: Mutex<BTreeSet<String>>,
     /// Servers the latest declaration set declared from their cached catalog.
     from_cache: Mutex<BTreeSet<String>>,
+    /// The tools `retrieve` servers declared in the latest declaration set, and why.
+    retrieved: Mutex<Vec<Retrieved>>,
 }
 
 /// What one server contributes to a declaration set.
@@ -75,6 +82,12 @@ enum Plan {
         features: McpServerFeatures,
         listed: Arc<ListedTools>,
         kinds: Vec<MetaKind>,
+    },
+    Retrieve {
+        features: McpServerFeatures,
+        listed: Arc<ListedTools>,
+        kinds: Vec<MetaKind>,
+        chosen: Vec<Retrieved>,
     },
     Unavailable {
         server: String,
@@ -175,7 +188,10 @@ impl Surface {
 
     /// Where a server's features and tools come from now: its live handle (Ready) or its
     /// cached catalog (Idle); `Err` with the state of a server that cannot serve.
-    fn source(runtime: &McpRuntime, server: &str) -> Option<Result<ToolSource, ServerState>> {
+    pub(super) fn source(
+        runtime: &McpRuntime,
+        server: &str,
+    ) -> Option<Result<ToolSource, ServerState>> {
         match runtime.state(server)? {
             ServerState::Ready => Some(match runtime.server(server) {
                 Ok(handle) => Ok(ToolSource::Live(handle)),
@@ -195,9 +211,14 @@ impl Surface {
     }
 
     /// What one selected server contributes, from its state in the runtime.
-    async fn plan_server(&self, runtime: &McpRuntime, server: &str) -> Option<Plan> {
+    async fn plan_server(
+        &self,
+        runtime: &McpRuntime,
+        server: &str,
+        context: &RetrieveContext,
+    ) -> Option<Plan> {
         Some(match Self::source(runtime, server)? {
-            Ok(source) => self.plan(&source).await,
+            Ok(source) => self.plan(&source, context).await,
             Err(state) => Plan::Unavailable {
                 server: server.to_owned(),
                 state,
@@ -206,7 +227,7 @@ impl Surface {
     }
 
     /// The server's tools with their direct-declaration estimate (`None`: not listable).
-    async fn tool_listing(&self, source: &ToolSource) -> Option<Arc<ListedTools>> {
+    pub(super) async fn tool_listing(&self, source: &ToolSource) -> Option<Arc<ListedTools>> {
         if !source.features().tools {
             return Some(Arc::new(ListedTools {
                 tools: Vec::new(),
@@ -225,7 +246,7 @@ impl Surface {
         }
     }
 
-    async fn plan(&self, source: &ToolSource) -> Plan {
+    async fn plan(&self, source: &ToolSource, context: &RetrieveContext) -> Plan {
         let features = source.features();
         let configured = self.policies.get(&features.name);
         let meta = |features: McpServerFeatures| Plan::Meta {
@@ -254,6 +275,17 @@ impl Surface {
                 kinds,
             },
             EffectiveExposure::Meta => meta(features),
+            EffectiveExposure::Retrieve => Plan::Retrieve {
+                chosen: select(
+                    &features.name,
+                    &listed.tools,
+                    context,
+                    self.policies.retrieve(&features.name),
+                ),
+                kinds: self.meta_kinds(&features),
+                features,
+                listed,
+            },
         }
     }
 
@@ -263,18 +295,22 @@ impl Surface {
         &self,
         runtime: &McpRuntime,
         servers: &[String],
+        context: &RetrieveContext,
     ) -> Vec<FunctionDeclaration> {
         let from_cache: BTreeSet<String> = servers
             .iter()
             .filter(|s| runtime.state(s) == Some(ServerState::Idle))
             .cloned()
             .collect();
-        let plans: Vec<Plan> =
-            futures::future::join_all(servers.iter().map(|s| self.plan_server(runtime, s)))
-                .await
-                .into_iter()
-                .flatten()
-                .collect();
+        let plans: Vec<Plan> = futures::future::join_all(
+            servers
+                .iter()
+                .map(|s| self.plan_server(runtime, s, context)),
+        )
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
         let reserved: BTreeSet<String> = servers
             .iter()
             .flat_map(|s| mcp_meta_function_names(s))
@@ -284,11 +320,21 @@ impl Surface {
             .flat_map(|plan| match plan {
                 Plan::Direct {
                     features, listed, ..
+                }
+                | Plan::Retrieve {
+                    features, listed, ..
                 } => direct_tools(&features.name, &listed.tools),
                 Plan::Meta { .. } | Plan::Unavailable { .. } => Vec::new(),
             })
             .collect();
         let names = DirectNames::build(&direct, &reserved);
+        let retrieved: Vec<Retrieved> = plans
+            .iter()
+            .flat_map(|plan| match plan {
+                Plan::Retrieve { chosen, .. } => named(chosen, &names),
+                Plan::Meta { .. } | Plan::Direct { .. } | Plan::Unavailable { .. } => Vec::new(),
+            })
+            .collect();
         let declarations: Vec<FunctionDeclaration> = plans
             .iter()
             .flat_map(|plan| plan_declarations(plan, &names))
@@ -296,6 +342,7 @@ impl Surface {
         let callable = Callable::of(&declarations, &names);
         *self.callable.lock().unwrap_or_else(|p| p.into_inner()) = callable;
         *self.from_cache.lock().unwrap_or_else(|p| p.into_inner()) = from_cache;
+        *self.retrieved.lock().unwrap_or_else(|p| p.into_inner()) = retrieved;
         declarations
     }
 
@@ -319,13 +366,17 @@ impl Surface {
             }
         };
         let listed = self.tool_listing(&source).await;
-        let plan = self.plan(&source).await;
+        let plan = self.plan(&source, &RetrieveContext::default()).await;
         let effective = match &plan {
             Plan::Direct { .. } => EffectiveExposure::Direct,
+            Plan::Retrieve { .. } => EffectiveExposure::Retrieve,
             Plan::Meta { .. } | Plan::Unavailable { .. } => EffectiveExposure::Meta,
         };
         let names = match &plan {
             Plan::Direct {
+                features, listed, ..
+            }
+            | Plan::Retrieve {
                 features, listed, ..
             } => DirectNames::build(
                 &direct_tools(&features.name, &listed.tools),
@@ -342,6 +393,14 @@ impl Surface {
         }
     }
 
+    /// The tools `retrieve` servers declared in the latest declaration set, and why.
+    pub(crate) fn retrieved(&self) -> Vec<Retrieved> {
+        self.retrieved
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     /// Whether `server` was declared from its cached catalog in the latest declaration set.
     pub(crate) fn declared_from_cache(&self, server: &str) -> bool {
         let cached = self.from_cache.lock().unwrap_or_else(|p| p.into_inner());
@@ -350,7 +409,7 @@ impl Surface {
 }
 
 /// Where a server's features and tools come from for one plan.
-enum ToolSource {
+pub(super) enum ToolSource {
     Live(ServerHandle),
     Cached(Arc<CachedCatalog>),
 }
@@ -385,6 +444,12 @@ fn plan_declarations(plan: &Plan, names: &DirectNames) -> Vec<FunctionDeclaratio
             listed,
             kinds,
         } => direct_server_declarations(features, &listed.tools, kinds, names),
+        Plan::Retrieve {
+            features,
+            listed,
+            kinds,
+            chosen,
+        } => retrieve_declarations(features, &listed.tools, kinds, chosen, names),
         Plan::Unavailable { server, state } => vec![health_declaration(server, state)],
     }
 }

@@ -19,6 +19,7 @@ pub(super) fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerS
         timeouts,
         approve: Default::default(),
         expose: Default::default(),
+        retrieve: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
         limits: Default::default(),

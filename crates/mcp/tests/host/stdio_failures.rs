@@ -243,6 +243,7 @@ async fn a_missing_command_fails_with_the_fix() {
         timeouts: relaxed(),
         approve: Default::default(),
         expose: Default::default(),
+        retrieve: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
         limits: Default::default(),

@@ -32,6 +32,7 @@ fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerSpec {
         },
         approve: ApprovalPolicy::Destructive,
         expose: Exposure::Auto,
+        retrieve: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
         limits: Default::default(),

@@ -38,7 +38,11 @@ async fn a_plain_answer_streams_and_is_kept() {
         assert_eq!(
             without_deltas(&events),
             vec![
-                SessionEvent::RequestStarted { round: 1, tools: 3 },
+                SessionEvent::RequestStarted {
+                    round: 1,
+                    tools: 3,
+                    retrieved: vec![]
+                },
                 SessionEvent::Usage {
                     input: usage.input,
                     output: usage.output
@@ -150,7 +154,11 @@ async fn search_then_invoke_carries_real_tool_output_into_the_next_request() {
             assert_eq!(
                 without_deltas(&events),
                 vec![
-                    SessionEvent::RequestStarted { round: 1, tools: 3 },
+                    SessionEvent::RequestStarted {
+                        round: 1,
+                        tools: 3,
+                        retrieved: vec![]
+                    },
                     usage(0),
                     SessionEvent::ToolCallStarted {
                         call_id: first.clone(),
@@ -172,7 +180,11 @@ async fn search_then_invoke_carries_real_tool_output_into_the_next_request() {
                         round: 1,
                         tool_calls: 1
                     },
-                    SessionEvent::RequestStarted { round: 2, tools: 3 },
+                    SessionEvent::RequestStarted {
+                        round: 2,
+                        tools: 3,
+                        retrieved: vec![]
+                    },
                     usage(1),
                     SessionEvent::ToolCallStarted {
                         call_id: second.clone(),
@@ -194,7 +206,11 @@ async fn search_then_invoke_carries_real_tool_output_into_the_next_request() {
                         round: 2,
                         tool_calls: 1
                     },
-                    SessionEvent::RequestStarted { round: 3, tools: 3 },
+                    SessionEvent::RequestStarted {
+                        round: 3,
+                        tools: 3,
+                        retrieved: vec![]
+                    },
                     usage(2),
                     SessionEvent::TurnFinished {
                         stop: StopReason::Answered,
@@ -303,7 +319,11 @@ async fn a_model_error_fails_the_turn_and_keeps_the_user_message() {
         assert_eq!(conversation.messages, vec![Message::user("hi")]);
         assert_eq!(
             events,
-            vec![SessionEvent::RequestStarted { round: 1, tools: 3 }]
+            vec![SessionEvent::RequestStarted {
+                round: 1,
+                tools: 3,
+                retrieved: vec![]
+            }]
         );
         h.shutdown().await;
     }

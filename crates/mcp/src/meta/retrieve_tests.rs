@@ -1,0 +1,116 @@
+use serde_json::json;
+
+use super::*;
+
+fn tool(name: &str, description: &str) -> ToolInfo {
+    ToolInfo {
+        name: name.to_owned(),
+        title: None,
+        description: Some(description.to_owned()),
+        input_schema: json!({"type": "object", "properties": {"id": {"type": "string"}}}),
+        output_schema: None,
+        annotations: None,
+    }
+}
+
+fn tools() -> Vec<ToolInfo> {
+    vec![
+        tool("get_user", "Get one user by id."),
+        tool("get_users", "List users."),
+        tool("get_user_by_email", "Find a user by their email address."),
+        tool("create_issue", "Open a new issue in a repository."),
+        tool("close_issue", "Close an issue."),
+        tool(
+            "list_pull_requests",
+            "List the pull requests of a repository.",
+        ),
+    ]
+}
+
+fn names(chosen: &[Retrieved]) -> Vec<(&str, String)> {
+    chosen
+        .iter()
+        .map(|r| (r.tool.as_str(), r.why.label()))
+        .collect()
+}
+
+#[test]
+fn the_best_ranked_tools_are_chosen_within_k() {
+    let settings = RetrieveSettings {
+        top_k: 2,
+        max_tokens: 10_000,
+    };
+    let chosen = select(
+        "s",
+        &tools(),
+        &RetrieveContext::user("create an issue"),
+        settings,
+    );
+    assert_eq!(
+        names(&chosen),
+        [
+            ("create_issue", "rank 1".into()),
+            ("close_issue", "rank 2".into())
+        ]
+    );
+}
+
+#[test]
+fn mentions_and_used_tools_win_over_the_ranking() {
+    let settings = RetrieveSettings {
+        top_k: 1,
+        max_tokens: 10_000,
+    };
+    let mut context = RetrieveContext::user("use get_users, or get-user-by-emal, for the issue");
+    context
+        .used
+        .insert(("s".into(), "list_pull_requests".into()));
+    context.used.insert(("other".into(), "get_user".into()));
+    let chosen = select("s", &tools(), &context, settings);
+    assert_eq!(
+        names(&chosen),
+        [
+            ("list_pull_requests", "used earlier".into()),
+            ("get_users", "mention".into()),
+            ("get_user_by_email", "mention".into()),
+            // The words that named tools do not rank: "the issue" does.
+            ("close_issue", "rank 1".into()),
+        ]
+    );
+}
+
+#[test]
+fn the_token_budget_holds_for_ranked_tools() {
+    let one = select(
+        "s",
+        &tools(),
+        &RetrieveContext::user("issue"),
+        RetrieveSettings {
+            top_k: 8,
+            max_tokens: 10_000,
+        },
+    );
+    assert_eq!(one.len(), 2);
+    let budget = one[0].tokens;
+    let chosen = select(
+        "s",
+        &tools(),
+        &RetrieveContext::user("issue"),
+        RetrieveSettings {
+            top_k: 8,
+            max_tokens: budget,
+        },
+    );
+    assert_eq!(chosen.len(), 1, "{chosen:?}");
+    assert!(chosen.iter().map(|r| r.tokens).sum::<usize>() <= budget);
+}
+
+#[test]
+fn one_edit_away() {
+    assert!(within_one_edit("get_user", "get_users"));
+    assert!(within_one_edit("get_user", "get_usr"));
+    assert!(within_one_edit("get_user", "get_usar"));
+    assert!(within_one_edit("get_user", "get_user"));
+    assert!(!within_one_edit("get_user", "get_uzzr"));
+    assert!(!within_one_edit("abc", "abcde"));
+}
