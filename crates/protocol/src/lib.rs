@@ -3,6 +3,7 @@
 //! results), and the model/provider client configuration. Plain data with serde only — no
 //! I/O, no tokio, no rmcp (ARCHITECTURE.md).
 
+pub mod duration;
 pub mod function;
 pub mod message;
 pub mod names;
