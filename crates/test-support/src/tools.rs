@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::content::{big_text, png_base64};
 use crate::events::Event;
-use crate::scenario::{ServerNotice, ToolBehavior};
+use crate::scenario::{RAW_REPLY_INJECT_MARK, ServerNotice, ToolBehavior};
 use crate::server::{CrashMode, FakeServer, from_json, io_error, raw_unavailable};
 
 fn text_result(text: &str) -> Result<CallToolResult, ErrorData> {
@@ -109,6 +109,17 @@ pub(crate) async fn call(
         ToolBehavior::RawResult { result } => {
             let raw = server.raw.as_ref().ok_or_else(raw_unavailable)?;
             raw.respond_json(&ctx.id, result).await.map_err(io_error)?;
+            empty_result()
+        }
+        ToolBehavior::RawReply { result, inject } => {
+            let raw = server.raw.as_ref().ok_or_else(raw_unavailable)?;
+            let (head, tail) = result
+                .split_once(RAW_REPLY_INJECT_MARK)
+                .unwrap_or((result.as_str(), ""));
+            let body = std::iter::once(inject.clone());
+            raw.respond_streamed(&ctx.id, head, body, tail)
+                .await
+                .map_err(io_error)?;
             empty_result()
         }
         ToolBehavior::Elicit { message, schema } => {
