@@ -31,7 +31,7 @@ use tokio::sync::watch;
 
 use crate::catalog::ToolInfo;
 use crate::client_handler::{Generations, ListGenerations, ResourceVersion};
-use crate::connect::line::too_large_details;
+use crate::connect::line::{too_large_details, undecodable_details};
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
 use crate::error::{McpError, TimeoutPhase, fmt_bytes};
@@ -368,6 +368,11 @@ impl ServerHandle {
                     size,
                     size_is_lower_bound,
                     limit,
+                },
+                None if undecodable_details(&data).is_some() => McpError::Protocol {
+                    server,
+                    method: method.to_owned(),
+                    message: undecodable_details(&data).unwrap_or_default().to_owned(),
                 },
                 None => McpError::Rpc {
                     server,
