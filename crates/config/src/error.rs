@@ -25,7 +25,7 @@ pub enum ConfigError {
     NoHomeDir,
 
     /// A file operation failed.
-    #[error("cannot {op} {}: {source}. Fix: {}", path.display(), op.fix())]
+    #[error("cannot {op} {}: {source}{}", path.display(), op.fix_after(source))]
     Io {
         /// The file or directory.
         path: PathBuf,
@@ -112,6 +112,14 @@ pub enum IoOp {
 }
 
 impl IoOp {
+    /// `". Fix: …"`, or nothing when `source` is a read limit that says its own fix.
+    fn fix_after(self, source: &io::Error) -> String {
+        match crate::bounded::read_fix(source, self.fix()) {
+            "" => String::new(),
+            fix => format!(". Fix: {fix}"),
+        }
+    }
+
     fn fix(self) -> &'static str {
         match self {
             IoOp::Read => "check that the file exists and that you may read it",

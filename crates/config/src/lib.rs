@@ -7,6 +7,7 @@
 
 mod agents;
 mod app_config;
+mod bounded;
 mod definition;
 mod dupes;
 mod edit;
@@ -38,6 +39,7 @@ pub use app_config::{
     DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, ThemeSetting,
     detect_providers, load_app_config, parse_app_config,
 };
+pub use bounded::{MAX_CONFIG_FILE_BYTES, MAX_SESSION_FILE_BYTES, MAX_YAML_DEPTH, ReadLimit};
 pub use definition::{
     DefinitionError, DefinitionKind, DefinitionWarning, DefinitionWarningKind, Listing,
 };

@@ -180,7 +180,7 @@ pub struct DisabledServer {
 
 /// Reads and validates `file`. A missing file is an empty configuration.
 pub fn load_mcp_file(file: &Path, cx: &McpFileContext<'_>) -> Result<McpFile, ConfigError> {
-    match std::fs::read(file) {
+    match crate::bounded::read_bounded(file, crate::bounded::FileClass::Config) {
         Ok(bytes) => parse_mcp_json(decode_utf8(file, &bytes)?, file, cx),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(McpFile::default()),
         Err(source) => Err(ConfigError::Io {

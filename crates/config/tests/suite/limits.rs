@@ -44,7 +44,10 @@ fn config_files_over_4_mib_are_refused_naming_the_limit() {
     let home = TestHome::new();
     let padding = " ".repeat(4 * MIB);
     home.user_file(&format!("{{\"mcpServers\": {{}}}}{padding}"));
-    let error = home.load(&MapEnv::new()).expect_err("over the cap").to_string();
+    let error = home
+        .load(&MapEnv::new())
+        .expect_err("over the cap")
+        .to_string();
     assert!(error.contains("larger than 4 MiB"), "{error}");
 
     write(&home.paths.config_yaml(), &format!("# {padding}\n"));
@@ -55,7 +58,9 @@ fn config_files_over_4_mib_are_refused_naming_the_limit() {
 
     let roles = home.paths.roles_dir();
     write(&roles.join("big.md"), &format!("You are big.\n{padding}"));
-    let error = load_role(&roles, "big").expect_err("over the cap").to_string();
+    let error = load_role(&roles, "big")
+        .expect_err("over the cap")
+        .to_string();
     assert!(error.contains("larger than 4 MiB"), "{error}");
 
     // Just under the cap is fine.
