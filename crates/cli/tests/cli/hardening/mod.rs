@@ -2,6 +2,7 @@
 //! input and planted secrets. Each module is one fault family; every test here failed before
 //! its fix.
 
+mod floods;
 mod utf8;
 
 use std::path::PathBuf;
