@@ -10,6 +10,7 @@ pub mod auth;
 pub mod http;
 pub mod line;
 mod scan;
+mod stderr;
 pub(crate) mod stdio;
 mod stream_ready;
 mod typed;
