@@ -47,7 +47,10 @@ fn a_server_flooding_stderr_is_limited_in_the_log_with_a_summary() {
         .iter()
         .filter_map(|l| field(l, "dropped_lines"))
         .sum();
-    assert!(!summaries.is_empty(), "no summary line; {forwarded} lines forwarded");
+    assert!(
+        !summaries.is_empty(),
+        "no summary line; {forwarded} lines forwarded"
+    );
     assert!(
         summaries.iter().all(|l| l.contains("noisy")),
         "{summaries:?}"
