@@ -26,9 +26,19 @@ pub enum ReadLimit {
         "it is {what}, not a regular file; coyote reads it only from a regular file (replace \
          it, or the symlink's target, with one)"
     )]
-    NotRegularFile { what: &'static str },
+    /// A FIFO, a device, a socket or a directory.
+    NotRegularFile {
+        /// What it is, as in "a FIFO".
+        what: &'static str,
+    },
     #[error("it is larger than {} (the limit for {purpose}); shrink it", mib(*limit))]
-    TooLarge { limit: u64, purpose: &'static str },
+    /// Longer than the limit of its kind.
+    TooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+        /// What the limit is for ("configuration files").
+        purpose: &'static str,
+    },
 }
 
 /// What a file is, for the size limit's message.
