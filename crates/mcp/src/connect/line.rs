@@ -45,6 +45,8 @@ use write::{Prepared, Writer, encode, stdin_closed, write_line, write_now};
 
 mod decode;
 mod divert;
+#[doc(hidden)]
+pub mod fuzzing;
 mod write;
 
 /// Largest accepted JSON-RPC message (one line), in bytes: 80 MiB. A 50 MiB blob is about

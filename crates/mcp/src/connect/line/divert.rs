@@ -138,6 +138,16 @@ impl Divert {
         }
     }
 
+    /// Whether the line so far ends inside a diverted blob string (fuzzing).
+    pub(super) fn inside_blob(&self) -> bool {
+        matches!(self.state, State::Blob { .. })
+    }
+
+    /// The tokens stashed for the line so far (fuzzing).
+    pub(super) fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
     /// The line is complete: the next one starts from scratch. Its tokens now belong to the
     /// parsed message (or, when it does not parse, are never looked up and age out).
     pub(super) fn end_line(&mut self) {
