@@ -3,6 +3,7 @@
 //! its fix.
 
 mod floods;
+mod signals;
 mod utf8;
 
 use std::path::PathBuf;
