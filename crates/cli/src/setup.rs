@@ -219,6 +219,11 @@ pub async fn start_lazily(
     runtime
 }
 
+/// The runtime [`start`] uses, with no server started yet.
+pub fn runtime(global: &GlobalArgs, paths: &ConfigPaths) -> McpRuntime {
+    McpRuntime::new(cli_runtime_options(global, paths))
+}
+
 /// The options of a command-line run's runtime (see [`start`]).
 fn cli_runtime_options(global: &GlobalArgs, paths: &ConfigPaths) -> RuntimeOptions {
     let config = load_app_config(paths, &ProcessEnv).map_err(|e| e.to_string());

@@ -330,6 +330,7 @@ impl ServerHandle {
         let result = tokio::select! {
             result = handle.await_response() => result,
             () = activity.expired(timeout, &watch) => {
+                activity.mark_timed_out();
                 // Tell the server before returning, not from a background task: a caller that
                 // shuts the server down right after the error must not lose the cancellation.
                 if let Some(id) = guard.id.take() {

@@ -250,6 +250,13 @@ impl ShutdownTimeouts {
         after_sigterm: Duration::from_secs(2),
         after_sigkill: Duration::from_secs(1),
     };
+    /// A server with a timed-out call: SIGKILL to the group at once (stdin close and SIGTERM
+    /// are not waited for; the server is known to be stuck).
+    pub(crate) const AFTER_TIMEOUT: ShutdownTimeouts = ShutdownTimeouts {
+        after_stdin_close: Duration::ZERO,
+        after_sigterm: Duration::ZERO,
+        after_sigkill: Duration::from_secs(1),
+    };
     /// Kill at once (failed starts, abandoned processes).
     pub(crate) const IMMEDIATE: ShutdownTimeouts = ShutdownTimeouts {
         after_stdin_close: Duration::ZERO,

@@ -7,6 +7,7 @@
 //! response cache of rmcp is disabled (it can serve stale lists on errors).
 
 pub mod auth;
+mod groups;
 pub mod http;
 pub mod line;
 mod scan;
@@ -29,6 +30,7 @@ use tokio::sync::watch;
 use crate::client_handler::{ClientHooks, Generations, Handler};
 use crate::error::{McpError, TimeoutPhase};
 use crate::server::ShutdownTimeouts;
+pub use groups::kill_every_process_group;
 use stdio::StdioProcess;
 
 /// How long a failed start waits for the child's last stderr lines.
@@ -71,10 +73,20 @@ pub(crate) struct Connection {
 
 impl Connection {
     /// Cancels the service loop, stops the child (stdin close → SIGTERM → SIGKILL of the
-    /// group), then waits (bounded) for the loop to finish.
+    /// group), then waits (bounded) for the loop to finish. A server with a timed-out call is
+    /// stuck: its group is killed at once instead.
     pub(crate) async fn close(mut self, timeouts: ShutdownTimeouts) {
         self.service.cancellation_token().cancel();
         if let Some(process) = self.process.as_mut() {
+            let timeouts = if self.generations.activity.any_timed_out() {
+                tracing::info!(
+                    server = %process.server(),
+                    "a call to this MCP server timed out: killing its process group at once"
+                );
+                ShutdownTimeouts::AFTER_TIMEOUT
+            } else {
+                timeouts
+            };
             process.shutdown(timeouts).await;
         }
         let wait = timeouts.after_stdin_close + timeouts.after_sigterm;

@@ -57,6 +57,7 @@ fn describe_status(status: ExitStatus) -> String {
 
 /// A running stdio server process.
 pub(crate) struct StdioProcess {
+    server: String,
     pid: Option<u32>,
     stdin: WriteHalf<ChildStdin>,
     stderr: Arc<StderrTail>,
@@ -97,6 +98,7 @@ pub(crate) fn spawn(
     );
     let (Some(stdin), Some(stdout), Some(stderr)) = taken else {
         let mut guard = ChildGuard {
+            pid: child.id(),
             child,
             reaped: false,
         };
@@ -106,6 +108,9 @@ pub(crate) fn spawn(
         )));
     };
     let pid = child.id();
+    if let Some(pid) = pid {
+        super::groups::register(pid);
+    }
     let tail = Arc::new(StderrTail::default());
     tokio::spawn(pump_stderr(server.to_owned(), stderr, tail.clone()));
 
@@ -115,6 +120,7 @@ pub(crate) fn spawn(
     tokio::spawn(monitor(
         server.to_owned(),
         ChildGuard {
+            pid,
             child,
             reaped: false,
         },
@@ -123,6 +129,7 @@ pub(crate) fn spawn(
     ));
     tracing::info!(server, pid, command = %spec.command, "started MCP server process");
     let process = StdioProcess {
+        server: server.to_owned(),
         pid,
         stdin: transport.write_half(),
         stderr: tail,
@@ -133,6 +140,11 @@ pub(crate) fn spawn(
 }
 
 impl StdioProcess {
+    /// The server's configured name.
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
     pub(crate) fn pid(&self) -> Option<u32> {
         self.pid
     }
@@ -209,6 +221,8 @@ impl ProcessObserver {
 
 /// Owns the child; SIGKILLs its group when dropped unreaped.
 struct ChildGuard {
+    /// The leader's pid, which is the group id (registered in `groups`).
+    pid: Option<u32>,
     child: Box<dyn ChildWrapper>,
     reaped: bool,
 }
@@ -218,12 +232,24 @@ impl ChildGuard {
     fn kill_group(&mut self) {
         let _ = self.child.signal(libc::SIGKILL);
     }
+
+    /// The leader was reaped: kill what is left of its group and forget the group.
+    fn reaped(&mut self) {
+        self.reaped = true;
+        self.kill_group();
+        if let Some(pid) = self.pid {
+            super::groups::forget(pid);
+        }
+    }
 }
 
 impl Drop for ChildGuard {
     fn drop(&mut self) {
         if !self.reaped {
             self.kill_group();
+            if let Some(pid) = self.pid {
+                super::groups::forget(pid);
+            }
         }
     }
 }
@@ -236,14 +262,13 @@ async fn monitor(
 ) {
     let stop_plan = tokio::select! {
         status = guard.child.wait() => {
-            guard.reaped = true;
+            // Orphaned grandchildren (npx/uvx style) would outlive the leader otherwise.
+            guard.reaped();
             let info = match status {
                 Ok(status) => ExitInfo::Exited(describe_status(status)),
                 Err(e) => ExitInfo::Unknown(format!("wait failed: {e}")),
             };
             tracing::info!(server, %info, "MCP server process ended");
-            // Orphaned grandchildren (npx/uvx style) would outlive the leader otherwise.
-            guard.kill_group();
             let _ = exit.send(Some(info));
             return;
         }
@@ -265,8 +290,7 @@ async fn stop_child(server: &str, guard: &mut ChildGuard, plan: ShutdownTimeouts
             let _ = guard.child.signal(signal);
         }
         if let Ok(status) = tokio::time::timeout(wait, guard.child.wait()).await {
-            guard.reaped = true;
-            guard.kill_group();
+            guard.reaped();
             return match status {
                 Ok(status) => ExitInfo::Exited(describe_status(status)),
                 Err(e) => ExitInfo::Unknown(format!("wait failed: {e}")),
