@@ -3,6 +3,7 @@
 //! its fix.
 
 mod floods;
+mod messages;
 mod signals;
 mod utf8;
 
