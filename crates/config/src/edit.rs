@@ -374,7 +374,8 @@ fn read_document(path: &Path) -> Result<Option<Map<String, Value>>, ConfigError>
             problems,
         });
     }
-    match serde_json::from_str(&text).map_err(|e| syntax_error(path, &e))? {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    match serde_json::from_str(text).map_err(|e| syntax_error(path, &e))? {
         Value::Object(root) => Ok(Some(root)),
         _ => Ok(None),
     }

@@ -24,6 +24,7 @@ mod mcp_json;
 mod paths;
 mod roles;
 mod selection;
+mod serde_words;
 mod sessions_store;
 mod sign_in;
 mod trust;
@@ -49,7 +50,8 @@ pub use edit::{
 };
 pub use env::{EnvLookup, MapEnv, ProcessEnv};
 pub use error::{
-    ConfigError, Expected, IoOp, MAX_SERVER_NAME_BYTES, NameProblem, Problem, ProblemKind,
+    ConfigError, Expected, IoOp, MAX_SERVER_NAME_BYTES, MAX_TIMEOUT_SECS, NameProblem, Problem,
+    ProblemKind,
 };
 pub use expand::VarProblem;
 pub use json_path::JsonPath;

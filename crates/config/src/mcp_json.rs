@@ -285,6 +285,8 @@ pub(crate) fn parse_document(
     warnings: &mut Vec<ConfigWarning>,
     problems: &mut Vec<Problem>,
 ) -> Result<Option<Map<String, Value>>, ConfigError> {
+    // Editors on Windows save "UTF-8 with BOM"; serde_json rejects the BOM.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // `touch mcp.json` is a valid (empty) configuration.
     if text.trim().is_empty() {
         return Ok(None);

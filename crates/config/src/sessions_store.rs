@@ -284,7 +284,8 @@ impl SessionStore {
                         crate::bounded::MAX_YAML_DEPTH
                     )));
                 }
-                serde_yaml_ng::from_str(text).map_err(|e| corrupt(e.to_string()))?
+                serde_yaml_ng::from_str(text)
+                    .map_err(|e| corrupt(crate::serde_words::plain(&e.to_string())))?
             }
         };
         match value.get("version").and_then(serde_json::Value::as_u64) {

@@ -121,7 +121,7 @@ pub fn parse_app_config(
             Err(e) => {
                 return Err(AppConfigError::Syntax {
                     path: path.to_owned(),
-                    message: e.to_string(),
+                    message: crate::serde_words::plain(&e.to_string()),
                 });
             }
         }
