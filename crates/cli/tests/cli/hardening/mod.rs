@@ -4,6 +4,7 @@
 
 mod floods;
 mod messages;
+mod secrets;
 mod signals;
 mod utf8;
 
