@@ -4,6 +4,9 @@
 //! per server there). The level comes from `--log-level`/`$COYOTE_LOG` (default `info`). If the
 //! file cannot be opened, logging is off — a log problem never stops a command.
 //!
+//! Every URL written to the log has its query values and user-info hidden
+//! ([`coyote_protocol::redact_urls_in`]), whoever logged it.
+//!
 //! The log rotates by size: past [`LOG_ROTATE_BYTES`] it becomes `coyote.log.1` (the previous
 //! `.1` becomes `.2`, the previous `.2` is deleted), so at most [`LOG_FILES_KEPT`] files exist.
 
@@ -87,14 +90,23 @@ impl RotatingFile {
 }
 
 impl Write for RotatingFile {
+    /// Writes `buf` whole, with the query values and user-info of every URL in it hidden:
+    /// libraries log request URLs (rmcp prints a failed request's `reqwest::Error`), and a
+    /// configured URL may carry a token (issue 15, defect 3).
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.size > 0 && self.size + buf.len() as u64 > self.limit {
+        let text = String::from_utf8_lossy(buf);
+        let redacted = coyote_protocol::redact_urls_in(&text);
+        let bytes = match (&text, &redacted) {
+            (std::borrow::Cow::Borrowed(_), std::borrow::Cow::Borrowed(_)) => buf,
+            _ => redacted.as_bytes(),
+        };
+        if self.size > 0 && self.size + bytes.len() as u64 > self.limit {
             // A failed rotation keeps writing to the current file rather than losing lines.
             let _ = self.rotate();
         }
-        let written = self.file.write(buf)?;
-        self.size += written as u64;
-        Ok(written)
+        self.file.write_all(bytes)?;
+        self.size += bytes.len() as u64;
+        Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -25,5 +25,5 @@ pub use server::{
     ApprovalPolicy, ClientFeatureSettings, DEFAULT_INSTRUCTIONS_MAX_BYTES,
     DEFAULT_SAMPLING_MAX_TOKENS, DEFAULT_SAMPLING_PER_MINUTE, Exposure, HttpSpec, McpServerSpec,
     McpTransport, ResultLimits, SamplingMode, StartMode, StartPolicy, StdioSpec, Timeouts,
-    redact_url,
+    redact_url, redact_urls_in,
 };
