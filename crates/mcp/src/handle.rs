@@ -405,7 +405,18 @@ impl ServerHandle {
                         return McpError::ServerNotReady { server, state };
                     }
                 }
+                let unreachable = self
+                    .inner
+                    .generations
+                    .unreachable
+                    .load(std::sync::atomic::Ordering::Acquire);
                 let message = match (&error, self.inner.info.transport.as_str()) {
+                    // The reconnects of the response stream were refused: the server is gone.
+                    (ServiceError::TransportClosed, "http") if unreachable => {
+                        "the connection closed before the response arrived, and the server \
+                         refuses new connections: it stopped or crashed"
+                            .to_owned()
+                    }
                     // rmcp's HTTP client drops a response stream it cannot read (e.g. an SSE
                     // event over the size limit) and fails the request this way.
                     (ServiceError::TransportClosed, "http") => format!(

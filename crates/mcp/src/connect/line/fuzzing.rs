@@ -124,11 +124,17 @@ fn check_divert(line: &[u8], cuts: &[usize]) {
         })
         .collect();
     if blobs.is_empty() && cut_in_blob {
-        assert!(line.starts_with(&assembled), "the bytes before a blob are copied");
+        assert!(
+            line.starts_with(&assembled),
+            "the bytes before a blob are copied"
+        );
         return;
     }
     if blobs.is_empty() {
-        assert_eq!(assembled, line, "a line without a diverted blob is copied verbatim");
+        assert_eq!(
+            assembled, line,
+            "a line without a diverted blob is copied verbatim"
+        );
         return;
     }
     let Ok(mut original) = serde_json::from_slice::<Value>(line) else {
@@ -206,7 +212,10 @@ fn ping(id: i64) -> ClientJsonRpcMessage {
         method: Default::default(),
         extensions: Default::default(),
     };
-    JsonRpcMessage::request(ClientRequest::PingRequest(request), NumberOrString::Number(id))
+    JsonRpcMessage::request(
+        ClientRequest::PingRequest(request),
+        NumberOrString::Number(id),
+    )
 }
 
 thread_local! {
@@ -225,11 +234,7 @@ fn check_transport(stream: &[u8], cuts: Vec<usize>) {
                 .unwrap_or_else(|e| panic!("a runtime for the fuzz target: {e}"))
         });
         runtime.block_on(async move {
-            let reader = Chunked {
-                data,
-                cuts,
-                at: 0,
-            };
+            let reader = Chunked { data, cuts, at: 0 };
             let mut transport = LineTransport::new("fuzz", reader, tokio::io::sink(), FUZZ_LIMIT);
             for id in 1..=IN_FLIGHT {
                 let _ = transport.send(ping(id)).await;
