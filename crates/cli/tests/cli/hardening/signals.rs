@@ -42,10 +42,8 @@ fn marked_processes(marker: &str) -> Vec<u32> {
     entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-                env.split(|&b| b == 0)
-                    .any(|var| var == needle.as_bytes())
-            })
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|var| var == needle.as_bytes()))
         })
         .filter(|pid| super::super::common::alive(*pid))
         .collect()
