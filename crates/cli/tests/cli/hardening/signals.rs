@@ -70,6 +70,20 @@ fn survivors_after_exit(marker: &str) -> Vec<u32> {
     }
 }
 
+/// Kills whatever still holds the marker when the test ends, also when an assertion failed
+/// first (a failing test must not leave its chain running).
+struct Reaper(String);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for pid in marked_processes(&self.0) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
 /// The mcp.json entry of the chain: `sh` keeps running while the fake server (its child)
 /// serves, next to a `sleep` that ignores every catchable signal and never reads stdin.
 fn chain_entry(scenario: &ScenarioFile) -> Value {
@@ -147,6 +161,7 @@ async fn mcp_call_then_signal(name: &str, code: i32) {
     let server = hang_scenario(&home);
     home.write_servers(json!({ "chain": chain_entry(&server) }));
     let marker = unique_marker();
+    let _reaper = Reaper(marker.clone());
     let child = spawn_coyote(&home, &marker, &["mcp", "call", "chain", "hang"], &[]);
     wait_for_the_call(&server, &marker).await;
     signal(&child, name);
@@ -195,6 +210,7 @@ async fn sigterm_during_one_shot_chat_leaves_no_process_and_exits_143() {
     );
     std::fs::write(home.config_dir().join("config.yaml"), config).unwrap();
     let marker = unique_marker();
+    let _reaper = Reaper(marker.clone());
     let child = spawn_coyote(&home, &marker, &["hang please"], &[(KEY_VAR, "sk-x")]);
     wait_for_the_call(&server, &marker).await;
     signal(&child, "TERM");
@@ -214,6 +230,7 @@ async fn a_second_signal_kills_the_groups_at_once() {
     let server = hang_scenario(&home);
     home.write_servers(json!({ "chain": chain_entry(&server) }));
     let marker = unique_marker();
+    let _reaper = Reaper(marker.clone());
     let child = spawn_coyote(&home, &marker, &["mcp", "call", "chain", "hang"], &[]);
     wait_for_the_call(&server, &marker).await;
     signal(&child, "TERM");
@@ -250,6 +267,7 @@ fn a_timed_out_call_kills_the_group_at_once() {
     entry["toolTimeoutSec"] = json!(1);
     home.write_servers(json!({ "chain": entry }));
     let marker = unique_marker();
+    let _reaper = Reaper(marker.clone());
     let child = spawn_coyote(&home, &marker, &["mcp", "call", "chain", "hang"], &[]);
     let output = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&output.stderr);
@@ -264,4 +282,59 @@ fn a_timed_out_call_kills_the_group_at_once() {
         "{log}"
     );
     assert!(survivors_after_exit(&marker).is_empty());
+}
+
+/// The pid of the `coyote` process holding the marker.
+fn coyote_pid(marker: &str) -> Option<u32> {
+    marked_processes(marker).into_iter().find(|pid| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "coyote")
+    })
+}
+
+/// The REPL (in a real terminal, idle at its prompt): SIGTERM or SIGHUP shuts the servers
+/// down and exits 143 or 129.
+async fn repl_then_signal(name: &str, code: i32) {
+    use super::super::terminal::{Terminal, tmux_available};
+    if !tmux_available() {
+        return;
+    }
+    let home = Home::new();
+    let server = hang_scenario(&home);
+    home.write_servers(json!({ "chain": chain_entry(&server) }));
+    std::fs::write(
+        home.config_dir().join("config.yaml"),
+        "model: fake:m\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: http://127.0.0.1:1/v1\n    models:\n      - name: m\n",
+    )
+    .unwrap();
+    let marker = unique_marker();
+    let _reaper = Reaper(marker.clone());
+    let term = Terminal::start(&home, &[("COYOTE_TEST_MARKER", &marker)]);
+    term.wait_prompts(1).await;
+    server
+        .wait_for(Duration::from_secs(60), |log| log.initialized_seen())
+        .await
+        .expect("the server started");
+    let pid = coyote_pid(&marker).expect("coyote runs with the marker");
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let screen = term.wait_text(&format!("[coyote exited {code}]")).await;
+    assert!(
+        screen.contains(&format!("[coyote exited {code}]")),
+        "{screen}"
+    );
+    let left = survivors_after_exit(&marker);
+    assert!(left.is_empty(), "SIG{name}: processes left: {left:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_in_the_repl_leaves_no_process_and_exits_143() {
+    repl_then_signal("TERM", 143).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sighup_in_the_repl_leaves_no_process_and_exits_129() {
+    repl_then_signal("HUP", 129).await;
 }
