@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use coyote_mcp::McpError;
 use coyote_test_support::peers::{ServerEverythingHttp, require};
+use coyote_test_support::user_text::assert_user_facing;
 use coyote_test_support::{FakeHttpServer, Scenario, ToolBehavior};
 use serde_json::{Map, json};
 
@@ -67,6 +68,7 @@ async fn after_a_404_reads_are_resent_in_a_new_session_and_a_tool_call_is_not() 
         "it hung: {error}"
     );
     let text = error.to_string();
+    assert_user_facing(&text);
     assert!(
         text.contains("restarted") && text.contains("not retried"),
         "{text}"
@@ -112,6 +114,7 @@ async fn after_a_400_the_request_fails_at_once_with_the_servers_answer() {
         "it hung: {error}"
     );
     let text = error.to_string();
+    assert_user_facing(&text);
     assert!(text.contains("rejected the request"), "{text}");
     assert!(text.contains("No valid session ID"), "{text}");
     drop(server);
@@ -159,6 +162,7 @@ async fn a_server_killed_mid_call_is_reported_as_gone() {
         "it hung: {error}"
     );
     let text = error.to_string();
+    assert_user_facing(&text);
     assert!(!text.contains("MiB"), "{text}");
     assert!(text.contains("closed"), "{text}");
     runtime.shutdown().await;

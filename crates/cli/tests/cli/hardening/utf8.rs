@@ -1,6 +1,7 @@
 //! Defect 5: a reply that is not UTF-8 fails its request at once, naming the server; lone
 //! surrogate escapes become U+FFFD with one warning in the log.
 
+use coyote_test_support::user_text::assert_user_facing;
 use coyote_test_support::{Scenario, ToolBehavior};
 use serde_json::json;
 
@@ -33,6 +34,7 @@ fn a_reply_that_is_not_utf8_fails_the_call_at_once_naming_the_server() {
     home.write_servers(json!({ "badbytes": entry }));
     let (code, out, err) = home.run(&["mcp", "call", "badbytes", "latin1"]);
     assert_eq!(code, 1, "stdout: {out}\nstderr: {err}");
+    assert_user_facing(&err);
     assert!(
         err.contains("MCP server 'badbytes'") && err.contains("not valid UTF-8"),
         "{err}"
