@@ -42,25 +42,36 @@ pub(crate) fn plain(message: &str) -> String {
     strip_rust_paths(&out)
 }
 
-/// `coyote_config::x::Name` → `Name`.
+/// `coyote_config::x::Name` → `Name`: a chain of lowercase `segment::` before a capitalised
+/// name is dropped.
 fn strip_rust_paths(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for (i, part) in text.split("::").enumerate() {
-        if i > 0 {
-            // Drop the lowercase path segment just written when a type follows.
-            if part.chars().next().is_some_and(char::is_uppercase) {
+    let mut rest = text;
+    while let Some(at) = rest.find("::") {
+        let (before, after) = rest.split_at(at);
+        let after = &after[2..];
+        out.push_str(before);
+        if after.chars().next().is_some_and(char::is_uppercase) {
+            // Drop the `a::b` chain just written.
+            loop {
                 let keep = out
                     .trim_end_matches(|c: char| {
                         c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'
                     })
                     .len();
                 out.truncate(keep);
-            } else {
-                out.push_str("::");
+                if out.ends_with("::") {
+                    out.truncate(out.len() - 2);
+                } else {
+                    break;
+                }
             }
+        } else {
+            out.push_str("::");
         }
-        out.push_str(part);
+        rest = after;
     }
+    out.push_str(rest);
     out
 }
 
