@@ -176,7 +176,9 @@ async fn stop_repl(first: i32) {
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     futures::future::join_all(runtimes.iter().map(McpRuntime::shutdown)).await;
-    crate::term::eprint_line(&format!("coyote: stopped by {}", name(first)));
+    // Out of the line editor's raw mode first, so the message starts on its own line.
+    restore_terminal();
+    crate::term::eprint_line(&format!("\ncoyote: stopped by {}", name(first)));
     exit_now(first);
 }
 
