@@ -77,6 +77,61 @@ fn unique_object(line: &[u8]) -> Option<serde_json::Map<String, Value>> {
     Some(object)
 }
 
+/// Whether no object anywhere in `line` has a key twice. serde keeps the last of duplicate
+/// keys, and so does the transport (every duplicate `blob` is diverted, the parser keeps the
+/// last token); document-order pairing of blobs only holds without duplicates.
+fn no_duplicate_keys(line: &[u8]) -> bool {
+    struct Seed;
+    impl<'de> serde::de::DeserializeSeed<'de> for Seed {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<bool, D::Error> {
+            de.deserialize_any(Seed)
+        }
+    }
+    impl<'de> Visitor<'de> for Seed {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_unit<E>(self) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+            let mut unique = true;
+            while let Some(inner) = seq.next_element_seed(Seed)? {
+                unique &= inner;
+            }
+            Ok(unique)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let mut keys = std::collections::HashSet::new();
+            let mut unique = true;
+            while let Some(key) = map.next_key::<String>()? {
+                unique &= keys.insert(key);
+                unique &= map.next_value_seed(Seed)?;
+            }
+            Ok(unique)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(line);
+    serde::de::DeserializeSeed::deserialize(Seed, &mut de).unwrap_or(false)
+}
+
 fn id_value(id: &RequestId) -> Value {
     match id {
         NumberOrString::Number(n) => Value::from(*n),
@@ -143,6 +198,9 @@ fn check_divert(line: &[u8], cuts: &[usize]) {
     let Ok(diverted) = serde_json::from_slice::<Value>(&assembled) else {
         panic!("a line that parses still parses once its blobs are diverted");
     };
+    if !no_duplicate_keys(line) {
+        return;
+    }
     let mut blobs = blobs.into_iter();
     if let Some(contents) = original
         .pointer_mut("/result/contents")
