@@ -211,7 +211,13 @@ async fn sigterm_during_one_shot_chat_leaves_no_process_and_exits_143() {
     std::fs::write(home.config_dir().join("config.yaml"), config).unwrap();
     let marker = unique_marker();
     let _reaper = Reaper(marker.clone());
-    let child = spawn_coyote(&home, &marker, &["hang please"], &[(KEY_VAR, "sk-x")]);
+    // `--yes`: a tool without annotations needs approval.
+    let child = spawn_coyote(
+        &home,
+        &marker,
+        &["--yes", "hang please"],
+        &[(KEY_VAR, "sk-x")],
+    );
     wait_for_the_call(&server, &marker).await;
     signal(&child, "TERM");
     let output = wait_output(child).await;
