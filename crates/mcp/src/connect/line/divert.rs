@@ -291,7 +291,10 @@ fn blob_chars(
                     // Whitespace escapes: base64 ignores whitespace anyway.
                     b'n' | b'r' | b't' => {}
                     b'u' => *escape = Escape::Unicode(0, 0),
-                    // `\/` is `/`; `\"`, `\\`, `\b`, `\f` are not base64 and fail the decode.
+                    // `\b` and `\f` are control characters (not the letters), which fail the
+                    // decode as they do undiverted; `\/` is `/`; `\"` and `\\` are not base64.
+                    b'b' => rx.push(&[0x08]),
+                    b'f' => rx.push(&[0x0C]),
                     other => rx.push(&[other]),
                 }
             }
