@@ -203,7 +203,10 @@ async fn sigterm_during_one_shot_chat_leaves_no_process_and_exits_143() {
     .await;
     let home = Home::new();
     let server = hang_scenario(&home);
-    home.write_servers(json!({ "chain": chain_entry(&server) }));
+    // Meta-functions: the model calls `mcp_invoke_chain`.
+    let mut entry = chain_entry(&server);
+    entry["expose"] = json!("meta");
+    home.write_servers(json!({ "chain": entry }));
     let config = format!(
         "model: fake:fake-model\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: {}\n    api_key_env: {KEY_VAR}\n    models:\n      - name: fake-model\n",
         llm.api_base()
