@@ -15,8 +15,8 @@ use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use super::auth::{AuthContext, ServerAuth, SignInClient, uses_oauth};
-use super::stream_ready::StreamReady;
 use super::restart::RestartAware;
+use super::stream_ready::StreamReady;
 use crate::client_handler::Generations;
 use crate::error::McpError;
 
