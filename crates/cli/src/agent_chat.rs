@@ -65,6 +65,7 @@ pub async fn start(
         },
     });
     let agent = host.load(name).map_err(CliError::usage)?;
+    delegation_check(&host, &agent)?;
     let started = host
         .start(AgentStart {
             agent,
@@ -80,4 +81,39 @@ pub async fn start(
     }
     tracing::info!(agent = %name, model = %started.session.model_label(), "one-shot agent");
     Ok(Some(started))
+}
+
+/// An unknown delegate or a delegation cycle reachable from `agent` is a usage error (exit 2),
+/// as in the REPL, before anything starts.
+fn delegation_check(host: &AgentHost, agent: &coyote_config::Agent) -> CliResult {
+    let agents = host.list().items;
+    let mut reachable = std::collections::BTreeSet::from([agent.name.clone()]);
+    let mut todo = vec![agent.name.clone()];
+    while let Some(name) = todo.pop() {
+        let delegates = agents
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| a.delegates.clone())
+            .unwrap_or_else(|| agent.delegates.clone());
+        for delegate in delegates {
+            if reachable.insert(delegate.clone()) {
+                todo.push(delegate);
+            }
+        }
+    }
+    let problems: Vec<String> = coyote_config::check_delegates(&agents)
+        .into_iter()
+        .filter(|problem| match problem {
+            coyote_config::DelegateProblem::Unknown { agent, .. } => reachable.contains(agent),
+            coyote_config::DelegateProblem::Cycle { cycle, .. } => {
+                cycle.iter().any(|member| reachable.contains(member))
+            }
+        })
+        .map(|problem| problem.to_string())
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::usage(problems.join("\n")))
+    }
 }

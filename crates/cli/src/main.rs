@@ -1,6 +1,7 @@
 //! `coyote` binary entry point: builds the tokio runtime, parses arguments, runs the chosen
 //! command and maps the outcome to an exit code (0 ok, 1 server/tool/model error, 2 usage or
-//! config error, 130 interrupted). All behaviour lives in the modules below.
+//! config error, 128 + N after signal N: 130 SIGINT, 143 SIGTERM, 129 SIGHUP — see
+//! `signals.rs`). All behaviour lives in the modules below.
 
 mod agent;
 mod agent_chat;
@@ -20,6 +21,7 @@ mod reasoning;
 mod repl;
 mod setup;
 mod shell_cmd;
+mod signals;
 mod term;
 mod typo;
 
@@ -58,8 +60,8 @@ fn main() -> ExitCode {
     // The REPL runs on this thread, outside the runtime, and blocks on each turn (its
     // completer may then block on a bounded RPC; see repl/mod.rs).
     let code = match &cli.command {
-        Some(args::Command::Repl(repl_args)) => repl::setup::run(
-            rt.handle(),
+        Some(args::Command::Repl(repl_args)) => repl_run(
+            &rt,
             &cli.global,
             &repl::setup::ReplOptions {
                 model: repl_args.model.clone(),
@@ -68,8 +70,8 @@ fn main() -> ExitCode {
         ),
         // No message and a terminal: the REPL (`-m` carries over).
         None if cli.chat.text.is_empty() && std::io::IsTerminal::is_terminal(&std::io::stdin()) => {
-            repl::setup::run(
-                rt.handle(),
+            repl_run(
+                &rt,
                 &cli.global,
                 &repl::setup::ReplOptions {
                     model: cli.chat.model.clone(),
@@ -77,11 +79,48 @@ fn main() -> ExitCode {
                 },
             )
         }
-        _ => rt.block_on(run(cli)),
+        _ => rt.block_on(run_until_signal(cli)),
     };
     // Servers were closed by the command itself; give stray tasks no chance to outlive us.
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     ExitCode::from(code)
+}
+
+/// The REPL, with SIGTERM and SIGHUP watched (the REPL owns SIGINT).
+fn repl_run(
+    rt: &tokio::runtime::Runtime,
+    global: &args::GlobalArgs,
+    options: &repl::setup::ReplOptions,
+) -> u8 {
+    rt.block_on(async { signals::install(signals::Mode::Repl) });
+    repl::setup::run(rt.handle(), global, options)
+}
+
+/// Runs the command with SIGINT, SIGTERM and SIGHUP watched. Chat and `coyote mcp …` stop
+/// themselves on the first signal (cancelling their calls and shutting their servers down);
+/// every other command, which starts no server, is simply dropped. Exit code 128 + N after
+/// signal N, whatever the command returned.
+async fn run_until_signal(cli: args::Cli) -> u8 {
+    signals::install(signals::Mode::Command);
+    let stops_itself = matches!(cli.command, None | Some(args::Command::Mcp(_)));
+    let command = run(cli);
+    let code = if stops_itself {
+        command.await
+    } else {
+        let token = signals::token();
+        tokio::select! {
+            code = command => code,
+            () = token.cancelled() => exit::CODE_INTERRUPTED,
+        }
+    };
+    match signals::received() {
+        Some(signal) => {
+            // Anything a command left behind (it should have shut its servers down).
+            coyote_mcp::kill_every_process_group();
+            signals::exit_code(signal)
+        }
+        None => code,
+    }
 }
 
 async fn run(cli: args::Cli) -> u8 {

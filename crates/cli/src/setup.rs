@@ -190,20 +190,6 @@ pub fn login_authorizer() -> Arc<coyote_mcp::auth::BrowserAuthorizer> {
     )))
 }
 
-/// A runtime with `specs` started (concurrently; returns once each is Ready or Failed), with
-/// the client features of a command-line run: questions on the terminal when there is one
-/// (declined with a stderr line otherwise) and server log lines on stderr. The `coyote mcp`
-/// commands use it as it is: they always talk to live servers.
-pub async fn start(
-    global: &GlobalArgs,
-    paths: &ConfigPaths,
-    specs: Vec<McpServerSpec>,
-) -> McpRuntime {
-    let runtime = McpRuntime::new(cli_runtime_options(global, paths));
-    runtime.start_all(specs).await;
-    runtime
-}
-
 /// A chat's runtime: servers with a fresh cached catalog (`"start": "lazy"`, the default) are
 /// declared from it and start on their first call; the others start now (issue 14).
 pub async fn start_lazily(
@@ -219,7 +205,15 @@ pub async fn start_lazily(
     runtime
 }
 
-/// The options of a command-line run's runtime (see [`start`]).
+/// A runtime with no server started yet, with the client features of a command-line run:
+/// questions on the terminal when there is one (declined with a stderr line otherwise) and
+/// server log lines on stderr. The `coyote mcp` commands start their servers in it (always
+/// live: they talk to the servers) under the signal watcher (`signals.rs`).
+pub fn runtime(global: &GlobalArgs, paths: &ConfigPaths) -> McpRuntime {
+    McpRuntime::new(cli_runtime_options(global, paths))
+}
+
+/// The options of a command-line run's runtime (see [`runtime`]).
 fn cli_runtime_options(global: &GlobalArgs, paths: &ConfigPaths) -> RuntimeOptions {
     let config = load_app_config(paths, &ProcessEnv).map_err(|e| e.to_string());
     let questions = Questions::new(Screen::new(), Interactivity::detect());

@@ -167,7 +167,7 @@ impl ResolvedModel {
 #[derive(Debug, thiserror::Error)]
 pub enum AppConfigError {
     /// config.yaml could not be read.
-    #[error("cannot read {}: {source}. Fix: check that you may read the file", path.display())]
+    #[error("cannot read {}: {source}{}", path.display(), crate::bounded::read_fix(source, ". Fix: check that you may read the file"))]
     Read {
         /// The file.
         path: PathBuf,

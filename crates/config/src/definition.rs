@@ -67,7 +67,7 @@ pub enum DefinitionError {
         name: String,
     },
     /// The file could not be read.
-    #[error("cannot read {}: {source}; check that it exists and is readable", file.display())]
+    #[error("cannot read {}: {source}{}", file.display(), crate::bounded::read_fix(source, "; check that it exists and is readable"))]
     Io {
         /// The file.
         file: PathBuf,
@@ -214,7 +214,7 @@ pub(crate) fn read_definition(
     file: &Path,
     ext: &'static str,
 ) -> Result<String, DefinitionError> {
-    match std::fs::read_to_string(file) {
+    match crate::bounded::read_bounded_text(file, crate::bounded::FileClass::Config) {
         Ok(text) => Ok(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let shape = match kind {
@@ -280,6 +280,17 @@ pub(crate) fn definition_names(dir: &Path, shape: FileShape) -> Vec<String> {
 
 /// Parses a YAML mapping (an empty document is an empty mapping).
 pub(crate) fn parse_mapping(file: &Path, text: &str) -> Result<Mapping, DefinitionError> {
+    if let Some(line) = crate::bounded::yaml_too_deep(text) {
+        return Err(invalid(
+            file,
+            None,
+            &format!(
+                "the YAML is nested deeper than {} levels (line {line})",
+                crate::bounded::MAX_YAML_DEPTH
+            ),
+            "flatten it",
+        ));
+    }
     match serde_yaml_ng::from_str::<Value>(text) {
         Ok(Value::Mapping(map)) => Ok(map),
         Ok(Value::Null) => Ok(Mapping::new()),

@@ -351,7 +351,7 @@ fn validate_entry(path: &Path, name: &str, entry: &ServerEntry) -> Result<(), Co
 /// The top-level object, `None` when the file does not exist. Invalid JSON is an error: the
 /// file is left alone rather than replaced.
 fn read_document(path: &Path) -> Result<Option<Map<String, Value>>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::bounded::read_bounded_text(path, crate::bounded::FileClass::Config) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
@@ -374,7 +374,8 @@ fn read_document(path: &Path) -> Result<Option<Map<String, Value>>, ConfigError>
             problems,
         });
     }
-    match serde_json::from_str(&text).map_err(|e| syntax_error(path, &e))? {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    match serde_json::from_str(text).map_err(|e| syntax_error(path, &e))? {
         Value::Object(root) => Ok(Some(root)),
         _ => Ok(None),
     }

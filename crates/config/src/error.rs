@@ -25,7 +25,7 @@ pub enum ConfigError {
     NoHomeDir,
 
     /// A file operation failed.
-    #[error("cannot {op} {}: {source}. Fix: {}", path.display(), op.fix())]
+    #[error("cannot {op} {}: {source}{}", path.display(), op.fix_after(source))]
     Io {
         /// The file or directory.
         path: PathBuf,
@@ -65,7 +65,7 @@ pub enum ConfigError {
     /// `coyote mcp add` would overwrite a server.
     #[error(
         "{}: server \"{name}\" already exists. Fix: choose another name, remove it first with \
-         `coyote mcp remove {name}`, or ask to replace it",
+         `coyote mcp remove {name}`, or replace it with `coyote mcp add --force {name} …`",
         path.display()
     )]
     ServerExists {
@@ -112,6 +112,14 @@ pub enum IoOp {
 }
 
 impl IoOp {
+    /// `". Fix: …"`, or nothing when `source` is a read limit that says its own fix.
+    fn fix_after(self, source: &io::Error) -> String {
+        match crate::bounded::read_fix(source, self.fix()) {
+            "" => String::new(),
+            fix => format!(". Fix: {fix}"),
+        }
+    }
+
     fn fix(self) -> &'static str {
         match self {
             IoOp::Read => "check that the file exists and that you may read it",
@@ -337,6 +345,8 @@ pub enum ProblemKind {
         /// Why the grant needs it.
         needed_for: &'static str,
     },
+    /// A number of seconds above [`MAX_TIMEOUT_SECS`].
+    SecondsOverMaximum,
     /// Two keys that say the same thing in different ways; only one may be set.
     ExclusiveKeys {
         /// The key reported.
@@ -362,6 +372,10 @@ pub enum NameProblem {
         ch: char,
     },
 }
+
+/// Largest accepted timeout (`startupTimeoutSec`, `toolTimeoutSec`, …), in seconds: 7 days.
+/// Anything larger is a mistake (and `1e20` does not even fit a `Duration`).
+pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 60 * 60;
 
 /// Longest accepted server name, in bytes.
 pub const MAX_SERVER_NAME_BYTES: usize = 40;

@@ -7,6 +7,7 @@
 
 mod agents;
 mod app_config;
+mod bounded;
 mod definition;
 mod dupes;
 mod edit;
@@ -23,6 +24,7 @@ mod mcp_json;
 mod paths;
 mod roles;
 mod selection;
+mod serde_words;
 mod sessions_store;
 mod sign_in;
 mod trust;
@@ -38,6 +40,7 @@ pub use app_config::{
     DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, ThemeSetting,
     detect_providers, load_app_config, parse_app_config,
 };
+pub use bounded::{MAX_CONFIG_FILE_BYTES, MAX_SESSION_FILE_BYTES, MAX_YAML_DEPTH, ReadLimit};
 pub use definition::{
     DefinitionError, DefinitionKind, DefinitionWarning, DefinitionWarningKind, Listing,
 };
@@ -47,7 +50,8 @@ pub use edit::{
 };
 pub use env::{EnvLookup, MapEnv, ProcessEnv};
 pub use error::{
-    ConfigError, Expected, IoOp, MAX_SERVER_NAME_BYTES, NameProblem, Problem, ProblemKind,
+    ConfigError, Expected, IoOp, MAX_SERVER_NAME_BYTES, MAX_TIMEOUT_SECS, NameProblem, Problem,
+    ProblemKind,
 };
 pub use expand::VarProblem;
 pub use json_path::JsonPath;

@@ -152,11 +152,12 @@ impl<'a> McpLoader<'a> {
         file: PathBuf,
         warnings: &mut Vec<ConfigWarning>,
     ) -> Result<(ProjectFile, Option<McpFile>), ConfigError> {
-        let bytes = std::fs::read(&file).map_err(|source| ConfigError::Io {
-            path: file.clone(),
-            op: IoOp::Read,
-            source,
-        })?;
+        let bytes = crate::bounded::read_bounded(&file, crate::bounded::FileClass::Config)
+            .map_err(|source| ConfigError::Io {
+                path: file.clone(),
+                op: IoOp::Read,
+                source,
+            })?;
         let sha256 = sha256_hex(&bytes);
         let store = TrustStore::new(self.paths);
         let status = store.status(&file, &sha256).unwrap_or_else(|reason| {

@@ -180,7 +180,7 @@ pub struct DisabledServer {
 
 /// Reads and validates `file`. A missing file is an empty configuration.
 pub fn load_mcp_file(file: &Path, cx: &McpFileContext<'_>) -> Result<McpFile, ConfigError> {
-    match std::fs::read(file) {
+    match crate::bounded::read_bounded(file, crate::bounded::FileClass::Config) {
         Ok(bytes) => parse_mcp_json(decode_utf8(file, &bytes)?, file, cx),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(McpFile::default()),
         Err(source) => Err(ConfigError::Io {
@@ -285,6 +285,8 @@ pub(crate) fn parse_document(
     warnings: &mut Vec<ConfigWarning>,
     problems: &mut Vec<Problem>,
 ) -> Result<Option<Map<String, Value>>, ConfigError> {
+    // Editors on Windows save "UTF-8 with BOM"; serde_json rejects the BOM.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // `touch mcp.json` is a valid (empty) configuration.
     if text.trim().is_empty() {
         return Ok(None);

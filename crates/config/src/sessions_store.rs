@@ -139,7 +139,7 @@ pub enum SessionStoreError {
         found: u32,
     },
     /// The file could not be read.
-    #[error("cannot read {}: {source}; check its permissions", path.display())]
+    #[error("cannot read {}: {source}{}", path.display(), crate::bounded::read_fix(source, "; check its permissions"))]
     Read {
         /// The file.
         path: PathBuf,
@@ -263,10 +263,11 @@ impl SessionStore {
     /// The file as a JSON value, checked to be a session of a version we read.
     fn read_value(&self, entry: &SessionEntry) -> Result<serde_json::Value, SessionStoreError> {
         let path = &entry.path;
-        let bytes = std::fs::read(path).map_err(|source| SessionStoreError::Read {
-            path: path.clone(),
-            source,
-        })?;
+        let bytes = crate::bounded::read_bounded(path, crate::bounded::FileClass::Session)
+            .map_err(|source| SessionStoreError::Read {
+                path: path.clone(),
+                source,
+            })?;
         let corrupt = |problem: String| SessionStoreError::Corrupt {
             path: path.clone(),
             problem,
@@ -276,7 +277,15 @@ impl SessionStore {
                 serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?
             }
             SessionFormat::Yaml => {
-                serde_yaml_ng::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?
+                let text = std::str::from_utf8(&bytes).map_err(|e| corrupt(e.to_string()))?;
+                if let Some(line) = crate::bounded::yaml_too_deep(text) {
+                    return Err(corrupt(format!(
+                        "line {line}: the YAML is nested deeper than {} levels",
+                        crate::bounded::MAX_YAML_DEPTH
+                    )));
+                }
+                serde_yaml_ng::from_str(text)
+                    .map_err(|e| corrupt(crate::serde_words::plain(&e.to_string())))?
             }
         };
         match value.get("version").and_then(serde_json::Value::as_u64) {

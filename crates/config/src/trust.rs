@@ -141,7 +141,10 @@ impl TrustStore {
     }
 
     fn read(&self) -> Result<StoreFile, String> {
-        let text = match fs::read_to_string(&self.path) {
+        let text = match crate::bounded::read_bounded_text(
+            &self.path,
+            crate::bounded::FileClass::Config,
+        ) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(StoreFile::default()),
             Err(e) => return Err(e.to_string()),

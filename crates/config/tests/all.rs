@@ -16,5 +16,7 @@ mod docs;
 mod edit;
 #[path = "suite/errors.rs"]
 mod errors;
+#[path = "suite/limits.rs"]
+mod limits;
 #[path = "suite/project.rs"]
 mod project;

@@ -172,6 +172,10 @@ pub enum LlmError {
 
 fn rate_limit_advice(retry_after: &Option<Duration>) -> String {
     match retry_after {
+        Some(wait) if *wait >= crate::retry::MAX_RETRY_AFTER => format!(
+            "the server asks to wait at least {}s before retrying",
+            wait.as_secs()
+        ),
         Some(wait) => format!(
             "the server asks to wait {}s before retrying",
             wait.as_secs()

@@ -42,7 +42,9 @@ pub use event::{ResponseAssembler, StreamEvent};
 pub use http::install_crypto_provider;
 pub use openai::OpenAiCompatible;
 pub use provider::{Provider, ProviderBuilder, build_provider};
-pub use retry::{BASE_BACKOFF, MAX_RETRIES, MAX_RETRY_WAIT, RetryClock, RetryPolicy, TokioClock};
+pub use retry::{
+    BASE_BACKOFF, MAX_RETRIES, MAX_RETRY_AFTER, MAX_RETRY_WAIT, RetryClock, RetryPolicy, TokioClock,
+};
 pub use sse::MAX_SSE_LINE_BYTES;
 pub use stream::EventStream;
 pub use types::{

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::time::{Duration, SystemTime};
 
+use coyote_protocol::duration::secs_f64_clamped;
 use futures::future::BoxFuture;
 use reqwest::header::HeaderMap;
 
@@ -16,6 +17,9 @@ pub const BASE_BACKOFF: Duration = Duration::from_secs(1);
 /// The longest wait we sleep through; a server asking for more gets its error reported at once
 /// (with the wait it asked for) instead of freezing the session.
 pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
+/// The longest wait a `Retry-After` is read as (a day): `Retry-After: 1e30` means "at least
+/// this long", never a panic.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(86_400);
 
 /// How many times and how long to retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +83,8 @@ impl RetryClock for TokioClock {
 }
 
 /// The wait a response asks for: `retry-after-ms` (OpenAI), else `Retry-After` as seconds or
-/// an HTTP-date relative to `now`. Unparseable values count as absent.
+/// an HTTP-date relative to `now`, at most [`MAX_RETRY_AFTER`]. Unparseable and negative values
+/// count as absent.
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let text = |name: &str| {
         headers
@@ -88,18 +93,20 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
             .map(str::trim)
     };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
-        && ms.is_finite()
-        && ms >= 0.0
+        && let Some(wait) = secs_f64_clamped(ms.ceil() / 1000.0, MAX_RETRY_AFTER)
     {
-        return Some(Duration::from_millis(ms.ceil() as u64));
+        return Some(wait);
     }
     let value = text("retry-after")?;
     if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0)
-            .then(|| Duration::from_secs_f64(seconds.ceil()));
+        return secs_f64_clamped(seconds.ceil(), MAX_RETRY_AFTER);
     }
     let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+    Some(
+        at.duration_since(now)
+            .unwrap_or(Duration::ZERO)
+            .min(MAX_RETRY_AFTER),
+    )
 }
 
 #[cfg(test)]
@@ -139,6 +146,16 @@ mod tests {
                 Some(Duration::from_millis(250)),
             ),
             (headers(&[]), None),
+            (headers(&[("retry-after", "1e30")]), Some(MAX_RETRY_AFTER)),
+            (headers(&[("retry-after", "NaN")]), None),
+            (
+                headers(&[("retry-after-ms", "1e300")]),
+                Some(MAX_RETRY_AFTER),
+            ),
+            (
+                headers(&[("retry-after", "Fri, 31 Dec 9999 23:59:59 GMT")]),
+                Some(MAX_RETRY_AFTER),
+            ),
         ];
         for (map, expected) in cases {
             assert_eq!(retry_after(&map, now), expected, "{map:?}");

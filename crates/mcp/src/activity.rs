@@ -13,8 +13,11 @@
 //! - A request made under [`crate::progress::observe`] hands its progress to that observer.
 //! - Watchers are removed when the request finishes (guard `Drop`), so the map holds only
 //!   requests in flight.
+//! - Once a request of the connection expired, the connection remembers it: its server is
+//!   stuck, so closing it kills the process group at once (issue 15 defect 1).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,6 +33,8 @@ pub(crate) struct CallActivity {
     /// Number of elicitations being answered right now.
     questions: watch::Sender<usize>,
     progress: Mutex<HashMap<ProgressToken, Watcher>>,
+    /// A request of this connection timed out.
+    timed_out: AtomicBool,
 }
 
 /// What a request in flight registered: its timer's signal and its caller's observer.
@@ -51,6 +56,7 @@ impl Default for CallActivity {
         CallActivity {
             questions: watch::channel(0).0,
             progress: Mutex::new(HashMap::new()),
+            timed_out: AtomicBool::new(false),
         }
     }
 }
@@ -84,6 +90,16 @@ impl CallActivity {
                 observer(update);
             }
         }
+    }
+
+    /// A request of this connection expired (see [`CallActivity::expired`]).
+    pub(crate) fn mark_timed_out(&self) {
+        self.timed_out.store(true, Ordering::Release);
+    }
+
+    /// Whether a request of this connection ever expired.
+    pub(crate) fn any_timed_out(&self) -> bool {
+        self.timed_out.load(Ordering::Acquire)
     }
 
     /// Starts watching the progress of one request.

@@ -107,6 +107,9 @@ pub(crate) struct Generations {
     pub(crate) shared_roots: bool,
     /// Updated resource URIs, for the connection's watchers.
     pub(crate) updates: updates::ResourceUpdates,
+    /// An HTTP server refused a new connection since its last good answer: it stopped or
+    /// crashed (set by `connect::restart`, read when a response stream closes).
+    pub(crate) unreachable: std::sync::atomic::AtomicBool,
 }
 
 /// URIs tracked per connection for `resources/updated`; beyond this many the table starts over

@@ -18,23 +18,22 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::Peer;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
     GetPromptRequest, GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams,
     RequestId, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient};
-use rmcp::{Peer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
 use crate::catalog::ToolInfo;
 use crate::client_handler::{Generations, ListGenerations, ResourceVersion};
-use crate::connect::line::too_large_details;
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
-use crate::error::{McpError, TimeoutPhase, fmt_bytes};
+use crate::error::{McpError, TimeoutPhase};
 use crate::schema_check;
 use crate::server::{McpServerFeatures, ServerInfo, ServerState, StateCell};
 
@@ -330,6 +329,7 @@ impl ServerHandle {
         let result = tokio::select! {
             result = handle.await_response() => result,
             () = activity.expired(timeout, &watch) => {
+                activity.mark_timed_out();
                 // Tell the server before returning, not from a background task: a caller that
                 // shuts the server down right after the error must not lose the cancellation.
                 if let Some(id) = guard.id.take() {
@@ -351,81 +351,9 @@ impl ServerHandle {
             Err(error) => Err(self.map_error(method, error).await),
         }
     }
-
-    async fn map_error(&self, method: &str, error: ServiceError) -> McpError {
-        let server = self.inner.name.clone();
-        match error {
-            ServiceError::Timeout { timeout } => McpError::Timeout {
-                server,
-                phase: TimeoutPhase::Call {
-                    method: method.to_owned(),
-                },
-                after: timeout,
-            },
-            ServiceError::McpError(data) => match too_large_details(&data) {
-                Some((size, size_is_lower_bound, limit)) => McpError::MessageTooLarge {
-                    server,
-                    size,
-                    size_is_lower_bound,
-                    limit,
-                },
-                None => McpError::Rpc {
-                    server,
-                    method: method.to_owned(),
-                    code: data.code.0,
-                    message: data.message.into_owned(),
-                    data: data.data.map(Box::new),
-                },
-            },
-            ServiceError::TransportSend(ref sent)
-                if let Some(mapped) =
-                    crate::connect::classify_http(&server, sent, self.inner.oauth) =>
-            {
-                if matches!(mapped, McpError::NeedsAuth { .. })
-                    && self.inner.state.needs_auth_if_ready()
-                {
-                    tracing::warn!(server = %server, "MCP server needs sign-in again");
-                }
-                mapped
-            }
-            ServiceError::TransportClosed
-            | ServiceError::TransportSend(_)
-            | ServiceError::Cancelled { .. } => {
-                if *self.inner.ended.borrow() {
-                    // The server went away: prefer the runtime's reason (exit status, stderr
-                    // tail), which the crash watcher records right after the transport ends.
-                    if let Some(state) = self.inner.state.wait_not_ready(FAILURE_REASON_WAIT).await
-                    {
-                        return McpError::ServerNotReady { server, state };
-                    }
-                }
-                let message = match (&error, self.inner.info.transport.as_str()) {
-                    // rmcp's HTTP client drops a response stream it cannot read (e.g. an SSE
-                    // event over the size limit) and fails the request this way.
-                    (ServiceError::TransportClosed, "http") => format!(
-                        "the response stream closed before the response arrived (a response \
-                         over {} (MAX_MESSAGE_BYTES) is dropped this way; see the log)",
-                        fmt_bytes(self.inner.max_message_bytes as u64)
-                    ),
-                    (ServiceError::TransportSend(sent), _) => {
-                        crate::connect::describe_transport_error(sent)
-                    }
-                    _ => error.to_string(),
-                };
-                McpError::Transport { server, message }
-            }
-            ServiceError::UnexpectedResponse => McpError::Protocol {
-                server,
-                method: method.to_owned(),
-                message: "unexpected response type".to_owned(),
-            },
-            other => McpError::Transport {
-                server,
-                message: other.to_string(),
-            },
-        }
-    }
 }
+
+mod map_error;
 
 /// Sends `notifications/cancelled` for a request whose caller went away.
 mod client;

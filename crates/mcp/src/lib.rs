@@ -57,6 +57,7 @@ pub use client_handler::{
 pub use completion::Completion;
 pub use connect::auth;
 pub use connect::http::install_crypto_provider;
+pub use connect::kill_every_process_group;
 pub use connect::line::MAX_MESSAGE_BYTES;
 pub use content::{
     ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,

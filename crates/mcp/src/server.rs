@@ -250,6 +250,14 @@ impl ShutdownTimeouts {
         after_sigterm: Duration::from_secs(2),
         after_sigkill: Duration::from_secs(1),
     };
+    /// A server with a timed-out call: the group is killed almost at once (stdin is closed,
+    /// which flushes the `notifications/cancelled` already queued, then SIGTERM and SIGKILL
+    /// after 200 ms at most; the server is known to be stuck).
+    pub(crate) const AFTER_TIMEOUT: ShutdownTimeouts = ShutdownTimeouts {
+        after_stdin_close: Duration::from_millis(200),
+        after_sigterm: Duration::ZERO,
+        after_sigkill: Duration::from_secs(1),
+    };
     /// Kill at once (failed starts, abandoned processes).
     pub(crate) const IMMEDIATE: ShutdownTimeouts = ShutdownTimeouts {
         after_stdin_close: Duration::ZERO,

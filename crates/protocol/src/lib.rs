@@ -3,6 +3,7 @@
 //! results), and the model/provider client configuration. Plain data with serde only — no
 //! I/O, no tokio, no rmcp (ARCHITECTURE.md).
 
+pub mod duration;
 pub mod function;
 pub mod message;
 pub mod names;
@@ -25,4 +26,5 @@ pub use server::{
     DEFAULT_RETRIEVE_MAX_TOKENS, DEFAULT_RETRIEVE_TOP_K, DEFAULT_SAMPLING_MAX_TOKENS,
     DEFAULT_SAMPLING_PER_MINUTE, Exposure, HttpSpec, McpServerSpec, McpTransport, ResultLimits,
     RetrieveSettings, SamplingMode, StartMode, StartPolicy, StdioSpec, Timeouts, redact_url,
+    redact_urls_in,
 };

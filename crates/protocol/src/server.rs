@@ -331,9 +331,60 @@ pub fn redact_url(url: &str) -> String {
     out
 }
 
+/// `text` with every `http://` / `https://` URL in it passed through [`redact_url`] (a URL ends
+/// at whitespace, a quote, `<`, `>`, `)` or `]`). For text we do not control, such as a
+/// library's log line that prints a request's URL. Borrowed when nothing needs hiding.
+pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
+    let needs = |url: &str| url.contains('?') || url.contains('#') || url.contains('@');
+    let ends = |c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | ')' | ']' | '`');
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut search = 0;
+    while let Some(found) = text[search..].find("://") {
+        let colons = search + found;
+        let scheme_start = text[..colons]
+            .rfind(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(0, |i| i + 1);
+        let scheme = &text[scheme_start..colons];
+        let end = text[colons..].find(ends).map_or(text.len(), |i| colons + i);
+        let url = &text[scheme_start..end];
+        if matches!(scheme, "http" | "https") && needs(url) {
+            out.push_str(&text[copied..scheme_start]);
+            out.push_str(&redact_url(url));
+            copied = end;
+        }
+        search = end.max(colons + 3);
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_inside_text_are_redacted() {
+        let line = r#"Client(reqwest::Error { url: "http://127.0.0.1:1/mcp?key=SECRET", x }) and https://u:pw@h/p ok"#;
+        let redacted = redact_urls_in(line);
+        assert!(
+            !redacted.contains("SECRET") && !redacted.contains("pw"),
+            "{redacted}"
+        );
+        assert!(
+            redacted.contains("http://127.0.0.1:1/mcp?key=<redacted>"),
+            "{redacted}"
+        );
+        assert!(redacted.ends_with(" ok"), "{redacted}");
+        let plain = "see https://example.com/docs and ftp://x?y";
+        assert!(matches!(
+            redact_urls_in(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn url_secrets_are_redacted() {

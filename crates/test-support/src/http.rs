@@ -39,6 +39,31 @@ impl FakeHttpServer {
         .await
     }
 
+    /// [`FakeHttpServer::start`] on a given port of 127.0.0.1: a restarted server (stop the
+    /// old one first; its sessions are unknown to this one). Retries for a while when the
+    /// port is not free yet.
+    pub async fn start_on(scenario: Scenario, port: u16) -> std::io::Result<FakeHttpServer> {
+        let events = Arc::new(EventSink::new(scenario.event_log.as_deref())?);
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let mut attempts = 0;
+        loop {
+            match start_with(
+                scenario.clone(),
+                events.clone(),
+                CrashMode::CloseTransport,
+                addr,
+            )
+            .await
+            {
+                Err(e) if e.kind() == std::io::ErrorKind::AddrInUse && attempts < 100 => {
+                    attempts += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// `http://127.0.0.1:PORT/mcp`.
     pub fn url(&self) -> &str {
         &self.url

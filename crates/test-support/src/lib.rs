@@ -30,6 +30,7 @@ mod server;
 pub mod structure;
 mod tools;
 mod transport;
+pub mod user_text;
 
 #[doc(hidden)]
 pub mod binary;

@@ -14,17 +14,18 @@
 //!   (`COYOTE_REQUIRE_PEERS=1`, it has just installed them) and into a skip note otherwise.
 //!   Any other failure (spawn error, server never ready) always fails the test.
 
-use std::collections::VecDeque;
 use std::fmt;
-use std::io::{self, Read};
+use std::io;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use coyote_protocol::StdioSpec;
+
+mod output_tail;
+pub(crate) use output_tail::OutputTail;
 
 /// How long a freshly spawned Node server may take to accept TCP connections. Generous because
 /// CI shares two cores with a cargo build; only the failure path ever waits this long.
@@ -328,6 +329,40 @@ impl ServerEverythingHttp {
         self.output.snapshot()
     }
 
+    /// Kills the server (its whole process group) and starts a new one on the same port, as
+    /// a restarted deployment would: sessions of the old one are unknown to the new one.
+    /// Retries while the port is still taken.
+    pub fn restart(&mut self) -> Result<(), PeerError> {
+        self.kill();
+        let entry = server_everything_entry()?;
+        let node = system_node()?;
+        let mut last_error = None;
+        for _ in 0..PORT_ATTEMPTS {
+            match Self::start_on_port(&node, &entry, self.port) {
+                Ok(server) => {
+                    *self = server;
+                    return Ok(());
+                }
+                Err(StartError::PortTaken(err)) => {
+                    last_error = Some(err);
+                    thread::sleep(READY_POLL);
+                }
+                Err(StartError::Fatal(err)) => return Err(err),
+            }
+        }
+        Err(last_error.unwrap_or(PeerError::NotReady {
+            peer: SERVER_EVERYTHING,
+            reason: format!("port {} stayed taken", self.port),
+            output_tail: String::new(),
+        }))
+    }
+
+    /// Kills the server's process group (a crash); it stays down.
+    pub fn kill(&mut self) {
+        kill_process_group(self.child.id());
+        let _ = self.child.wait();
+    }
+
     fn start_on_free_port(node: &Path, entry: &Path) -> Result<Self, StartError> {
         let port = free_port().map_err(|source| {
             StartError::Fatal(PeerError::Spawn {
@@ -335,6 +370,10 @@ impl ServerEverythingHttp {
                 source,
             })
         })?;
+        Self::start_on_port(node, entry, port)
+    }
+
+    fn start_on_port(node: &Path, entry: &Path, port: u16) -> Result<Self, StartError> {
         let mut command = Command::new(node);
         command
             .arg(entry)
@@ -420,39 +459,6 @@ enum StartError {
     /// The port we picked was taken before Node bound it: try another one.
     PortTaken(PeerError),
     Fatal(PeerError),
-}
-
-/// A bounded ring of the last bytes a child wrote; drained by one thread per pipe so a chatty
-/// server never blocks on a full pipe.
-#[derive(Clone, Default)]
-pub(crate) struct OutputTail(Arc<Mutex<VecDeque<u8>>>);
-
-impl OutputTail {
-    pub(crate) fn drain(&self, mut pipe: impl Read + Send + 'static) {
-        let buffer = Arc::clone(&self.0);
-        thread::spawn(move || {
-            let mut chunk = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                let mut tail = buffer
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                tail.extend(&chunk[..n]);
-                let excess = tail.len().saturating_sub(OUTPUT_TAIL_BYTES);
-                tail.drain(..excess);
-            }
-        });
-    }
-
-    pub(crate) fn snapshot(&self) -> String {
-        let tail = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).into_owned()
-    }
 }
 
 pub(crate) fn package_dir(package: &str) -> PathBuf {

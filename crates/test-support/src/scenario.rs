@@ -295,6 +295,17 @@ pub enum ToolBehavior {
         /// The JSON-RPC `result` sent as is.
         result: Value,
     },
+    /// Answers with `result` written verbatim as the JSON-RPC `result` (so escapes such as a
+    /// lone surrogate `\ud800` reach the client as written), with the bytes `inject` (e.g.
+    /// `[255, 254]`, not UTF-8) put in place of the first [`RAW_REPLY_INJECT_MARK`]. stdio and
+    /// in-process only.
+    RawReply {
+        /// The raw JSON text of the `result`.
+        result: String,
+        /// Bytes put in place of [`RAW_REPLY_INJECT_MARK`].
+        #[serde(default)]
+        inject: Vec<u8>,
+    },
     /// Sends `elicitation/create` (form mode) with `schema`, then answers a text block with
     /// the client's answer as JSON `{"action": …, "content": …}`.
     Elicit {
@@ -339,6 +350,9 @@ pub enum ToolBehavior {
         wait_ms: u64,
     },
 }
+
+/// Where a `raw_reply` tool puts its `inject` bytes.
+pub const RAW_REPLY_INJECT_MARK: &str = "@@INJECT@@";
 
 /// A notification a `notify` tool sends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::content::{big_text, png_base64};
 use crate::events::Event;
-use crate::scenario::{ServerNotice, ToolBehavior};
+use crate::scenario::{RAW_REPLY_INJECT_MARK, ServerNotice, ToolBehavior};
 use crate::server::{CrashMode, FakeServer, from_json, io_error, raw_unavailable};
 
 fn text_result(text: &str) -> Result<CallToolResult, ErrorData> {
@@ -76,14 +76,7 @@ pub(crate) async fn call(
             raw.write_line(line.as_bytes()).await.map_err(io_error)?;
             text_result("ok")
         }
-        ToolBehavior::StderrNoise { lines, text } => {
-            let mut err = std::io::stderr().lock();
-            for _ in 0..*lines {
-                let _ = writeln!(err, "{text}");
-            }
-            let _ = err.flush();
-            text_result("ok")
-        }
+        ToolBehavior::StderrNoise { lines, text } => stderr_noise(*lines, text),
         ToolBehavior::Oversized { mib } => {
             let Some(raw) = &server.raw else {
                 let len = usize::try_from(mib * 1024 * 1024).unwrap_or(usize::MAX);
@@ -111,6 +104,7 @@ pub(crate) async fn call(
             raw.respond_json(&ctx.id, result).await.map_err(io_error)?;
             empty_result()
         }
+        ToolBehavior::RawReply { result, inject } => raw_reply(server, result, inject, &ctx).await,
         ToolBehavior::Elicit { message, schema } => {
             elicit(server, &name, message, schema, &ctx).await
         }
@@ -148,6 +142,33 @@ pub(crate) async fn call(
             json!({"content": [{"type": "text", "text": value.to_string()}], "structuredContent": value}),
         ),
     }
+}
+
+fn stderr_noise(lines: u32, text: &str) -> Result<CallToolResult, ErrorData> {
+    let mut err = std::io::stderr().lock();
+    for _ in 0..lines {
+        let _ = writeln!(err, "{text}");
+    }
+    let _ = err.flush();
+    text_result("ok")
+}
+
+/// [`ToolBehavior::RawReply`]: `result` written verbatim, `inject` in place of the mark.
+async fn raw_reply(
+    server: &FakeServer,
+    result: &str,
+    inject: &[u8],
+    ctx: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let raw = server.raw.as_ref().ok_or_else(raw_unavailable)?;
+    let (head, tail) = result
+        .split_once(RAW_REPLY_INJECT_MARK)
+        .unwrap_or((result, ""));
+    let body = std::iter::once(inject.to_vec());
+    raw.respond_streamed(&ctx.id, head, body, tail)
+        .await
+        .map_err(io_error)?;
+    empty_result()
 }
 
 async fn slow(

@@ -4,12 +4,14 @@
 //! Flow: read the message (arguments and/or piped stdin) → config.yaml → model → mcp.json →
 //! start the servers (concurrently, each bounded by its startup timeout) → one turn → shut the
 //! servers down → exit code: 0 answered, 1 model/tool failure or round limit, 2 usage or
-//! configuration, 130 interrupted (Ctrl-C cancels the turn cleanly: in-flight MCP calls are
-//! cancelled on the wire and the servers are shut down before exiting; a second Ctrl-C exits
-//! at once). Tool calls that need approval are refused unless `--yes` (nothing is approved on
-//! the user's behalf otherwise). A server's questions (forms, web pages) and sampling requests
-//! are asked on the terminal when stdin and stderr are terminals, and declined with a stderr
-//! line otherwise; `--allow-sampling` lets servers use the model without asking.
+//! configuration, 130/143/129 after SIGINT/SIGTERM/SIGHUP (the first signal cancels the turn
+//! cleanly: in-flight MCP calls are cancelled on the wire, the session is saved and the servers
+//! are shut down before exiting; a second signal kills the servers' process groups and exits
+//! at once — `signals.rs`). Tool calls that need approval are refused unless `--yes` (nothing
+//! is approved on the user's behalf otherwise). A server's questions (forms, web pages) and
+//! sampling requests are asked on the terminal when stdin and stderr are terminals, and
+//! declined with a stderr line otherwise; `--allow-sampling` lets servers use the model without
+//! asking.
 
 mod input;
 mod render;
@@ -24,8 +26,8 @@ use coyote_llm::StreamMode;
 use coyote_mcp::SpillStore;
 use coyote_protocol::Message;
 use coyote_session::{
-    ApprovalPolicies, ApproveAll, Approver, CancellationToken, RefuseAll, Session, SessionError,
-    StopReason, TurnContext,
+    ApprovalPolicies, ApproveAll, Approver, RefuseAll, Session, SessionError, StopReason,
+    TurnContext,
 };
 
 use self::render::{Mode, Output, Streams};
@@ -34,9 +36,6 @@ use crate::attach::Attachments;
 use crate::exit::{CliError, CliResult};
 use crate::markdown::RenderOptions;
 use crate::setup;
-
-/// How long a cancelled turn waits before shutting the servers down (see `run`).
-const CANCEL_FLUSH_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Added to the refusal the model receives when a call needs approval in one-shot mode.
 const ONE_SHOT_REFUSAL_NOTE: &str = "coyote runs non-interactively here and runs tools that need approval only when started \
@@ -99,11 +98,8 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
             note: Some(ONE_SHOT_REFUSAL_NOTE.to_owned()),
         })
     };
-    let cancel = CancellationToken::new();
-    // Registered before the turn starts, so an early Ctrl-C already cancels cleanly.
-    let sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .map_err(|e| CliError::failure(format!("cannot watch for Ctrl-C: {e}")))?;
-    let interrupts = tokio::spawn(watch_interrupts(sigint, cancel.clone()));
+    // The signal watcher (installed before anything started) cancels the turn.
+    let cancel = crate::signals::token().child_token();
     let ctx = TurnContext {
         events: &output,
         approver: approver.as_ref(),
@@ -125,13 +121,12 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         // The host sends `notifications/cancelled` for abandoned requests from detached tasks;
         // shutting the servers down at once would drop those messages. Bounded grace until the
         // runtime's shutdown drains them itself.
-        tokio::time::sleep(CANCEL_FLUSH_GRACE).await;
+        tokio::time::sleep(crate::signals::CANCEL_FLUSH_GRACE).await;
     }
     if let Some(agent) = agent {
         agent.runtime.close().await;
     }
     runtime.shutdown().await;
-    interrupts.abort();
 
     let outcome = match result {
         Ok(outcome) => outcome,
@@ -145,7 +140,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         StopReason::Answered => Ok(()),
         // The warning event already told the user.
         StopReason::MaxToolRounds { .. } => Err(CliError::silent()),
-        StopReason::Cancelled => Err(CliError::interrupted("interrupted")),
+        StopReason::Cancelled => Err(crate::signals::stopped()),
     }
 }
 
@@ -187,17 +182,5 @@ fn output_mode(args: &ChatArgs, global: &GlobalArgs, app: &coyote_config::AppCon
         answer: RenderOptions::for_stdout(global.raw, crate::setup::theme(global, app)),
         status_color: crate::term::caps().color_stderr,
         show_reasoning: args.show_reasoning,
-    }
-}
-
-/// First Ctrl-C cancels the turn; a second one exits at once.
-async fn watch_interrupts(mut sigint: tokio::signal::unix::Signal, cancel: CancellationToken) {
-    if sigint.recv().await.is_none() {
-        return;
-    }
-    tracing::info!("interrupted: cancelling the turn");
-    cancel.cancel();
-    if sigint.recv().await.is_some() {
-        std::process::exit(i32::from(crate::exit::CODE_INTERRUPTED));
     }
 }

@@ -1,6 +1,8 @@
 //! `coyote mcp …`: every MCP operation from the shell, without an LLM. Each subcommand starts
 //! only the servers it needs, runs, and always shuts them down (process groups killed) before
-//! returning, whatever the outcome.
+//! returning, whatever the outcome — also after SIGINT, SIGTERM or SIGHUP (`signals.rs`): the
+//! request in flight is dropped (its server gets `notifications/cancelled`), then the servers
+//! are shut down with the usual grace period.
 
 mod cache;
 mod call;
@@ -50,11 +52,11 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
         McpCommand::Servers { names: true, .. } => return server_names(&paths),
         McpCommand::Login { name } => {
             let config = setup::load_mcp(global, &paths)?;
-            return login::login(&config, &paths, &name).await;
+            return until_signal(login::login(&config, &paths, &name)).await;
         }
         McpCommand::Logout { name } => {
             let config = setup::load_mcp(global, &paths)?;
-            return login::logout(&config, &paths, &name).await;
+            return until_signal(login::logout(&config, &paths, &name)).await;
         }
         McpCommand::Cache { action, out } => return cache::run(&paths, action, out),
         _ => {}
@@ -65,10 +67,27 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
         Some("") => Vec::new(),
         other => setup::select(&config, other)?,
     };
-    let runtime = setup::start(global, &paths, specs).await;
-    let result = dispatch(&runtime, &config, &paths, cmd).await;
+    let runtime = setup::runtime(global, &paths);
+    let result = until_signal(async {
+        runtime.start_all(specs).await;
+        dispatch(&runtime, &config, &paths, cmd).await
+    })
+    .await;
+    if crate::signals::received().is_some() {
+        // The dropped request sends `notifications/cancelled` from a detached task.
+        tokio::time::sleep(crate::signals::CANCEL_FLUSH_GRACE).await;
+    }
     runtime.shutdown().await;
     result
+}
+
+/// `work`, or an interruption error as soon as a signal arrived (`work` is then dropped).
+async fn until_signal(work: impl Future<Output = CliResult>) -> CliResult {
+    let token = crate::signals::token();
+    tokio::select! {
+        result = work => result,
+        () = token.cancelled() => Err(crate::signals::stopped()),
+    }
 }
 
 /// The one server a command is about, if it names one.

@@ -97,6 +97,8 @@ pub fn start(
             &paths,
         )
     });
+    // SIGTERM/SIGHUP while the REPL waits for a line: the watcher shuts these down.
+    crate::signals::register(&runtime);
     let specs = mcp.servers.clone();
     {
         // Background start: the prompt shows at once (issue 4); servers with a fresh cached

@@ -1,6 +1,7 @@
 //! Malformed configuration exits 2 with a message naming the file, the key and the fix;
 //! unknown keys warn with a suggestion; an untrusted project file is ignored (acceptance 7).
 
+use coyote_test_support::user_text::assert_user_facing;
 use serde_json::json;
 
 use super::common::Home;
@@ -11,6 +12,7 @@ fn bad_json_names_the_file_and_position() {
     home.write_raw("{\"mcpServers\": {\"a\": {\"command\": \"x\",}}}");
     let (code, _out, err) = home.run(&["mcp", "servers"]);
     assert_eq!(code, 2, "{err}");
+    assert_user_facing(&err);
     assert!(
         err.contains(&home.mcp_json_path().display().to_string()),
         "{err}"
@@ -26,6 +28,7 @@ fn missing_command_names_the_key_and_the_fix() {
     // The entry disables its own server only: listed as config-error, with a warning.
     let (code, out, err) = home.run(&["mcp", "servers"]);
     assert_eq!(code, 0, "{err}");
+    assert_user_facing(&err);
     assert!(out.contains("config-error"), "{out}");
     assert!(err.contains("mcpServers.broken"), "{err}");
     assert!(err.contains("command"), "{err}");
@@ -42,6 +45,7 @@ fn bad_server_name_is_rejected() {
     home.write_servers(json!({ "bad name!": { "command": "x" } }));
     let (code, _out, err) = home.run(&["mcp", "servers"]);
     assert_eq!(code, 2, "{err}");
+    assert_user_facing(&err);
     assert!(err.contains("bad name!"), "{err}");
 }
 
@@ -53,6 +57,7 @@ fn unset_variable_names_server_key_and_variable() {
     );
     let (code, out, err) = home.run(&["mcp", "servers", "--json"]);
     assert_eq!(code, 0, "{err}");
+    assert_user_facing(&err);
     for needle in ["gh", "TOKEN", "COYOTE_TEST_SURELY_UNSET"] {
         assert!(err.contains(needle), "{needle}: {err}");
     }
@@ -144,10 +149,12 @@ fn chat_option_before_a_subcommand_says_where_it_belongs() {
     home.write_servers(json!({}));
     let (code, out, err) = home.run(&["--json", "mcp", "servers"]);
     assert_eq!(code, 2, "{err}");
+    assert_user_facing(&err);
     assert!(out.is_empty(), "{out}");
     assert!(err.contains("coyote mcp … --json"), "{err}");
     let (code, _out, err) = home.run(&["--yes", "models"]);
     assert_eq!(code, 2, "{err}");
+    assert_user_facing(&err);
     assert!(err.contains("does not take it"), "{err}");
     // After the subcommand it is the subcommand's own option and works.
     let (code, out, err) = home.run(&["mcp", "servers", "--json"]);

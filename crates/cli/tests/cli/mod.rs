@@ -13,6 +13,7 @@ mod everything;
 mod exposure;
 mod fake;
 mod forms;
+mod hardening;
 mod health;
 mod lazy;
 mod markdown;

@@ -228,6 +228,7 @@ fn sign_in_to_the_sdk_oauth_demo_then_call_and_sign_out() {
 
 /// No Rust type name (`coyote_mcp::…`, `Observed<…>`) in a user-facing message.
 fn assert_sentence(err: &str) {
+    coyote_test_support::user_text::assert_user_facing(err);
     assert!(!err.contains("::") || err.contains("://"), "{err}");
     for word in [
         "Observed<",

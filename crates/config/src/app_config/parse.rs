@@ -87,7 +87,7 @@ pub fn load_app_config(
     env: &dyn EnvLookup,
 ) -> Result<AppConfig, AppConfigError> {
     let path = paths.config_yaml();
-    match std::fs::read_to_string(&path) {
+    match crate::bounded::read_bounded_text(&path, crate::bounded::FileClass::Config) {
         Ok(text) => parse_app_config(&text, &path, Some(path.clone()), env),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             parse_app_config("", &path, None, env)
@@ -103,6 +103,15 @@ pub fn parse_app_config(
     source: Option<PathBuf>,
     env: &dyn EnvLookup,
 ) -> Result<AppConfig, AppConfigError> {
+    if let Some(line) = crate::bounded::yaml_too_deep(text) {
+        return Err(AppConfigError::Syntax {
+            path: path.to_owned(),
+            message: format!(
+                "line {line}: the YAML is nested deeper than {} levels; flatten it",
+                crate::bounded::MAX_YAML_DEPTH
+            ),
+        });
+    }
     let raw: RawAppConfig = if text.trim().is_empty() {
         RawAppConfig::default()
     } else {
@@ -112,7 +121,7 @@ pub fn parse_app_config(
             Err(e) => {
                 return Err(AppConfigError::Syntax {
                     path: path.to_owned(),
-                    message: e.to_string(),
+                    message: crate::serde_words::plain(&e.to_string()),
                 });
             }
         }

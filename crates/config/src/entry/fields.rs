@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::{EntryReader, Kind, Scalars, TYPE_VALUES};
-use crate::error::{Expected, Problem, ProblemKind};
+use crate::error::{Expected, MAX_TIMEOUT_SECS, Problem, ProblemKind};
 use crate::json_path::JsonPath;
 use crate::keys::suggest;
 use crate::mcp_json::json_type;
@@ -111,6 +111,10 @@ impl EntryReader<'_, '_> {
     pub(super) fn seconds(&mut self, obj: &Map<String, Value>, key: &str) -> Option<Duration> {
         let value = obj.get(key)?;
         let secs = value.as_f64().filter(|s| *s > 0.0);
+        if secs.is_some_and(|s| s > MAX_TIMEOUT_SECS as f64) {
+            self.problem(self.path.key(key), ProblemKind::SecondsOverMaximum);
+            return None;
+        }
         match secs.and_then(|s| Duration::try_from_secs_f64(s).ok()) {
             Some(d) => Some(d),
             None => {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{MAX_SERVER_NAME_BYTES, NameProblem, ProblemKind};
+use super::{MAX_SERVER_NAME_BYTES, MAX_TIMEOUT_SECS, NameProblem, ProblemKind};
 use crate::expand::VarProblem;
 
 impl fmt::Display for ProblemKind {
@@ -108,6 +108,11 @@ impl fmt::Display for ProblemKind {
             ),
             ProblemKind::NulByte => f.write_str(
                 "contains a NUL character, which cannot be passed to a program. Fix: remove it",
+            ),
+            ProblemKind::SecondsOverMaximum => write!(
+                f,
+                "is more than the maximum of {MAX_TIMEOUT_SECS} seconds (7 days). Fix: use a \
+                 number of seconds from 1 to {MAX_TIMEOUT_SECS}, e.g. 60"
             ),
             ProblemKind::NotHttps { .. }
             | ProblemKind::OAuthKeyNeedsGrant { .. }

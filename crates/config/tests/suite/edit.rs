@@ -88,7 +88,7 @@ fn replace_requires_asking() {
     assert_eq!(
         home.redact(&err.to_string()),
         "[TMP]/home/config/mcp.json: server \"b-second\" already exists. Fix: choose another name, \
-         remove it first with `coyote mcp remove b-second`, or ask to replace it"
+         remove it first with `coyote mcp remove b-second`, or replace it with `coyote mcp add --force b-second …`"
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), START);
     assert_eq!(

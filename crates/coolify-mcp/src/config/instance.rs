@@ -70,14 +70,19 @@ impl InstanceSpec {
 
 /// A request timeout in seconds from configuration, checked to lie in
 /// [`MIN_REQUEST_TIMEOUT`]..=[`MAX_REQUEST_TIMEOUT`] before it becomes a [`Duration`] (a
-/// NaN, an infinity or `1e300` must never reach `Duration::from_secs_f64`, which panics).
+/// NaN, an infinity or `1e300` never becomes a `Duration`; clippy.toml forbids the panicking
+/// `Duration::from_secs_f64`).
 pub fn request_timeout_from_secs(secs: f64, setting: &str) -> Result<Duration, String> {
     let (min, max) = (
         MIN_REQUEST_TIMEOUT.as_secs_f64(),
         MAX_REQUEST_TIMEOUT.as_secs_f64(),
     );
-    if secs.is_finite() && (min..=max).contains(&secs) {
-        Ok(Duration::from_secs_f64(secs))
+    let checked = (min..=max)
+        .contains(&secs)
+        .then(|| Duration::try_from_secs_f64(secs).ok())
+        .flatten();
+    if let Some(timeout) = checked {
+        Ok(timeout)
     } else {
         Err(format!(
             "{setting} must be a number of seconds from {min} to {max}, e.g. 30"

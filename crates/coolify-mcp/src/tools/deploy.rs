@@ -96,10 +96,10 @@ pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
         .filter(|u| truthy(u))
         .cloned()
         .collect();
-    let deadline = ctx
-        .timing
-        .deploy_deadline
-        .unwrap_or(Duration::from_secs_f64(timeout_s.max(0.0)));
+    // Range-checked above; the checked conversion keeps clippy.toml's disallowed-methods clean.
+    let deadline = ctx.timing.deploy_deadline.unwrap_or_else(|| {
+        Duration::try_from_secs_f64(timeout_s.max(0.0)).unwrap_or(Duration::ZERO)
+    });
     let mut result = poll(ctx, &first, deadline, timeout_s).await?;
     if !additional.is_empty() {
         result["additional_deployment_uuids"] = Value::Array(additional);

@@ -181,6 +181,9 @@ async fn poll(
     interval_secs: f64,
     ctx: &CallCtx<'_>,
 ) -> Polled {
+    // Checked conversion (clippy.toml); the interval comes from a `Duration` already.
+    let interval = std::time::Duration::try_from_secs_f64(interval_secs)
+        .unwrap_or(std::time::Duration::from_millis(1));
     for attempt in 0..attempts {
         match client.get(task.clone().lit("executions")).await {
             Err(e) => return Polled::Failed(e.message),
@@ -195,7 +198,7 @@ async fn poll(
         }
         if attempt + 1 < attempts {
             tokio::select! {
-                _ = tokio::time::sleep(std::time::Duration::from_secs_f64(interval_secs)) => {}
+                _ = tokio::time::sleep(interval) => {}
                 _ = ctx.cancel.cancelled() => return Polled::Failed("the tool call was cancelled".into()),
             }
         }

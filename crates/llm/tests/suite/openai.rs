@@ -283,6 +283,40 @@ async fn a_wait_longer_than_the_cap_is_reported_at_once() {
     assert_eq!(clock.sleeps(), vec![]);
 }
 
+/// Issue 15, defect 4: `Retry-After: 1e30` once panicked converting seconds to a `Duration`.
+/// A hostile wait is clamped to a named maximum and reported at once.
+#[tokio::test]
+async fn a_hostile_retry_after_is_clamped_not_a_panic() {
+    for hostile in ["1e30", "1e300", "18446744073709551616"] {
+        let server = MockServer::start().await;
+        mount(
+            &server,
+            json_response(429, json!({"error": {"message": "busy"}}))
+                .insert_header("retry-after", hostile),
+        )
+        .await;
+        let (provider, clock) = make_provider(
+            ProviderKind::OpenAiCompatible,
+            &format!("{}/v1", server.uri()),
+        );
+        let error = provider.stream(&full_request()).await.err().unwrap();
+        assert_eq!(
+            error.retry_after(),
+            Some(Duration::from_secs(86_400)),
+            "{hostile}"
+        );
+        assert!(
+            matches!(error, LlmError::RateLimited { attempts: 1, .. }),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().contains("at least 86400s"),
+            "{hostile}: {error}"
+        );
+        assert_eq!(clock.sleeps(), vec![]);
+    }
+}
+
 #[tokio::test]
 async fn insufficient_quota_is_not_retried() {
     let server = MockServer::start().await;

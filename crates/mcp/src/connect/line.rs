@@ -10,7 +10,9 @@
 //!    found, every request still in flight gets that error. Never a hang.
 //! 2. **Correlation.** A well-formed line that rmcp cannot type (e.g. an elicitation with a
 //!    nested schema) is answered with an error *for its id*, not an uncorrelated one, and an
-//!    unparseable response fails its own request instead of leaving it pending.
+//!    unparseable response fails its own request instead of leaving it pending. A reply that
+//!    is not UTF-8 fails its request at once; lone surrogate escapes become U+FFFD
+//!    (`decode.rs`).
 //!
 //! Invariants: `receive` is polled inside rmcp's `select!` and may be cancelled at any await;
 //! all partial-line state lives in the struct and every copy from the read buffer is paired
@@ -30,17 +32,21 @@ use rmcp::model::{
     ServerJsonRpcMessage,
 };
 use rmcp::transport::Transport;
-use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::scan::{scan_head, scan_tail_for_id};
 use super::typed::ExpectedResults;
 use crate::error::fmt_bytes;
+pub use decode::UNDECODABLE_DATA_KEY;
+pub(crate) use decode::undecodable_details;
 use divert::Divert;
 pub(crate) use write::WriteHalf;
 use write::{Prepared, Writer, encode, stdin_closed, write_line, write_now};
 
+mod decode;
 mod divert;
+#[doc(hidden)]
+pub mod fuzzing;
 mod write;
 
 /// Largest accepted JSON-RPC message (one line), in bytes: 80 MiB. A 50 MiB blob is about
@@ -301,7 +307,8 @@ where
         }
     }
 
-    /// Parses one line. Bad lines never leave a request pending: see the module docs.
+    /// Parses one line. Bad lines never leave a request pending: see the module docs and
+    /// `decode.rs`.
     fn parse(&self, line: &[u8]) -> Option<ServerJsonRpcMessage> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
@@ -314,65 +321,22 @@ where
                 .map(|message| super::typed::recheck_generic(line, message)),
         };
         match parsed {
-            Ok(message) => {
-                let answered = match &message {
-                    JsonRpcMessage::Response(r) => Some(&r.id),
-                    JsonRpcMessage::Error(e) => e.id.as_ref(),
-                    _ => None,
-                };
-                if let Some(id) = answered {
-                    self.in_flight.lock().remove(id);
-                }
-                Some(message)
-            }
+            Ok(message) => self.accepted(message),
             Err(e) => self.handle_bad_line(line, e),
         }
     }
 
-    fn handle_bad_line(
-        &self,
-        line: &[u8],
-        error: serde_json::Error,
-    ) -> Option<ServerJsonRpcMessage> {
-        #[derive(Deserialize)]
-        struct Envelope {
-            id: Option<RequestId>,
-            method: Option<serde::de::IgnoredAny>,
-        }
-        let envelope = match error.classify() {
-            serde_json::error::Category::Data => serde_json::from_slice::<Envelope>(line).ok(),
+    /// A parsed message; a response is no longer in flight.
+    fn accepted(&self, message: ServerJsonRpcMessage) -> Option<ServerJsonRpcMessage> {
+        let answered = match &message {
+            JsonRpcMessage::Response(r) => Some(&r.id),
+            JsonRpcMessage::Error(e) => e.id.as_ref(),
             _ => None,
         };
-        match envelope {
-            Some(Envelope {
-                id: Some(id),
-                method: Some(_),
-            }) => {
-                tracing::warn!(server = %self.server, %error, "could not parse a server request");
-                let message = format!("client could not parse the request: {error}");
-                self.reply_error(id, ErrorData::invalid_params(message, None));
-                None
-            }
-            Some(Envelope {
-                id: Some(id),
-                method: None,
-            }) => {
-                tracing::warn!(server = %self.server, %error, "could not parse a response");
-                self.in_flight.lock().remove(&id);
-                let error = ErrorData::internal_error(format!("malformed response: {error}"), None);
-                Some(JsonRpcMessage::error(error, Some(id)))
-            }
-            _ => {
-                let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
-                tracing::warn!(
-                    server = %self.server,
-                    %error,
-                    line = %shown,
-                    "ignoring a non-JSON-RPC line on the server's stdout (servers must log to stderr)"
-                );
-                None
-            }
+        if let Some(id) = answered {
+            self.in_flight.lock().remove(id);
         }
+        Some(message)
     }
 
     /// Answers a server request we could not handle; written from a task so `receive` never

@@ -231,3 +231,71 @@ async fn end_of_stream_ends_the_transport_and_close_ends_stdin() {
     let n = p.server_in.read_line(&mut rest).await.expect("read");
     assert_eq!(n, 0, "the peer sees end of input");
 }
+
+fn expect_error_for(message: ServerJsonRpcMessage, expected: i64) -> ErrorData {
+    match message {
+        JsonRpcMessage::Error(JsonRpcError {
+            id: Some(id),
+            error,
+            ..
+        }) if id == NumberOrString::Number(expected) => error,
+        other => panic!("expected an error for request {expected}, got {other:?}"),
+    }
+}
+
+/// Issue 15, defect 5: a reply that is not UTF-8 was dropped and its request hung until the
+/// call timeout. It fails that request at once; the next reply still arrives.
+#[tokio::test]
+async fn a_reply_that_is_not_utf8_fails_its_request_at_once_and_the_others_keep_working() {
+    for filler in [0, READ_BUFFER_BYTES] {
+        let mut p = pair(MAX_MESSAGE_BYTES);
+        p.transport.send(ping(1)).await.expect("send");
+        p.transport.send(ping(2)).await.expect("send");
+        let mut lines = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"pad":"{}","text":"a"#,
+            "p".repeat(filler)
+        )
+        .into_bytes();
+        lines.extend_from_slice(b"\xFF\xFEb\"}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n");
+        let _writer = write_later(p.server_out, lines);
+
+        let error = expect_error_for(p.transport.receive().await.expect("error"), 1);
+        let problem = &error.message;
+        assert!(
+            problem.contains("not valid UTF-8") && problem.contains("0xff"),
+            "{problem}"
+        );
+        let next = p.transport.receive().await.expect("next message");
+        assert!(
+            matches!(next, JsonRpcMessage::Response(ref r) if r.id == NumberOrString::Number(2)),
+            "{next:?}"
+        );
+    }
+}
+
+/// Issue 15, defect 5: lone UTF-16 surrogates in `\u` escapes (which the TypeScript SDK
+/// accepts) become U+FFFD instead of dropping the reply; a valid pair stays one character.
+#[tokio::test]
+async fn lone_surrogate_escapes_become_replacement_characters() {
+    let mut p = pair(MAX_MESSAGE_BYTES);
+    p.transport.send(ping(1)).await.expect("send");
+    p.transport.send(ping(2)).await.expect("send");
+    let line = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","#,
+        r#""text":"a\ud800b\udc00c\ud83d\ude00d\\ud800e\ud800"}]}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        "\n"
+    );
+    let _writer = write_later(p.server_out, line.as_bytes().to_vec());
+    match p.transport.receive().await.expect("message") {
+        JsonRpcMessage::Response(r) if r.id == NumberOrString::Number(1) => match r.result {
+            ServerResult::CallToolResult(result) => assert_eq!(
+                result.content[0].as_text().map(|t| t.text.as_str()),
+                Some("a\u{FFFD}b\u{FFFD}c\u{1F600}d\\ud800e\u{FFFD}")
+            ),
+            other => panic!("expected a tool result, got {other:?}"),
+        },
+        other => panic!("expected a response, got {other:?}"),
+    }
+}

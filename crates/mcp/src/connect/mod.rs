@@ -7,9 +7,12 @@
 //! response cache of rmcp is disabled (it can serve stale lists on errors).
 
 pub mod auth;
+mod groups;
 pub mod http;
 pub mod line;
+mod restart;
 mod scan;
+mod stderr;
 pub(crate) mod stdio;
 mod stream_ready;
 mod typed;
@@ -21,6 +24,7 @@ use coyote_protocol::{ClientFeatureSettings, McpServerSpec, McpTransport};
 use rmcp::service::{
     ClientInitializeError, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
 };
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 use rmcp::transport::{DynamicTransportError, Transport};
 use rmcp::{ClientCacheConfig, ServiceExt};
 use tokio::sync::watch;
@@ -28,6 +32,7 @@ use tokio::sync::watch;
 use crate::client_handler::{ClientHooks, Generations, Handler};
 use crate::error::{McpError, TimeoutPhase};
 use crate::server::ShutdownTimeouts;
+pub use groups::kill_every_process_group;
 use stdio::StdioProcess;
 
 /// How long a failed start waits for the child's last stderr lines.
@@ -70,10 +75,20 @@ pub(crate) struct Connection {
 
 impl Connection {
     /// Cancels the service loop, stops the child (stdin close → SIGTERM → SIGKILL of the
-    /// group), then waits (bounded) for the loop to finish.
+    /// group), then waits (bounded) for the loop to finish. A server with a timed-out call is
+    /// stuck: its group is killed at once instead.
     pub(crate) async fn close(mut self, timeouts: ShutdownTimeouts) {
         self.service.cancellation_token().cancel();
         if let Some(process) = self.process.as_mut() {
+            let timeouts = if self.generations.activity.any_timed_out() {
+                tracing::info!(
+                    server = %process.server(),
+                    "a call to this MCP server timed out: killing its process group at once"
+                );
+                ShutdownTimeouts::AFTER_TIMEOUT
+            } else {
+                timeouts
+            };
             process.shutdown(timeouts).await;
         }
         let wait = timeouts.after_stdin_close + timeouts.after_sigterm;
@@ -135,8 +150,14 @@ pub(crate) async fn connect(
             }
         }
         McpTransport::Http(http_spec) => {
-            let transport =
-                http::transport(name, http_spec, options.max_message_bytes, &options.auth).await?;
+            let transport = http::transport(
+                name,
+                http_spec,
+                options.max_message_bytes,
+                &options.auth,
+                handler.generations(),
+            )
+            .await?;
             match transport {
                 http::HttpTransport::Plain(transport) => {
                     handshake(name, startup, handler, transport, None).await
@@ -230,13 +251,26 @@ where
     }
 }
 
-/// The auth meaning of a failed HTTP send: needs-auth / needs more scope / a failed sign-in for
-/// an OAuth server; for a server with its own credentials, that they were refused.
+/// The meaning of a failed HTTP send: a call not resent after the server restarted
+/// (`restart.rs`); needs-auth / needs more scope / a failed sign-in for an OAuth server; for a
+/// server with its own credentials, that they were refused.
 pub(crate) fn classify_http(
     server: &str,
     error: &DynamicTransportError,
     oauth: bool,
 ) -> Option<McpError> {
+    if let Some(http) = error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        && restart::is_server_restarted(http)
+    {
+        return Some(McpError::Transport {
+            server: server.to_owned(),
+            message: "the server restarted (its session ended), so the call was not retried: \
+                      it may or may not have run"
+                .to_owned(),
+        });
+    }
     let mapped = auth::classify(server, error.error.as_ref())?;
     if oauth {
         return Some(mapped);
@@ -258,7 +292,6 @@ pub(crate) fn classify_http(
 /// A transport error as a sentence: the transport's own message and its causes, without the
 /// transport's (Rust) type name that rmcp's `Display` puts first.
 pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
     // An HTTP request that failed: say where and why, with the cause rmcp's wrapper hides.
     if let Some(StreamableHttpError::Client(e)) = error
         .error
@@ -278,6 +311,20 @@ pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String 
             format!("cannot connect to {url} ({cause})")
         } else {
             format!("the request to {url} failed ({cause})")
+        };
+    }
+    // "HTTP 400 Bad Request: <body>": the status and the start of the body.
+    if let Some(StreamableHttpError::UnexpectedServerResponse(text)) =
+        error
+            .error
+            .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        return match text.split_once(": ") {
+            Some((status, body)) if status.starts_with("HTTP ") => format!(
+                "the server answered {status}: {}",
+                restart::cut(body, restart::ERROR_TEXT_MAX)
+            ),
+            _ => restart::cut(text, restart::ERROR_TEXT_MAX),
         };
     }
     let mut parts: Vec<String> = Vec::new();

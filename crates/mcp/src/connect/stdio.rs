@@ -5,91 +5,31 @@
 //!   `npx`/`uvx` wrapper *and* the real server it starts; after the leader is gone, the group is
 //!   SIGKILLed once more so no grandchild outlives shutdown or a crash.
 //! - stderr is piped (never inherited: it would garble the UI) into `tracing` with the server
-//!   name, and its last lines are kept in a bounded ring ([`StderrTail`]) for `Failed` reasons.
+//!   name, rate-limited, and its last lines are kept in a bounded ring for `Failed` reasons
+//!   (`stderr.rs`).
 //! - Shutdown is explicit and bounded: close stdin, wait, SIGTERM the group, wait, SIGKILL the
 //!   group. A monitor task owns the child; if everything is dropped without a shutdown (runtime
 //!   teardown), the guard's `Drop` SIGKILLs the group synchronously, never via a spawned task.
 
-use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use coyote_protocol::StdioSpec;
 use process_wrap::tokio::{ChildWrapper, CommandWrap, ProcessGroup};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::{oneshot, watch};
 
 use super::line::{LineTransport, WriteHalf};
+pub(crate) use super::stderr::StderrTail;
+use super::stderr::pump_stderr;
 use crate::error::McpError;
 use crate::server::ShutdownTimeouts;
 
-/// Lines of stderr kept for `Failed` reasons.
-pub const STDERR_TAIL_LINES: usize = 20;
-/// Longest stderr line kept (longer lines are cut, never buffered whole).
-const STDERR_LINE_MAX_BYTES: usize = 2048;
 /// How long a crash report waits for the exit status.
 const CRASH_EXIT_WAIT: Duration = Duration::from_secs(2);
 /// How long a crash report waits for the last stderr lines.
 const CRASH_STDERR_WAIT: Duration = Duration::from_millis(500);
-
-/// The last lines a server wrote to stderr.
-#[derive(Debug, Default)]
-pub(crate) struct StderrTail {
-    lines: Mutex<VecDeque<String>>,
-    done: tokio::sync::Notify,
-    finished: std::sync::atomic::AtomicBool,
-}
-
-impl StderrTail {
-    fn push(&self, line: String) {
-        let mut lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
-        if lines.len() == STDERR_TAIL_LINES {
-            lines.pop_front();
-        }
-        lines.push_back(line);
-    }
-
-    /// The kept lines, oldest first.
-    pub(crate) fn lines(&self) -> Vec<String> {
-        self.lines
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .cloned()
-            .collect()
-    }
-
-    /// Waits (bounded) until stderr reached EOF, so a crash reason includes the last words.
-    pub(crate) async fn drained(&self, wait: Duration) {
-        let notified = self.done.notified();
-        if self.finished.load(std::sync::atomic::Ordering::Acquire) {
-            return;
-        }
-        let _ = tokio::time::timeout(wait, notified).await;
-    }
-
-    fn finish(&self) {
-        self.finished
-            .store(true, std::sync::atomic::Ordering::Release);
-        self.done.notify_waiters();
-    }
-
-    /// `"; stderr tail:\n  line\n  line"`, or empty when nothing was written.
-    pub(crate) fn describe(&self) -> String {
-        let lines = self.lines();
-        if lines.is_empty() {
-            return String::new();
-        }
-        let mut out = String::from("; stderr tail:");
-        for line in lines {
-            out.push_str("\n  ");
-            out.push_str(&line);
-        }
-        out
-    }
-}
 
 /// How a child process ended.
 #[derive(Debug, Clone)]
@@ -117,6 +57,7 @@ fn describe_status(status: ExitStatus) -> String {
 
 /// A running stdio server process.
 pub(crate) struct StdioProcess {
+    server: String,
     pid: Option<u32>,
     stdin: WriteHalf<ChildStdin>,
     stderr: Arc<StderrTail>,
@@ -157,6 +98,7 @@ pub(crate) fn spawn(
     );
     let (Some(stdin), Some(stdout), Some(stderr)) = taken else {
         let mut guard = ChildGuard {
+            pid: child.id(),
             child,
             reaped: false,
         };
@@ -166,6 +108,9 @@ pub(crate) fn spawn(
         )));
     };
     let pid = child.id();
+    if let Some(pid) = pid {
+        super::groups::register(pid);
+    }
     let tail = Arc::new(StderrTail::default());
     tokio::spawn(pump_stderr(server.to_owned(), stderr, tail.clone()));
 
@@ -175,6 +120,7 @@ pub(crate) fn spawn(
     tokio::spawn(monitor(
         server.to_owned(),
         ChildGuard {
+            pid,
             child,
             reaped: false,
         },
@@ -183,6 +129,7 @@ pub(crate) fn spawn(
     ));
     tracing::info!(server, pid, command = %spec.command, "started MCP server process");
     let process = StdioProcess {
+        server: server.to_owned(),
         pid,
         stdin: transport.write_half(),
         stderr: tail,
@@ -193,6 +140,11 @@ pub(crate) fn spawn(
 }
 
 impl StdioProcess {
+    /// The server's configured name.
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
     pub(crate) fn pid(&self) -> Option<u32> {
         self.pid
     }
@@ -230,9 +182,13 @@ impl StdioProcess {
             let _ = stop.send(timeouts);
         }
         let total = timeouts.after_stdin_close + timeouts.after_sigterm + timeouts.after_sigkill;
-        self.wait_exit(total + Duration::from_millis(500))
+        let info = self
+            .wait_exit(total + Duration::from_millis(500))
             .await
-            .unwrap_or_else(|| ExitInfo::Unknown("did not exit after SIGKILL".to_owned()))
+            .unwrap_or_else(|| ExitInfo::Unknown("did not exit after SIGKILL".to_owned()));
+        // The last lines (and the stderr budget's summary) reach the log before we return.
+        self.stderr.drained(CRASH_STDERR_WAIT).await;
+        info
     }
 }
 
@@ -265,6 +221,8 @@ impl ProcessObserver {
 
 /// Owns the child; SIGKILLs its group when dropped unreaped.
 struct ChildGuard {
+    /// The leader's pid, which is the group id (registered in `groups`).
+    pid: Option<u32>,
     child: Box<dyn ChildWrapper>,
     reaped: bool,
 }
@@ -274,12 +232,24 @@ impl ChildGuard {
     fn kill_group(&mut self) {
         let _ = self.child.signal(libc::SIGKILL);
     }
+
+    /// The leader was reaped: kill what is left of its group and forget the group.
+    fn reaped(&mut self) {
+        self.reaped = true;
+        self.kill_group();
+        if let Some(pid) = self.pid {
+            super::groups::forget(pid);
+        }
+    }
 }
 
 impl Drop for ChildGuard {
     fn drop(&mut self) {
         if !self.reaped {
             self.kill_group();
+            if let Some(pid) = self.pid {
+                super::groups::forget(pid);
+            }
         }
     }
 }
@@ -292,14 +262,13 @@ async fn monitor(
 ) {
     let stop_plan = tokio::select! {
         status = guard.child.wait() => {
-            guard.reaped = true;
+            // Orphaned grandchildren (npx/uvx style) would outlive the leader otherwise.
+            guard.reaped();
             let info = match status {
                 Ok(status) => ExitInfo::Exited(describe_status(status)),
                 Err(e) => ExitInfo::Unknown(format!("wait failed: {e}")),
             };
             tracing::info!(server, %info, "MCP server process ended");
-            // Orphaned grandchildren (npx/uvx style) would outlive the leader otherwise.
-            guard.kill_group();
             let _ = exit.send(Some(info));
             return;
         }
@@ -321,8 +290,7 @@ async fn stop_child(server: &str, guard: &mut ChildGuard, plan: ShutdownTimeouts
             let _ = guard.child.signal(signal);
         }
         if let Ok(status) = tokio::time::timeout(wait, guard.child.wait()).await {
-            guard.reaped = true;
-            guard.kill_group();
+            guard.reaped();
             return match status {
                 Ok(status) => ExitInfo::Exited(describe_status(status)),
                 Err(e) => ExitInfo::Unknown(format!("wait failed: {e}")),
@@ -331,39 +299,4 @@ async fn stop_child(server: &str, guard: &mut ChildGuard, plan: ShutdownTimeouts
     }
     tracing::warn!(server, "MCP server process did not exit after SIGKILL");
     ExitInfo::Unknown("did not exit after SIGKILL".to_owned())
-}
-
-/// Copies stderr lines to the log and the tail ring; lines are cut at
-/// `STDERR_LINE_MAX_BYTES` without buffering the rest.
-async fn pump_stderr(server: String, stderr: ChildStderr, tail: Arc<StderrTail>) {
-    let mut reader = BufReader::new(stderr);
-    let mut line: Vec<u8> = Vec::new();
-    loop {
-        let available = match reader.fill_buf().await {
-            Ok(available) if !available.is_empty() => available,
-            _ => break,
-        };
-        let newline = memchr::memchr(b'\n', available);
-        let take = newline.map_or(available.len(), |i| i + 1);
-        let body = &available[..newline.unwrap_or(available.len())];
-        let room = STDERR_LINE_MAX_BYTES.saturating_sub(line.len());
-        line.extend_from_slice(&body[..room.min(body.len())]);
-        reader.consume(take);
-        if newline.is_some() {
-            emit_stderr_line(&server, &tail, &mut line);
-        }
-    }
-    if !line.is_empty() {
-        emit_stderr_line(&server, &tail, &mut line);
-    }
-    tail.finish();
-}
-
-fn emit_stderr_line(server: &str, tail: &StderrTail, line: &mut Vec<u8>) {
-    let text = String::from_utf8_lossy(line)
-        .trim_end_matches('\r')
-        .to_owned();
-    line.clear();
-    tracing::info!(target: "coyote_mcp::server_stderr", server, "{text}");
-    tail.push(text);
 }

@@ -163,6 +163,13 @@ impl Base64Stream {
         };
         let (head, tail) = chars.split_at(bulk);
         if !decode_simd(head, out) {
+            // Padding ends the data: a padded group before the last one is an error however
+            // the text was cut (the scalar engine would take `QU==` and `Jid=` one by one).
+            if memchr::memchr(b'=', head).is_some() {
+                return Err(RenderError::InvalidBase64 {
+                    detail: "data after the padding".to_owned(),
+                });
+            }
             decode_scalar(head, out)?;
         }
         decode_scalar(tail, out)?;

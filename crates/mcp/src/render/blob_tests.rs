@@ -93,6 +93,10 @@ fn invalid_input_fails_in_every_split_as_the_engine_does() {
         format!("{}*{}", &long[..200], &long[201..]),
         format!("{long}Q"),
         "-_-_".to_owned(),
+        // Two padded groups in one slice (found by the line_transport fuzz target: accepted
+        // whole, rejected when cut between the groups).
+        "QU==Jid=".to_owned(),
+        format!("QU==QUJD{long}"),
     ] {
         assert_eq!(
             reference(text.as_bytes()),

@@ -138,6 +138,16 @@ impl Divert {
         }
     }
 
+    /// Whether the line so far ends inside a diverted blob string (fuzzing).
+    pub(super) fn inside_blob(&self) -> bool {
+        matches!(self.state, State::Blob { .. })
+    }
+
+    /// The tokens stashed for the line so far (fuzzing).
+    pub(super) fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
     /// The line is complete: the next one starts from scratch. Its tokens now belong to the
     /// parsed message (or, when it does not parse, are never looked up and age out).
     pub(super) fn end_line(&mut self) {
@@ -281,7 +291,10 @@ fn blob_chars(
                     // Whitespace escapes: base64 ignores whitespace anyway.
                     b'n' | b'r' | b't' => {}
                     b'u' => *escape = Escape::Unicode(0, 0),
-                    // `\/` is `/`; `\"`, `\\`, `\b`, `\f` are not base64 and fail the decode.
+                    // `\b` and `\f` are control characters (not the letters), which fail the
+                    // decode as they do undiverted; `\/` is `/`; `\"` and `\\` are not base64.
+                    b'b' => rx.push(&[0x08]),
+                    b'f' => rx.push(&[0x0C]),
                     other => rx.push(&[other]),
                 }
             }

@@ -179,6 +179,35 @@ fn invalid_base64_becomes_the_same_error_as_without_diversion() {
     assert!(matches!(err, RenderError::InvalidBase64 { .. }), "{err}");
 }
 
+/// `\f` and `\b` are a form feed and a backspace, not the letters `f` and `b` (found by the
+/// line_transport fuzz target): the blob is invalid, as it is without diversion.
+#[test]
+fn form_feed_and_backspace_escapes_are_not_letters() {
+    for escape in ["\\f", "\\b"] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"result":{{"contents":[{{"uri":"u","blob":"QUJ{escape}QUJD"}}]}}}}"#
+        );
+        let (_dir, store) = store();
+        let direct = serde_json::from_str::<Value>(&line).unwrap()["result"]["contents"][0]["blob"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let direct = decode_blob(&direct, None, "srv", &store);
+        assert!(
+            direct.is_err(),
+            "{escape}: the string holds a control character"
+        );
+        for piece in [1, 3, 1000] {
+            let token = blob_at(&assemble(&line, piece), 0);
+            let err = decode_blob(&token, None, "srv", &store).expect_err("invalid");
+            assert!(
+                matches!(err, RenderError::InvalidBase64 { .. }),
+                "{escape}: {err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn an_abandoned_line_forgets_its_blobs() {
     let line = read_response(json!([{"uri": "u", "blob": "QUJD"}]));

@@ -184,6 +184,11 @@ impl ReceivedBlob {
 }
 
 impl ReceivedBlob {
+    /// The decoded bytes, or `None` when the base64 was rejected or too large (fuzzing).
+    pub(crate) fn into_bytes(self) -> Option<Vec<u8>> {
+        self.outcome.ok().map(|decoded| decoded.bytes)
+    }
+
     fn held_bytes(&self) -> usize {
         self.outcome.as_ref().map_or(0, |d| d.bytes.len())
     }

@@ -1,0 +1,305 @@
+//! A streamable HTTP server restarted mid-session (issue 15 defect 2). The server answers the
+//! old session id with 404; rmcp then re-initializes a new session and resends *every*
+//! request that met the 404. Resending is right for requests that only read (`*/list`,
+//! `resources/read`, `prompts/get`, `completion/complete`, `ping`) but not for a `tools/call`
+//! (or any other request that may change something): the server may have run it before it
+//! restarted. This client wrapper lets rmcp recover the session, and refuses to resend such a
+//! request: it fails with [`ServerRestarted`], which the handle reports as "the server
+//! restarted; the call was not retried".
+//!
+//! A server that stops answering: a connection it refuses is recorded
+//! (`Generations::unreachable`), so a response stream that closes is reported as the server
+//! having gone, not as a dropped oversized response.
+//!
+//! A server that answers a stale session with 400 and a JSON-RPC error without `id` instead
+//! (server-everything) gets that error tied to the request, which then fails at once.
+//!
+//! Invariants: only a request that met an expired session (404 with a session id) is ever
+//! refused, and only its one resend; every other POST, GET and DELETE passes through.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use sse_stream::{Error as SseError, Sse};
+
+use crate::client_handler::Generations;
+
+/// The text of the error a refused resend fails with (recognised by [`is_server_restarted`]).
+const SERVER_RESTARTED: &str = "the server restarted (its session ended); the request may \
+                                have run before that, so it was not sent again";
+
+/// Methods that only read: resent after a new session is set up.
+fn resend_is_safe(method: &str) -> bool {
+    method.ends_with("/list")
+        || matches!(
+            method,
+            "resources/read" | "prompts/get" | "completion/complete" | "ping" | "initialize"
+        )
+}
+
+/// The id and method of a request message.
+fn request_of(message: &ClientJsonRpcMessage) -> Option<(RequestId, String)> {
+    let JsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let value = serde_json::to_value(&request.request).ok()?;
+    let method = value.get("method")?.as_str()?.to_owned();
+    Some((request.id.clone(), method))
+}
+
+/// Whether `error` is the refusal of a resend after a restart.
+pub(crate) fn is_server_restarted<E: std::error::Error + Send + Sync + 'static>(
+    error: &StreamableHttpError<E>,
+) -> bool {
+    matches!(error, StreamableHttpError::UnexpectedServerResponse(text) if text == SERVER_RESTARTED)
+}
+
+/// An HTTP error answer whose JSON-RPC error names no request (server-everything answers a
+/// stale session with `400 {"error": {"message": "Bad Request: No valid session ID
+/// provided"}}` and no `id`) would reach nobody, and the request would hang until its
+/// timeout: tie it to the request it answers, so that request fails at once with the server's
+/// words (at most [`ERROR_TEXT_MAX`] bytes of them).
+fn tie_error_to_request<E: std::error::Error + Send + Sync + 'static>(
+    message: &ClientJsonRpcMessage,
+    result: Result<StreamableHttpPostResponse, StreamableHttpError<E>>,
+) -> Result<StreamableHttpPostResponse, StreamableHttpError<E>> {
+    let JsonRpcMessage::Request(request) = message else {
+        return result;
+    };
+    match result {
+        Ok(StreamableHttpPostResponse::Json(JsonRpcMessage::Error(mut error), session))
+            if error.id.as_ref() != Some(&request.id) =>
+        {
+            let text = cut(&error.error.message, ERROR_TEXT_MAX);
+            tracing::warn!(id = %request.id, %text, "HTTP error answer without the request's id");
+            error.id = Some(request.id.clone());
+            error.error.message = Cow::Owned(format!("the server rejected the request: {text}"));
+            Ok(StreamableHttpPostResponse::Json(
+                JsonRpcMessage::Error(error),
+                session,
+            ))
+        }
+        other => other,
+    }
+}
+
+/// Longest part of a server's error text quoted back.
+pub(crate) const ERROR_TEXT_MAX: usize = 200;
+
+/// The first `max` bytes of `text` (on a character boundary), with `…` when cut.
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// `inner`, refusing to resend a request that may change something after its session expired.
+#[derive(Clone)]
+pub(crate) struct RestartAware<C> {
+    inner: C,
+    /// Requests that met an expired session and must not be sent again.
+    expired: Arc<Mutex<HashSet<RequestId>>>,
+    /// Where "the server refused a connection" is recorded for the handle.
+    generations: Arc<Generations>,
+}
+
+impl<C> RestartAware<C> {
+    pub(crate) fn new(inner: C, generations: Arc<Generations>) -> Self {
+        RestartAware {
+            inner,
+            expired: Arc::new(Mutex::new(HashSet::new())),
+            generations,
+        }
+    }
+
+    /// Records whether the server accepted the connection of the last exchange.
+    fn note<T, E: std::error::Error + Send + Sync + 'static>(
+        &self,
+        result: &Result<T, StreamableHttpError<E>>,
+    ) {
+        let refused = match result {
+            Ok(_) => false,
+            Err(StreamableHttpError::Client(e)) => {
+                let error: &(dyn std::error::Error + 'static) = e;
+                error
+                    .downcast_ref::<reqwest::Error>()
+                    .is_some_and(reqwest::Error::is_connect)
+            }
+            Err(_) => return,
+        };
+        self.generations
+            .unreachable
+            .store(refused, Ordering::Release);
+    }
+
+    fn expired(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
+        self.expired.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl<C: StreamableHttpClient + Sync> RestartAware<C> {
+    async fn guard<F, Fut>(
+        &self,
+        message: &ClientJsonRpcMessage,
+        send: F,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<C::Error>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<StreamableHttpPostResponse, StreamableHttpError<C::Error>>>,
+    {
+        if let JsonRpcMessage::Request(request) = message
+            && self.expired().remove(&request.id)
+        {
+            tracing::warn!(
+                id = %request.id,
+                "MCP server restarted mid-session; not resending a request that may have run"
+            );
+            return Err(StreamableHttpError::UnexpectedServerResponse(
+                Cow::Borrowed(SERVER_RESTARTED),
+            ));
+        }
+        let result = tie_error_to_request(message, send().await);
+        self.note(&result);
+        if matches!(result, Err(StreamableHttpError::SessionExpired))
+            && let Some((id, method)) = request_of(message)
+        {
+            tracing::info!(%method, "MCP server session expired (HTTP 404); starting a new one");
+            if !resend_is_safe(&method) {
+                self.expired().insert(id);
+            }
+        }
+        result
+    }
+}
+
+impl<C: StreamableHttpClient + Sync> StreamableHttpClient for RestartAware<C> {
+    type Error = C::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let sent = message.clone();
+        self.guard(&message, || {
+            self.inner
+                .post_message(uri, sent, session_id, auth_header, custom_headers)
+        })
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let sent = message.clone();
+        self.guard(&message, || {
+            self.inner.post_message_with_max_sse_event_size(
+                uri,
+                sent,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let sent = message.clone();
+        self.guard(&message, || {
+            self.inner.post_message_with_response_limits(
+                uri,
+                sent,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        let result = self
+            .inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await;
+        self.note(&result);
+        result
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        let result = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await;
+        self.note(&result);
+        result
+    }
+}
