@@ -5,6 +5,7 @@
 mod cache;
 mod call;
 mod edit;
+mod import;
 mod list;
 mod login;
 mod via_meta;
@@ -24,6 +25,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             name,
             env,
             url,
+            transport,
             headers,
             client_id,
             scopes,
@@ -37,6 +39,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
                     name,
                     env,
                     url,
+                    transport,
                     headers,
                     client_id,
                     scopes,
@@ -47,6 +50,9 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             );
         }
         McpCommand::Remove { name, json } => return edit::remove(&paths, &name, json),
+        McpCommand::Import { from, force, json } => {
+            return import::import(&paths, from.as_deref(), force, json);
+        }
         McpCommand::Servers { names: true, .. } => return server_names(&paths),
         McpCommand::Login { name } => {
             let config = setup::load_mcp(global, &paths)?;
@@ -98,6 +104,7 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
             }
         }
         McpCommand::Add { .. }
+        | McpCommand::Import { .. }
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }
@@ -220,6 +227,7 @@ async fn dispatch(
             via_meta::meta(&d, &function_name, &json_args, json).await
         }
         McpCommand::Add { .. }
+        | McpCommand::Import { .. }
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }

@@ -18,6 +18,7 @@ mod lazy;
 mod markdown;
 mod oauth;
 mod progress;
+mod project_files;
 mod repl;
 mod resource_watch;
 mod retrieve;
