@@ -194,6 +194,7 @@ fn spec(url: &str, name: &str, context: Context) -> McpServerSpec {
             headers: Vec::new(),
             bearer_token_env: None,
             oauth: oauth(name, context),
+            fallback_to_sse: false,
         }),
         timeouts: Timeouts {
             startup: STARTUP,

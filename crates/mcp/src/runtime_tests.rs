@@ -111,6 +111,7 @@ async fn unusable_specs_fail_with_the_fix() {
             headers: vec![],
             bearer_token_env: None,
             oauth: Default::default(),
+            fallback_to_sse: false,
         }),
     );
     let token = http_spec(
@@ -120,6 +121,7 @@ async fn unusable_specs_fail_with_the_fix() {
             headers: vec![],
             bearer_token_env: Some("COYOTE_TEST_SURELY_UNSET_TOKEN".into()),
             oauth: Default::default(),
+            fallback_to_sse: false,
         }),
     );
     let reserved = http_spec(
@@ -129,6 +131,7 @@ async fn unusable_specs_fail_with_the_fix() {
             headers: vec![("Accept".into(), "x".into())],
             bearer_token_env: None,
             oauth: Default::default(),
+            fallback_to_sse: false,
         }),
     );
     runtime.start_all(vec![sse, token, reserved]).await;

@@ -185,3 +185,32 @@ fn import_from_a_file_names_what_it_skipped() {
     let (code, _out, err) = home.run(&["mcp", "import", "--from", "/nonexistent/x.json"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn add_with_transport_sse_writes_a_legacy_sse_entry() {
+    let home = Home::new();
+    let (code, _out, err) = home.run(&[
+        "mcp",
+        "add",
+        "events",
+        "--url",
+        "http://127.0.0.1:9/sse",
+        "--transport",
+        "sse",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _out, err) = home.run(&["mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp"]);
+    assert_eq!(code, 0, "{err}");
+    let target = entries(&home.mcp_json_path());
+    assert_eq!(
+        target["events"],
+        json!({"type": "sse", "url": "http://127.0.0.1:9/sse"})
+    );
+    assert_eq!(
+        target["web"],
+        json!({"type": "http", "url": "http://127.0.0.1:9/mcp"})
+    );
+    let (code, _out, err) =
+        home.run(&["mcp", "add", "x", "--url", "http://h/", "--transport", "ws"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -1,5 +1,6 @@
-//! Connecting to one server: build the transport for its spec (stdio child process or
-//! streamable HTTP), run the `initialize` handshake under the startup deadline, and hand back a
+//! Connecting to one server: build the transport for its spec (stdio child process, streamable
+//! HTTP, or legacy HTTP+SSE — also tried when an entry without `type` has its streamable-HTTP
+//! `initialize` POST refused with 400/404/405), run the `initialize` handshake under the startup deadline, and hand back a
 //! [`Connection`] that knows when its transport ends and how to close itself.
 //!
 //! Invariants: startup (spawn/connect + initialize) never outlives `spec.timeouts.startup`; a
@@ -10,6 +11,7 @@ pub mod auth;
 pub mod http;
 pub mod line;
 mod scan;
+pub(crate) mod sse;
 pub(crate) mod stdio;
 mod stream_ready;
 mod typed;
@@ -46,6 +48,9 @@ pub(crate) struct ConnectOptions {
 pub(crate) struct StartError {
     pub(crate) error: McpError,
     pub(crate) stderr_tail: String,
+    /// The HTTP server answered the `initialize` POST with 400, 404 or 405: it may speak
+    /// only the legacy HTTP+SSE transport.
+    pub(crate) refused_post: bool,
 }
 
 impl From<McpError> for StartError {
@@ -53,6 +58,7 @@ impl From<McpError> for StartError {
         StartError {
             error,
             stderr_tail: String::new(),
+            refused_post: false,
         }
     }
 }
@@ -66,6 +72,8 @@ pub(crate) struct Connection {
     pub(crate) generations: Arc<Generations>,
     /// The OAuth state of an HTTP server that signs in.
     pub(crate) auth: Option<Arc<auth::ServerAuth>>,
+    /// The transport's label when it is not the spec's (`sse` after the fallback).
+    pub(crate) transport: Option<&'static str>,
 }
 
 impl Connection {
@@ -103,6 +111,7 @@ pub(crate) async fn connect(
                         ended,
                         generations,
                         auth: None,
+                        transport: None,
                     })
                 }
                 Ok(Err(init_error)) => {
@@ -121,6 +130,7 @@ pub(crate) async fn connect(
                     Err(StartError {
                         error,
                         stderr_tail: process.stderr().describe(),
+                        refused_post: false,
                     })
                 }
                 Err(_) => {
@@ -130,24 +140,87 @@ pub(crate) async fn connect(
                     Err(StartError {
                         error,
                         stderr_tail: process.stderr().describe(),
+                        refused_post: false,
                     })
                 }
             }
         }
         McpTransport::Http(http_spec) => {
-            let transport =
-                http::transport(name, http_spec, options.max_message_bytes, &options.auth).await?;
-            match transport {
-                http::HttpTransport::Plain(transport) => {
-                    handshake(name, startup, handler, transport, None).await
+            let streamable = connect_http(name, startup, handler, http_spec, options).await;
+            match streamable {
+                Err(failed) if failed.refused_post && http_spec.fallback_to_sse => {
+                    tracing::info!(
+                        server = name,
+                        "streamable HTTP refused the initialize POST; trying legacy SSE"
+                    );
+                    let handler =
+                        Handler::new(name, &options.identity, options.elicitation.clone());
+                    connect_sse(name, startup, handler, http_spec, options).await
                 }
-                http::HttpTransport::OAuth(transport, server_auth) => {
-                    handshake(name, startup, handler, transport, Some(server_auth)).await
-                }
+                other => other,
             }
         }
-        McpTransport::Sse(_) => Err(StartError::from(http::sse_unsupported(name))),
+        McpTransport::Sse(http_spec) => {
+            connect_sse(name, startup, handler, http_spec, options).await
+        }
     }
+}
+
+async fn connect_http(
+    name: &str,
+    startup: Duration,
+    handler: Handler,
+    spec: &coyote_protocol::HttpSpec,
+    options: &ConnectOptions,
+) -> Result<Connection, StartError> {
+    let transport = http::transport(name, spec, options.max_message_bytes, &options.auth).await?;
+    match transport {
+        http::HttpTransport::Plain(transport) => {
+            handshake(name, startup, handler, transport, None).await
+        }
+        http::HttpTransport::OAuth(transport, server_auth) => {
+            handshake(name, startup, handler, transport, Some(server_auth)).await
+        }
+    }
+}
+
+/// A legacy HTTP+SSE server: the GET of the event stream (bounded by the startup timeout, plus
+/// the login timeout when a sign-in may run), then the usual handshake.
+async fn connect_sse(
+    name: &str,
+    startup: Duration,
+    handler: Handler,
+    spec: &coyote_protocol::HttpSpec,
+    options: &ConnectOptions,
+) -> Result<Connection, StartError> {
+    let open_deadline = match &options.auth.options.sign_in {
+        auth::SignIn::Interactive(_) if auth::uses_oauth(spec) => {
+            startup + options.auth.options.login_timeout
+        }
+        _ => startup,
+    };
+    let opened = tokio::time::timeout(
+        open_deadline,
+        http::sse_transport(name, spec, options.max_message_bytes, &options.auth),
+    )
+    .await
+    .map_err(|_| StartError::from(startup_timeout(name, startup)))??;
+    let oauth = opened.auth.is_some();
+    let result = handshake(name, startup, handler, opened.transport, opened.auth).await;
+    result
+        .map(|mut connection| {
+            connection.transport = Some("sse");
+            connection
+        })
+        .map_err(|mut failed| {
+            // A POST the server refused says more than the error response standing in for it.
+            if let Some(error) = opened.errors.take()
+                && !matches!(failed.error, McpError::Timeout { .. })
+            {
+                failed.error = http::sse_error(name, &error, oauth);
+            }
+            failed
+        })
 }
 
 /// Connects over an already-open byte stream (in-process servers, tests): the same line
@@ -175,6 +248,7 @@ where
                 ended,
                 generations,
                 auth: None,
+                transport: None,
             })
         }
         Ok(Err(init_error)) => Err(StartError::from(McpError::Handshake {
@@ -213,6 +287,7 @@ where
                 ended,
                 generations,
                 auth: server_auth,
+                transport: None,
             })
         }
         Ok(Err(init_error)) => {
@@ -221,13 +296,33 @@ where
             {
                 return Err(StartError::from(mapped));
             }
-            Err(StartError::from(McpError::Handshake {
+            let mut failed = StartError::from(McpError::Handshake {
                 server: name.to_owned(),
                 message: describe_init_error(&init_error),
-            }))
+            });
+            failed.refused_post = refused_post(&init_error);
+            Err(failed)
         }
         Err(_) => Err(StartError::from(startup_timeout(name, startup))),
     }
+}
+
+/// Whether the streamable-HTTP `initialize` POST was answered 400, 404 or 405 (rmcp words a
+/// non-JSON error answer as `HTTP <status>: <body>`).
+fn refused_post(error: &ClientInitializeError) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let ClientInitializeError::TransportError { error, .. } = error else {
+        return false;
+    };
+    let Some(StreamableHttpError::UnexpectedServerResponse(text)) = error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    else {
+        return false;
+    };
+    ["HTTP 400", "HTTP 404", "HTTP 405"]
+        .iter()
+        .any(|status| text.starts_with(status))
 }
 
 /// The auth meaning of a failed HTTP send: needs-auth / needs more scope / a failed sign-in for
@@ -237,7 +332,16 @@ pub(crate) fn classify_http(
     error: &DynamicTransportError,
     oauth: bool,
 ) -> Option<McpError> {
-    let mapped = auth::classify(server, error.error.as_ref())?;
+    classify_http_error(server, error.error.as_ref(), oauth)
+}
+
+/// [`classify_http`] of an HTTP error as the transport returned it.
+pub(crate) fn classify_http_error(
+    server: &str,
+    error: &(dyn std::error::Error + 'static),
+    oauth: bool,
+) -> Option<McpError> {
+    let mapped = auth::classify(server, error)?;
     if oauth {
         return Some(mapped);
     }
@@ -259,11 +363,22 @@ pub(crate) fn classify_http(
 /// transport's (Rust) type name that rmcp's `Display` puts first.
 pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
-    // An HTTP request that failed: say where and why, with the cause rmcp's wrapper hides.
-    if let Some(StreamableHttpError::Client(e)) = error
+    if let Some(http) = error
         .error
         .downcast_ref::<StreamableHttpError<reqwest::Error>>()
     {
+        return describe_http_error(http);
+    }
+    describe_chain(error.error.as_ref())
+}
+
+/// An HTTP error of rmcp's client as a sentence.
+pub(crate) fn describe_http_error(
+    error: &rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>,
+) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    // An HTTP request that failed: say where and why, with the cause rmcp's wrapper hides.
+    if let StreamableHttpError::Client(e) = error {
         let url = e
             .url()
             .map(|u| coyote_protocol::redact_url(u.as_str()))
@@ -280,8 +395,13 @@ pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String 
             format!("the request to {url} failed ({cause})")
         };
     }
+    describe_chain(error)
+}
+
+/// An error and its causes, each said once.
+fn describe_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = Vec::new();
-    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = current {
         let text = e.to_string();
         if !parts.iter().any(|p| p.contains(&text)) {

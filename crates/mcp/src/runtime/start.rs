@@ -62,7 +62,7 @@ pub(super) fn settle(
             let handle = ServerHandle::new(HandleParts {
                 name: name.clone(),
                 peer: connection.service.peer().clone(),
-                transport: slot.transport,
+                transport: connection.transport.unwrap_or(slot.transport),
                 pid,
                 call_timeout,
                 generations: connection.generations.clone(),

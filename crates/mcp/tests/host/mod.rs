@@ -4,6 +4,7 @@
 
 mod client_features;
 mod http;
+mod legacy_sse;
 mod standalone_stream;
 mod stdio;
 mod stdio_failures;
