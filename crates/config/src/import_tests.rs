@@ -59,7 +59,7 @@ fn existing_names_are_skipped_unless_forced() {
     )
     .unwrap();
     let source = fixture("claude_desktop.json");
-    let report = import_servers(&target, &[source.clone()], false).unwrap();
+    let report = import_servers(&target, std::slice::from_ref(&source), false).unwrap();
     let imported: Vec<&str> = report.imported.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(imported, ["filesystem", "sqlite", "puppeteer"]);
     assert_eq!(report.skipped.len(), 1);

@@ -36,6 +36,7 @@ use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
 use crate::error::{McpError, TimeoutPhase, fmt_bytes};
 use crate::schema_check;
+use crate::mrtr::{self, InputResponder, MAX_INPUT_ROUNDS};
 use crate::server::{McpServerFeatures, ServerInfo, ServerState, StateCell};
 
 /// How long a failed request waits for the runtime to record why the server went away, so
@@ -76,6 +77,8 @@ struct HandleInner {
     output_schemas: std::sync::Mutex<BTreeMap<String, Option<Value>>>,
     /// The smallest `ttlMs` a list page sent (`u64::MAX`: none).
     list_ttl_ms: std::sync::atomic::AtomicU64,
+    /// Answers `input_required` results (protocol 2026-07-28).
+    inputs: Option<Arc<dyn InputResponder>>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -99,6 +102,8 @@ pub(crate) struct HandleParts {
     pub(crate) ended: watch::Receiver<bool>,
     pub(crate) max_message_bytes: usize,
     pub(crate) oauth: bool,
+    /// Answers `input_required` results (protocol 2026-07-28).
+    pub(crate) inputs: Option<Arc<dyn InputResponder>>,
 }
 
 impl ServerHandle {
@@ -127,6 +132,7 @@ impl ServerHandle {
                 oauth: parts.oauth,
                 output_schemas: std::sync::Mutex::default(),
                 list_ttl_ms: std::sync::atomic::AtomicU64::new(u64::MAX),
+                inputs: parts.inputs,
             }),
         }
     }
@@ -207,9 +213,7 @@ impl ServerHandle {
         name: &str,
         args: Map<String, Value>,
     ) -> Result<ToolCallOutcome, McpError> {
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(args);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let result = self.request("tools/call", request).await?;
+        let result = self.call_tool_rounds(name, args).await?;
         let mut outcome = convert::tool_outcome_from(result);
         if let Some(structured) = &outcome.structured_content
             && let Some(schema) = self.output_schema(name).await
@@ -226,6 +230,38 @@ impl ServerHandle {
             }
         }
         Ok(outcome)
+    }
+
+    /// `tools/call` until a result that is not `input_required` (protocol 2026-07-28): each
+    /// round's requests are answered by the connection's handler (see `crate::mrtr`) and the
+    /// call is sent again as a new request with the answers and the unchanged `requestState`.
+    async fn call_tool_rounds(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+    ) -> Result<ServerResult, McpError> {
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(args);
+        for _ in 0..=MAX_INPUT_ROUNDS {
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+            let result = match self.request("tools/call", request).await? {
+                ServerResult::InputRequiredResult(needed) => needed,
+                result => return Ok(result),
+            };
+            let Some(inputs) = self.inner.inputs.as_deref() else {
+                break;
+            };
+            let (responses, state) =
+                mrtr::answer(&self.inner.name, inputs, &self.inner.peer, result).await?;
+            params.input_responses = responses;
+            params.request_state = state;
+        }
+        Err(McpError::Protocol {
+            server: self.inner.name.clone(),
+            method: "tools/call".to_owned(),
+            message: format!(
+                "the server still asked for input after {MAX_INPUT_ROUNDS} rounds of answers"
+            ),
+        })
     }
 
     /// The `outputSchema` of `tool` from the latest tool listing; when the listing has not

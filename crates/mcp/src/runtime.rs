@@ -91,6 +91,7 @@ impl McpRuntime {
             hooks: options.hooks(),
             max_message_bytes: options.max_message_bytes,
             auth: Arc::new(AuthContext::new(options.auth.clone())),
+            protocol: options.protocol,
         };
         McpRuntime {
             inner: Arc::new(Inner {

@@ -10,6 +10,7 @@
 pub mod auth;
 pub mod http;
 pub mod line;
+mod remote;
 mod scan;
 pub(crate) mod sse;
 pub(crate) mod stdio;
@@ -29,11 +30,24 @@ use tokio::sync::watch;
 
 use crate::client_handler::{ClientHooks, Generations, Handler};
 use crate::error::{McpError, TimeoutPhase};
+use crate::mrtr::InputResponder;
 use crate::server::ShutdownTimeouts;
+use remote::{connect_http, connect_sse, refused_post};
 use stdio::StdioProcess;
 
 /// How long a failed start waits for the child's last stderr lines.
 const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(500);
+
+/// Which protocol revisions a connection offers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ProtocolRevisions {
+    /// 2025-11-25 through the `initialize` handshake (a server may answer an older revision).
+    #[default]
+    Initialize,
+    /// 2026-07-28 first (stateless, `server/discover`, per-request `_meta`), falling back to
+    /// `initialize` with 2025-11-25 when the server does not speak it.
+    Newest,
+}
 
 /// What every connection needs besides its spec.
 #[derive(Clone)]
@@ -41,6 +55,30 @@ pub(crate) struct ConnectOptions {
     pub(crate) hooks: ClientHooks,
     pub(crate) max_message_bytes: usize,
     pub(crate) auth: Arc<auth::AuthContext>,
+    pub(crate) protocol: ProtocolRevisions,
+}
+
+/// Runs the lifecycle `protocol` asks for over `transport`.
+async fn serve<T>(
+    handler: Handler,
+    transport: T,
+    protocol: ProtocolRevisions,
+) -> Result<RunningService<RoleClient, Handler>, ClientInitializeError>
+where
+    T: Transport<RoleClient> + Send + 'static,
+{
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    match protocol {
+        ProtocolRevisions::Initialize => handler.serve(transport).await,
+        ProtocolRevisions::Newest => {
+            let lifecycle = ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            };
+            handler.serve_with_lifecycle(transport, lifecycle).await
+        }
+    }
 }
 
 /// A failed start: the error plus whatever the child wrote to stderr.
@@ -74,6 +112,8 @@ pub(crate) struct Connection {
     pub(crate) auth: Option<Arc<auth::ServerAuth>>,
     /// The transport's label when it is not the spec's (`sse` after the fallback).
     pub(crate) transport: Option<&'static str>,
+    /// Answers the requests of `input_required` results (a handler like the connection's).
+    pub(crate) inputs: Option<Arc<dyn InputResponder>>,
 }
 
 impl Connection {
@@ -93,6 +133,16 @@ pub(crate) async fn connect(
     spec: &McpServerSpec,
     options: &ConnectOptions,
 ) -> Result<Connection, StartError> {
+    let mut connection = connect_any(spec, options).await?;
+    let responder = Handler::new(&spec.name, &options.hooks, &spec.client);
+    connection.inputs = Some(Arc::new(responder));
+    Ok(connection)
+}
+
+async fn connect_any(
+    spec: &McpServerSpec,
+    options: &ConnectOptions,
+) -> Result<Connection, StartError> {
     let name = spec.name.as_str();
     let handler = Handler::new(name, &options.hooks, &spec.client);
     let generations = handler.generations();
@@ -102,7 +152,8 @@ pub(crate) async fn connect(
             let (transport, mut process) =
                 stdio::spawn(name, stdio_spec, options.max_message_bytes)?;
             let (transport, ended) = Observed::new(transport);
-            match tokio::time::timeout(startup, handler.serve(transport)).await {
+            let served = serve(handler, transport, options.protocol);
+            match tokio::time::timeout(startup, served).await {
                 Ok(Ok(service)) => {
                     disable_cache(&service).await;
                     Ok(Connection {
@@ -112,6 +163,7 @@ pub(crate) async fn connect(
                         generations,
                         auth: None,
                         transport: None,
+                        inputs: None,
                     })
                 }
                 Ok(Err(init_error)) => {
@@ -153,8 +205,7 @@ pub(crate) async fn connect(
                         server = name,
                         "streamable HTTP refused the initialize POST; trying legacy SSE"
                     );
-                    let handler =
-                        Handler::new(name, &options.identity, options.elicitation.clone());
+                    let handler = Handler::new(name, &options.hooks, &spec.client);
                     connect_sse(name, startup, handler, http_spec, options).await
                 }
                 other => other,
@@ -164,63 +215,6 @@ pub(crate) async fn connect(
             connect_sse(name, startup, handler, http_spec, options).await
         }
     }
-}
-
-async fn connect_http(
-    name: &str,
-    startup: Duration,
-    handler: Handler,
-    spec: &coyote_protocol::HttpSpec,
-    options: &ConnectOptions,
-) -> Result<Connection, StartError> {
-    let transport = http::transport(name, spec, options.max_message_bytes, &options.auth).await?;
-    match transport {
-        http::HttpTransport::Plain(transport) => {
-            handshake(name, startup, handler, transport, None).await
-        }
-        http::HttpTransport::OAuth(transport, server_auth) => {
-            handshake(name, startup, handler, transport, Some(server_auth)).await
-        }
-    }
-}
-
-/// A legacy HTTP+SSE server: the GET of the event stream (bounded by the startup timeout, plus
-/// the login timeout when a sign-in may run), then the usual handshake.
-async fn connect_sse(
-    name: &str,
-    startup: Duration,
-    handler: Handler,
-    spec: &coyote_protocol::HttpSpec,
-    options: &ConnectOptions,
-) -> Result<Connection, StartError> {
-    let open_deadline = match &options.auth.options.sign_in {
-        auth::SignIn::Interactive(_) if auth::uses_oauth(spec) => {
-            startup + options.auth.options.login_timeout
-        }
-        _ => startup,
-    };
-    let opened = tokio::time::timeout(
-        open_deadline,
-        http::sse_transport(name, spec, options.max_message_bytes, &options.auth),
-    )
-    .await
-    .map_err(|_| StartError::from(startup_timeout(name, startup)))??;
-    let oauth = opened.auth.is_some();
-    let result = handshake(name, startup, handler, opened.transport, opened.auth).await;
-    result
-        .map(|mut connection| {
-            connection.transport = Some("sse");
-            connection
-        })
-        .map_err(|mut failed| {
-            // A POST the server refused says more than the error response standing in for it.
-            if let Some(error) = opened.errors.take()
-                && !matches!(failed.error, McpError::Timeout { .. })
-            {
-                failed.error = http::sse_error(name, &error, oauth);
-            }
-            failed
-        })
 }
 
 /// Connects over an already-open byte stream (in-process servers, tests): the same line
@@ -239,7 +233,7 @@ where
     let generations = handler.generations();
     let transport = line::LineTransport::new(name, read, write, options.max_message_bytes);
     let (transport, ended) = Observed::new(transport);
-    match tokio::time::timeout(startup, handler.serve(transport)).await {
+    match tokio::time::timeout(startup, serve(handler, transport, options.protocol)).await {
         Ok(Ok(service)) => {
             disable_cache(&service).await;
             Ok(Connection {
@@ -249,6 +243,11 @@ where
                 generations,
                 auth: None,
                 transport: None,
+                inputs: Some(Arc::new(Handler::new(
+                    name,
+                    &options.hooks,
+                    &ClientFeatureSettings::default(),
+                ))),
             })
         }
         Ok(Err(init_error)) => Err(StartError::from(McpError::Handshake {
@@ -264,7 +263,7 @@ where
 /// the exchanges with the server, and the sign-in's own time is added to it.
 async fn handshake<T>(
     name: &str,
-    startup: Duration,
+    (startup, protocol): (Duration, ProtocolRevisions),
     handler: Handler,
     transport: T,
     server_auth: Option<Arc<auth::ServerAuth>>,
@@ -278,7 +277,7 @@ where
         Some(a) if matches!(a.sign_in, auth::SignIn::Interactive(_)) => startup + a.login_timeout,
         _ => startup,
     };
-    match tokio::time::timeout(deadline, handler.serve(transport)).await {
+    match tokio::time::timeout(deadline, serve(handler, transport, protocol)).await {
         Ok(Ok(service)) => {
             disable_cache(&service).await;
             Ok(Connection {
@@ -288,6 +287,7 @@ where
                 generations,
                 auth: server_auth,
                 transport: None,
+                inputs: None,
             })
         }
         Ok(Err(init_error)) => {
@@ -305,24 +305,6 @@ where
         }
         Err(_) => Err(StartError::from(startup_timeout(name, startup))),
     }
-}
-
-/// Whether the streamable-HTTP `initialize` POST was answered 400, 404 or 405 (rmcp words a
-/// non-JSON error answer as `HTTP <status>: <body>`).
-fn refused_post(error: &ClientInitializeError) -> bool {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
-    let ClientInitializeError::TransportError { error, .. } = error else {
-        return false;
-    };
-    let Some(StreamableHttpError::UnexpectedServerResponse(text)) = error
-        .error
-        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
-    else {
-        return false;
-    };
-    ["HTTP 400", "HTTP 404", "HTTP 405"]
-        .iter()
-        .any(|status| text.starts_with(status))
 }
 
 /// The auth meaning of a failed HTTP send: needs-auth / needs more scope / a failed sign-in for

@@ -70,6 +70,7 @@ pub(super) fn settle(
                 ended: connection.ended.clone(),
                 max_message_bytes,
                 oauth: connection.auth.is_some(),
+                inputs: connection.inputs.clone(),
             });
             let ended = connection.ended.clone();
             *slot.live() = Some(Live {
