@@ -250,8 +250,11 @@ impl ServerHandle {
             let Some(inputs) = self.inner.inputs.as_deref() else {
                 break;
             };
-            let (responses, state) =
-                mrtr::answer(&self.inner.name, inputs, &self.inner.peer, result).await?;
+            let peer = &self.inner.peer;
+            let (responses, state) = mrtr::answer(&self.inner.name, result, |key, request| {
+                inputs.respond(key, request, peer.clone())
+            })
+            .await?;
             params.input_responses = responses;
             params.request_state = state;
         }

@@ -55,13 +55,17 @@ impl InputResponder for Handler {
     }
 }
 
-/// The `inputResponses` and `requestState` of the retry after `result`.
-pub(crate) async fn answer(
+/// The `inputResponses` and `requestState` of the retry after `result`; `respond` answers one
+/// embedded request (normally [`InputResponder::respond`]).
+pub(crate) async fn answer<F, Fut>(
     server: &str,
-    responder: &dyn InputResponder,
-    peer: &Peer<RoleClient>,
     result: InputRequiredResult,
-) -> Result<(Option<InputResponses>, Option<String>), McpError> {
+    mut respond: F,
+) -> Result<(Option<InputResponses>, Option<String>), McpError>
+where
+    F: FnMut(String, ServerRequest) -> Fut,
+    Fut: Future<Output = Result<Value, ErrorData>>,
+{
     let requests = result.input_requests.unwrap_or_default();
     if requests.is_empty() && result.request_state.is_none() {
         return Err(McpError::Protocol {
@@ -84,8 +88,7 @@ pub(crate) async fn answer(
                 });
             }
         };
-        let value = responder
-            .respond(key.clone(), request, peer.clone())
+        let value = respond(key.clone(), request)
             .await
             .map_err(|e| McpError::Protocol {
                 server: server.to_owned(),

@@ -108,7 +108,7 @@ async fn unusable_specs_fail_with_the_fix() {
         "legacy",
         McpTransport::Sse(HttpSpec {
             url: "http://127.0.0.1:1/sse".into(),
-            headers: vec![],
+            headers: vec![("Mcp-Session-Id".into(), "x".into())],
             bearer_token_env: None,
             oauth: Default::default(),
             fallback_to_sse: false,
@@ -146,9 +146,8 @@ async fn unusable_specs_fail_with_the_fix() {
             (
                 "legacy".into(),
                 ServerState::Failed(
-                    "MCP server 'legacy': the legacy HTTP+SSE transport (\"type\": \"sse\") is not \
-                     supported: rmcp 3.x has no legacy SSE client; point the entry at the server's \
-                     streamable HTTP endpoint (usually /mcp) with \"type\": \"http\""
+                    "MCP server 'legacy' is misconfigured: header \"Mcp-Session-Id\" is managed \
+                     by the MCP transport; remove it from \"headers\""
                         .into()
                 )
             ),

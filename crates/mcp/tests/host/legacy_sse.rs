@@ -143,6 +143,10 @@ async fn declared_http_does_not_fall_back() {
 }
 
 #[tokio::test]
+#[allow(
+    clippy::print_stderr,
+    reason = "the skip note is for the person reading the test output"
+)]
 async fn sdk_simple_sse_server_lists_and_calls_with_and_without_type() {
     let started = tokio::task::spawn_blocking(SdkSimpleSse::start)
         .await

@@ -4,6 +4,7 @@
 
 mod client_features;
 mod http;
+mod input_required;
 mod legacy_sse;
 mod standalone_stream;
 mod stdio;
