@@ -15,6 +15,7 @@ mod fake;
 mod forms;
 mod health;
 mod lazy;
+mod legacy_sse;
 mod markdown;
 mod oauth;
 mod progress;

@@ -108,6 +108,8 @@ async fn without_type_server_everything_sse_mode_falls_back_to_sse() {
         runtime.server("auto").expect("ready").info().transport,
         "sse"
     );
+    // `coyote mcp servers` shows the transport in use.
+    assert_eq!(runtime.statuses()[0].transport, "sse");
     list_call_read(&runtime, "auto").await;
     runtime.shutdown().await;
 }
