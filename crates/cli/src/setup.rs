@@ -173,6 +173,18 @@ pub fn auth_options(paths: &ConfigPaths) -> AuthOptions {
     }
 }
 
+/// The environment variable that opts in to MCP protocol revision 2026-07-28.
+pub const PROTOCOL_ENV: &str = "COYOTE_MCP_PROTOCOL";
+
+/// `COYOTE_MCP_PROTOCOL=2026-07-28` offers servers protocol 2026-07-28 (`server/discover`,
+/// falling back to `initialize` with 2025-11-25); anything else keeps 2025-11-25.
+pub fn protocol_revisions() -> coyote_mcp::ProtocolRevisions {
+    match std::env::var(PROTOCOL_ENV).as_deref() {
+        Ok("2026-07-28") => coyote_mcp::ProtocolRevisions::Newest,
+        _ => coyote_mcp::ProtocolRevisions::Initialize,
+    }
+}
+
 /// The options of a runtime started by the CLI.
 pub fn runtime_options(paths: &ConfigPaths) -> RuntimeOptions {
     RuntimeOptions {
@@ -181,6 +193,7 @@ pub fn runtime_options(paths: &ConfigPaths) -> RuntimeOptions {
             version: env!("CARGO_PKG_VERSION").into(),
         },
         auth: auth_options(paths),
+        protocol: protocol_revisions(),
         ..RuntimeOptions::default()
     }
 }

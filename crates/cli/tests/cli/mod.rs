@@ -14,6 +14,7 @@ mod exposure;
 mod fake;
 mod forms;
 mod health;
+mod input_required;
 mod lazy;
 mod legacy_sse;
 mod markdown;
