@@ -19,9 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    GetPromptRequest, GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams,
-    RequestId, ServerResult,
+    CancelledNotificationParam, ClientRequest, GetPromptRequest, GetPromptRequestParams,
+    ReadResourceRequest, ReadResourceRequestParams, RequestId, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient};
 use rmcp::{Peer, ServiceError};
@@ -35,9 +34,11 @@ use crate::connect::line::too_large_details;
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
 use crate::error::{McpError, TimeoutPhase, fmt_bytes};
+use crate::mrtr::InputResponder;
 use crate::schema_check;
-use crate::mrtr::{self, InputResponder, MAX_INPUT_ROUNDS};
 use crate::server::{McpServerFeatures, ServerInfo, ServerState, StateCell};
+
+mod tool_call;
 
 /// How long a failed request waits for the runtime to record why the server went away, so
 /// the error can carry the reason (exit status, stderr tail) instead of "connection closed".
@@ -230,67 +231,6 @@ impl ServerHandle {
             }
         }
         Ok(outcome)
-    }
-
-    /// `tools/call` until a result that is not `input_required` (protocol 2026-07-28): each
-    /// round's requests are answered by the connection's handler (see `crate::mrtr`) and the
-    /// call is sent again as a new request with the answers and the unchanged `requestState`.
-    async fn call_tool_rounds(
-        &self,
-        name: &str,
-        args: Map<String, Value>,
-    ) -> Result<ServerResult, McpError> {
-        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(args);
-        for _ in 0..=MAX_INPUT_ROUNDS {
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-            let result = match self.request("tools/call", request).await? {
-                ServerResult::InputRequiredResult(needed) => needed,
-                result => return Ok(result),
-            };
-            let Some(inputs) = self.inner.inputs.as_deref() else {
-                break;
-            };
-            let peer = &self.inner.peer;
-            let (responses, state) = mrtr::answer(&self.inner.name, result, |key, request| {
-                inputs.respond(key, request, peer.clone())
-            })
-            .await?;
-            params.input_responses = responses;
-            params.request_state = state;
-        }
-        Err(McpError::Protocol {
-            server: self.inner.name.clone(),
-            method: "tools/call".to_owned(),
-            message: format!(
-                "the server still asked for input after {MAX_INPUT_ROUNDS} rounds of answers"
-            ),
-        })
-    }
-
-    /// The `outputSchema` of `tool` from the latest tool listing; when the listing has not
-    /// named the tool yet, the tools are listed once (a failure means no check).
-    async fn output_schema(&self, tool: &str) -> Option<Value> {
-        let known = self.known_output_schema(tool);
-        if let Some(known) = known {
-            return known;
-        }
-        match self.list_tools().await {
-            Ok(_) => self.known_output_schema(tool).flatten(),
-            Err(e) => {
-                tracing::debug!(server = %self.inner.name, "cannot list tools to check output: {e}");
-                None
-            }
-        }
-    }
-
-    /// `Some(schema or none)` when the latest listing named `tool`.
-    fn known_output_schema(&self, tool: &str) -> Option<Option<Value>> {
-        let schemas = self
-            .inner
-            .output_schemas
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        schemas.get(tool).cloned()
     }
 
     /// Keeps the tools' `outputSchema`s of a full listing, for checking results.

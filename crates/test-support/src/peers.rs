@@ -14,25 +14,24 @@
 //!   (`COYOTE_REQUIRE_PEERS=1`, it has just installed them) and into a skip note otherwise.
 //!   Any other failure (spawn error, server never ready) always fails the test.
 
-use std::collections::VecDeque;
 use std::fmt;
-use std::io::{self, Read};
+use std::io;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use coyote_protocol::StdioSpec;
+
+mod output_tail;
+pub(crate) use output_tail::OutputTail;
 
 /// How long a freshly spawned Node server may take to accept TCP connections. Generous because
 /// CI shares two cores with a cargo build; only the failure path ever waits this long.
 pub const HTTP_READY_DEADLINE: Duration = Duration::from_secs(60);
 /// How many fresh ports we try when a port picked as free was taken before Node bound it.
 const PORT_ATTEMPTS: usize = 3;
-/// Bytes of the server's combined stdout/stderr kept for error messages.
-const OUTPUT_TAIL_BYTES: usize = 8 * 1024;
 const READY_POLL: Duration = Duration::from_millis(50);
 
 const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything";
@@ -438,39 +437,6 @@ enum StartError {
     /// The port we picked was taken before Node bound it: try another one.
     PortTaken(PeerError),
     Fatal(PeerError),
-}
-
-/// A bounded ring of the last bytes a child wrote; drained by one thread per pipe so a chatty
-/// server never blocks on a full pipe.
-#[derive(Clone, Default)]
-pub(crate) struct OutputTail(Arc<Mutex<VecDeque<u8>>>);
-
-impl OutputTail {
-    pub(crate) fn drain(&self, mut pipe: impl Read + Send + 'static) {
-        let buffer = Arc::clone(&self.0);
-        thread::spawn(move || {
-            let mut chunk = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                let mut tail = buffer
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                tail.extend(&chunk[..n]);
-                let excess = tail.len().saturating_sub(OUTPUT_TAIL_BYTES);
-                tail.drain(..excess);
-            }
-        });
-    }
-
-    pub(crate) fn snapshot(&self) -> String {
-        let tail = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).into_owned()
-    }
 }
 
 pub(crate) fn package_dir(package: &str) -> PathBuf {

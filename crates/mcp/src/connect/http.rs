@@ -15,8 +15,8 @@ use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use super::auth::{AuthContext, ServerAuth, SignInClient, uses_oauth};
-use super::stream_ready::StreamReady;
 use super::sse::{self, FirstError, SseHttpError, SseRequests, SseTransport};
+use super::stream_ready::StreamReady;
 use crate::error::McpError;
 
 /// Reconnect attempts of one SSE stream before the request fails.

@@ -32,6 +32,7 @@ fn spec(name: &str, url: &str, declared: Option<bool>) -> McpServerSpec {
         approve: Default::default(),
         expose: Default::default(),
         auto_approve: vec![],
+        client: Default::default(),
         source: "mcp.json".into(),
     }
 }
