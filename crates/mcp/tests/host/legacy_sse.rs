@@ -33,6 +33,8 @@ fn spec(name: &str, url: &str, declared: Option<bool>) -> McpServerSpec {
         expose: Default::default(),
         auto_approve: vec![],
         client: Default::default(),
+        limits: Default::default(),
+        start: Default::default(),
         source: "mcp.json".into(),
     }
 }
