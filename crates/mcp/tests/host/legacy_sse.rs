@@ -35,6 +35,7 @@ fn spec(name: &str, url: &str, declared: Option<bool>) -> McpServerSpec {
         client: Default::default(),
         limits: Default::default(),
         start: Default::default(),
+        retrieve: Default::default(),
         source: "mcp.json".into(),
     }
 }
