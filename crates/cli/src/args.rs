@@ -352,6 +352,7 @@ pub enum McpCommand {
         after_help = "Examples:\n  coyote mcp add everything -- npx -y @modelcontextprotocol/server-everything\n  \
                             coyote mcp add gh -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- github-mcp-server stdio\n  \
                             coyote mcp add remote --url https://mcp.example.com/mcp --header 'X-Team: core'\n  \
+                            coyote mcp add events --url https://events.example.com/sse --transport sse\n  \
                             coyote mcp add slack --url https://mcp.slack.com/mcp --client-id 123.456 --scope chat:write\n\
                             A remote server that asks for sign-in: `coyote mcp login NAME` (`coyote help remote-servers`)."
     )]
@@ -360,9 +361,13 @@ pub enum McpCommand {
         /// Environment variable for a stdio server, K=V (repeatable; `${VAR}` allowed).
         #[arg(short = 'e', long = "env", value_name = "K=V")]
         env: Vec<String>,
-        /// URL of a streamable HTTP server (instead of a command).
+        /// URL of a streamable HTTP or legacy SSE server (instead of a command).
         #[arg(long, conflicts_with = "command")]
         url: Option<String>,
+        /// Transport of the --url server: `http` (streamable HTTP, the default) or `sse`
+        /// (legacy HTTP+SSE).
+        #[arg(long, value_name = "http|sse", requires = "url", value_parser = ["http", "sse"])]
+        transport: Option<String>,
         /// HTTP header, "K: V" (repeatable).
         #[arg(long = "header", value_name = "K:V", requires = "url")]
         headers: Vec<String>,
@@ -381,6 +386,27 @@ pub enum McpCommand {
         /// The command and its arguments, after `--`.
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
+    },
+    /// Copy servers other clients configured into mcp.json (names already there are skipped
+    /// unless --force). Exit 0 when something was imported, else 1.
+    #[command(
+        after_help = "Sources:\n  claude-code     the project's .mcp.json, then ~/.claude.json\n  \
+                      cursor          the project's .cursor/mcp.json, then ~/.cursor/mcp.json\n  \
+                      claude-desktop  claude_desktop_config.json ($XDG_CONFIG_HOME/Claude or \
+                      ~/.config/Claude; ~/Library/Application Support/Claude on macOS)\n  \
+                      FILE            any file with an \"mcpServers\" object\n\
+                      Without --from, every client source is read in that order."
+    )]
+    Import {
+        /// Where from: claude-desktop, claude-code, cursor, or a FILE path.
+        #[arg(long, value_name = "SOURCE")]
+        from: Option<String>,
+        /// Replace entries of the same name.
+        #[arg(long)]
+        force: bool,
+        /// Print `{"file", "read", "imported", "skipped"}` as JSON on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Remove a server from mcp.json.
     Remove {

@@ -33,7 +33,7 @@ pub fn paths(global: &GlobalArgs) -> CliResult<ConfigPaths> {
     ConfigPaths::resolve(&ProcessEnv, &overrides).map_err(|e| CliError::usage(e.to_string()))
 }
 
-/// Loads mcp.json (user + project). An untrusted project file is used only after the user
+/// Loads mcp.json (user + `.mcp.json` + `.coyote/mcp.json`). An untrusted project file is used only after the user
 /// trusts it: `--trust-project`, or a yes at an interactive prompt; otherwise it is ignored
 /// and the warning says how to trust it.
 pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig> {
@@ -47,7 +47,9 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
             .map_err(|e| CliError::usage(e.to_string()))
     };
     let mut config = load()?;
-    if let Some(project) = config.project.clone().filter(|p| !p.is_trusted()) {
+    let untrusted: Vec<_> = config.untrusted_projects().cloned().collect();
+    let mut reload = false;
+    for project in untrusted {
         let decision = if global.trust_project {
             Some(TrustDecision::Trust)
         } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
@@ -59,10 +61,11 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
             TrustStore::new(paths)
                 .decide(&project, decision)
                 .map_err(|e| CliError::usage(e.to_string()))?;
-            if decision == TrustDecision::Trust {
-                config = load()?;
-            }
+            reload |= decision == TrustDecision::Trust;
         }
+    }
+    if reload {
+        config = load()?;
     }
     for warning in &config.warnings {
         crate::term::warning_line(&warning.to_string());
@@ -170,6 +173,18 @@ pub fn auth_options(paths: &ConfigPaths) -> AuthOptions {
     }
 }
 
+/// The environment variable that opts in to MCP protocol revision 2026-07-28.
+pub const PROTOCOL_ENV: &str = "COYOTE_MCP_PROTOCOL";
+
+/// `COYOTE_MCP_PROTOCOL=2026-07-28` offers servers protocol 2026-07-28 (`server/discover`,
+/// falling back to `initialize` with 2025-11-25); anything else keeps 2025-11-25.
+pub fn protocol_revisions() -> coyote_mcp::ProtocolRevisions {
+    match std::env::var(PROTOCOL_ENV).as_deref() {
+        Ok("2026-07-28") => coyote_mcp::ProtocolRevisions::Newest,
+        _ => coyote_mcp::ProtocolRevisions::Initialize,
+    }
+}
+
 /// The options of a runtime started by the CLI.
 pub fn runtime_options(paths: &ConfigPaths) -> RuntimeOptions {
     RuntimeOptions {
@@ -178,6 +193,7 @@ pub fn runtime_options(paths: &ConfigPaths) -> RuntimeOptions {
             version: env!("CARGO_PKG_VERSION").into(),
         },
         auth: auth_options(paths),
+        protocol: protocol_revisions(),
         ..RuntimeOptions::default()
     }
 }

@@ -336,8 +336,13 @@ pub fn remove_server(path: &Path, name: &str) -> Result<(), ConfigError> {
 
 /// Checks `entry` as the loader would, without requiring its `${VAR}`s to be set.
 fn validate_entry(path: &Path, name: &str, entry: &ServerEntry) -> Result<(), ConfigError> {
+    validate_raw(path, name, &entry.to_json())
+}
+
+/// Checks an entry's JSON as the loader would, without requiring its `${VAR}`s to be set.
+pub(crate) fn validate_raw(path: &Path, name: &str, entry: &Value) -> Result<(), ConfigError> {
     let mut servers = Map::new();
-    servers.insert(name.to_owned(), entry.to_json());
+    servers.insert(name.to_owned(), entry.clone());
     let doc = Value::Object(Map::from_iter([(
         "mcpServers".to_owned(),
         Value::Object(servers),
@@ -350,7 +355,7 @@ fn validate_entry(path: &Path, name: &str, entry: &ServerEntry) -> Result<(), Co
 
 /// The top-level object, `None` when the file does not exist. Invalid JSON is an error: the
 /// file is left alone rather than replaced.
-fn read_document(path: &Path) -> Result<Option<Map<String, Value>>, ConfigError> {
+pub(crate) fn read_document(path: &Path) -> Result<Option<Map<String, Value>>, ConfigError> {
     let text = match crate::bounded::read_bounded_text(path, crate::bounded::FileClass::Config) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -381,7 +386,7 @@ fn read_document(path: &Path) -> Result<Option<Map<String, Value>>, ConfigError>
     }
 }
 
-fn servers_mut<'r>(
+pub(crate) fn servers_mut<'r>(
     path: &Path,
     root: &'r mut Map<String, Value>,
 ) -> Result<&'r mut Map<String, Value>, ConfigError> {
@@ -406,7 +411,7 @@ fn servers_mut<'r>(
     clippy::expect_used,
     reason = "a serde_json::Value always serialises: its map keys are strings"
 )]
-fn write_document(path: &Path, root: Map<String, Value>) -> Result<(), ConfigError> {
+pub(crate) fn write_document(path: &Path, root: Map<String, Value>) -> Result<(), ConfigError> {
     let mut text =
         serde_json::to_string_pretty(&Value::Object(root)).expect("a JSON value always serialises");
     text.push('\n');

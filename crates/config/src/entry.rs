@@ -209,6 +209,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
             );
         }
         let declared = declared.or(cline);
+        let untyped = declared.is_none();
         let url_key = match (obj.contains_key("url"), obj.contains_key("serverUrl")) {
             (true, true) => {
                 self.warn(
@@ -232,7 +233,11 @@ impl<'r, 'a> EntryReader<'r, 'a> {
                 }
                 self.stdio(obj).map(McpTransport::Stdio)
             }
-            Kind::Http => self.remote(obj, url_key, kind).map(McpTransport::Http),
+            Kind::Http => self.remote(obj, url_key, kind).map(|mut spec| {
+                // No `type`: streamable HTTP first, legacy SSE if the server refuses its POST.
+                spec.fallback_to_sse = untyped;
+                McpTransport::Http(spec)
+            }),
             Kind::Sse => self.remote(obj, url_key, kind).map(McpTransport::Sse),
         }
     }
@@ -431,6 +436,7 @@ impl<'r, 'a> EntryReader<'r, 'a> {
             headers,
             bearer_token_env,
             oauth,
+            fallback_to_sse: false,
         })
     }
 }

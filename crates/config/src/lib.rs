@@ -1,7 +1,7 @@
 //! coyote's configuration: where files live ([`ConfigPaths`]), the MCP server list from
 //! `mcp.json` in the Claude Desktop format ([`McpLoader`], [`parse_mcp_json`]), trust of
-//! project-local files ([`TrustStore`]) and `coyote mcp add/remove` edits ([`add_server`],
-//! [`remove_server`]). No globals and no printing: every function takes what it reads from
+//! project-local files ([`TrustStore`]), `coyote mcp add/remove` edits ([`add_server`],
+//! [`remove_server`]) and `coyote mcp import` ([`import_servers`]). No globals and no printing: every function takes what it reads from
 //! (paths, an [`EnvLookup`]) and returns values, warnings included.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -16,6 +16,7 @@ mod env;
 mod error;
 mod expand;
 mod fsutil;
+mod import;
 mod json_path;
 mod keys;
 mod loader;
@@ -54,9 +55,11 @@ pub use error::{
     ProblemKind,
 };
 pub use expand::VarProblem;
+pub use import::{ImportReport, ImportSource, ImportedServer, SkippedServer, import_servers};
 pub use json_path::JsonPath;
 pub use loader::{
-    McpConfig, McpLoader, PROJECT_DIR, PROJECT_MCP_FILE, ProjectFiles, find_project_file,
+    McpConfig, McpLoader, PROJECT_DIR, PROJECT_MCP_FILE, ProjectFiles, SHARED_PROJECT_FILE,
+    find_project_file, find_project_files,
 };
 pub use macros::{
     Macro, MacroArgsError, MacroVariable, expand_placeholders, list_macros, load_macro,

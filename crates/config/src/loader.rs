@@ -1,9 +1,11 @@
 //! The MCP servers of one coyote invocation: the user's `<config>/mcp.json`, overridden by
-//! name by a trusted project-local `.coyote/mcp.json`.
+//! name by a trusted `.mcp.json` (Claude Code's project file), overridden in turn by a trusted
+//! project-local `.coyote/mcp.json`.
 //!
-//! Project search: from the current directory upwards, the first `.coyote/mcp.json` wins; the
-//! search stops at the first directory that contains `.git` (the repository root) or at the
-//! filesystem root. A file that is the user's own mcp.json is not a project file.
+//! Project search: from the current directory upwards, the first `.coyote/mcp.json` and the
+//! first `.mcp.json` win (each kind found on its own); the search stops at the first directory
+//! that contains `.git` (the repository root) or at the filesystem root. A file that is the
+//! user's own mcp.json is not a project file.
 //!
 //! Trust: an untrusted (or changed) project file is hashed but never parsed — a cloned repo
 //! must not be able to break or steer coyote before the user agreed — and reported in
@@ -31,6 +33,9 @@ use crate::warning::{ConfigWarning, WarningKind};
 pub const PROJECT_DIR: &str = ".coyote";
 /// The project file's name inside [`PROJECT_DIR`].
 pub const PROJECT_MCP_FILE: &str = "mcp.json";
+/// Claude Code's project file at a repository root, read like `.coyote/mcp.json` but with a
+/// lower precedence.
+pub const SHARED_PROJECT_FILE: &str = ".mcp.json";
 
 /// Whether project-local files are considered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -56,8 +61,16 @@ pub struct McpConfig {
     pub warnings: Vec<ConfigWarning>,
     /// The user's mcp.json (it may not exist).
     pub user_file: PathBuf,
-    /// The project file found, trusted or not.
-    pub project: Option<ProjectFile>,
+    /// The project files found, trusted or not, lowest precedence first (`.mcp.json`, then
+    /// `.coyote/mcp.json`).
+    pub projects: Vec<ProjectFile>,
+}
+
+impl McpConfig {
+    /// The project files found that are not (or no longer) trusted.
+    pub fn untrusted_projects(&self) -> impl Iterator<Item = &ProjectFile> {
+        self.projects.iter().filter(|p| !p.is_trusted())
+    }
 }
 
 /// Loads the MCP configuration (builder; nothing is read until [`McpLoader::load`]).
@@ -93,17 +106,19 @@ impl<'a> McpLoader<'a> {
         self
     }
 
-    /// Reads the user's file and, if trusted, the project's, and merges them.
+    /// Reads the user's file and the trusted project files, and merges them.
     pub fn load(&self) -> Result<McpConfig, ConfigError> {
         let user_file = self.paths.mcp_json();
-        let found = match self.project_files {
-            ProjectFiles::Search => {
-                find_project_file(&self.cwd).filter(|(_, file)| !same_file(file, &user_file))
-            }
-            ProjectFiles::Ignore => None,
+        let found: Vec<(PathBuf, PathBuf)> = match self.project_files {
+            ProjectFiles::Search => find_project_files(&self.cwd)
+                .into_iter()
+                .filter(|(_, file)| !same_file(file, &user_file))
+                .collect(),
+            ProjectFiles::Ignore => Vec::new(),
         };
+        // `${workspaceFolder}` of the user's file: the nearest project's root.
         let workspace = found
-            .as_ref()
+            .last()
             .map_or(self.cwd.clone(), |(root, _)| root.clone());
         let user_cx = McpFileContext::new(self.env, self.paths.config_dir())
             .workspace(workspace)
@@ -111,19 +126,17 @@ impl<'a> McpLoader<'a> {
             .per_server_errors();
         let user = load_mcp_file(&user_file, &user_cx)?;
         let mut warnings = Vec::new();
-        let (project, project_servers) = match found {
-            Some((root, file)) => {
-                let (project, parsed) = self.load_project(root, file, &mut warnings)?;
-                (Some(project), parsed)
-            }
-            None => (None, None),
-        };
+        let mut projects = Vec::new();
         let mut merged: IndexMap<String, Slot> = IndexMap::new();
         let mut all_warnings = user.warnings.clone();
         add_file(&mut merged, user);
-        if let Some(parsed) = project_servers {
-            all_warnings.extend(parsed.warnings.iter().cloned());
-            add_file(&mut merged, parsed);
+        for (root, file) in found {
+            let (project, parsed) = self.load_project(root, file, &mut warnings)?;
+            projects.push(project);
+            if let Some(parsed) = parsed {
+                all_warnings.extend(parsed.warnings.iter().cloned());
+                add_file(&mut merged, parsed);
+            }
         }
         all_warnings.extend(warnings);
         let mut servers = Vec::new();
@@ -142,7 +155,7 @@ impl<'a> McpLoader<'a> {
             broken,
             warnings: all_warnings,
             user_file,
-            project,
+            projects,
         })
     }
 
@@ -213,16 +226,31 @@ fn add_file(merged: &mut IndexMap<String, Slot>, file: McpFile) {
 /// `(project root, <root>/.coyote/mcp.json)` of the nearest project file, searching from
 /// `start` upwards and stopping at the first directory holding `.git`.
 pub fn find_project_file(start: &Path) -> Option<(PathBuf, PathBuf)> {
+    find_project_files(start)
+        .into_iter()
+        .find(|(root, file)| *file == root.join(PROJECT_DIR).join(PROJECT_MCP_FILE))
+}
+
+/// `(project root, file)` of the nearest `.mcp.json` and the nearest `.coyote/mcp.json`, each
+/// searched from `start` upwards and stopping at the first directory holding `.git`; lowest
+/// precedence first (`.mcp.json`).
+pub fn find_project_files(start: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut shared = None;
+    let mut own = None;
     for dir in start.ancestors() {
         let file = dir.join(PROJECT_DIR).join(PROJECT_MCP_FILE);
-        if file.is_file() {
-            return Some((dir.to_owned(), file));
+        if own.is_none() && file.is_file() {
+            own = Some((dir.to_owned(), file));
         }
-        if dir.join(".git").exists() {
-            return None;
+        let file = dir.join(SHARED_PROJECT_FILE);
+        if shared.is_none() && file.is_file() {
+            shared = Some((dir.to_owned(), file));
+        }
+        if (own.is_some() && shared.is_some()) || dir.join(".git").exists() {
+            break;
         }
     }
-    None
+    shared.into_iter().chain(own).collect()
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

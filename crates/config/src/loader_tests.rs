@@ -77,7 +77,7 @@ fn nothing_configured() {
             broken: vec![],
             warnings: vec![],
             user_file: h.paths.mcp_json(),
-            project: None
+            projects: vec![]
         }
     );
 }
@@ -93,7 +93,7 @@ fn untrusted_project_file_is_ignored_with_a_warning() {
         names(&config),
         pairs(&[("a", "user-a"), ("b", "user-b"), ("c", "user-c")])
     );
-    let project = config.project.clone().unwrap();
+    let project = config.projects[0].clone();
     assert_eq!(
         project,
         ProjectFile {
@@ -122,7 +122,7 @@ fn untrusted_project_file_is_not_even_parsed() {
     let config = load(&h);
     assert_eq!(config.servers, vec![]);
     assert_eq!(
-        config.project.map(|p| p.status),
+        config.projects.first().map(|p| p.status),
         Some(TrustStatus::Untrusted)
     );
 }
@@ -132,7 +132,7 @@ fn trusted_project_file_overrides_by_name() {
     let h = home();
     write(&h.paths.mcp_json(), USER);
     write(&h.repo.join(".coyote/mcp.json"), PROJECT);
-    let project = load(&h).project.unwrap();
+    let project = load(&h).projects[0].clone();
     TrustStore::new(&h.paths)
         .decide(&project, crate::trust::TrustDecision::Trust)
         .unwrap();
@@ -140,7 +140,7 @@ fn trusted_project_file_overrides_by_name() {
     let config = load(&h);
     assert_eq!(config.warnings, vec![]);
     assert_eq!(
-        config.project.as_ref().map(|p| p.status),
+        config.projects.first().map(|p| p.status),
         Some(TrustStatus::Trusted)
     );
     // `b` replaced in place, `c` disabled by the project, `d` appended.
@@ -173,14 +173,17 @@ fn editing_a_trusted_file_needs_trust_again() {
     let h = home();
     let path = h.repo.join(".coyote/mcp.json");
     write(&path, PROJECT);
-    let project = load(&h).project.unwrap();
+    let project = load(&h).projects[0].clone();
     TrustStore::new(&h.paths)
         .trust(&project.path, &project.sha256)
         .unwrap();
     write(&path, r#"{"mcpServers": {"evil": {"command": "rm"}}}"#);
     let config = load(&h);
     assert_eq!(config.servers, vec![]);
-    assert_eq!(config.project.map(|p| p.status), Some(TrustStatus::Changed));
+    assert_eq!(
+        config.projects.first().map(|p| p.status),
+        Some(TrustStatus::Changed)
+    );
     assert_eq!(
         config
             .warnings
@@ -199,7 +202,7 @@ fn trusted_but_invalid_project_file_is_an_error() {
     let path = h.repo.join(".coyote/mcp.json");
     // Not an entry's problem but the file's: `mcpServers` is not an object.
     write(&path, r#"{"mcpServers": []}"#);
-    let project = load(&h).project.unwrap();
+    let project = load(&h).projects[0].clone();
     TrustStore::new(&h.paths)
         .trust(&project.path, &project.sha256)
         .unwrap();
@@ -217,7 +220,7 @@ fn search_stops_at_the_git_root() {
     let h = home();
     // Above the repository root: not a project file of this repo.
     write(&h.repo.parent().unwrap().join(".coyote/mcp.json"), PROJECT);
-    assert_eq!(load(&h).project, None);
+    assert_eq!(load(&h).projects, vec![]);
     assert_eq!(find_project_file(&h.cwd), None);
 }
 
@@ -240,7 +243,7 @@ fn ignore_mode_skips_project_files() {
         .project_files(ProjectFiles::Ignore)
         .load()
         .unwrap();
-    assert_eq!((config.project, config.warnings), (None, vec![]));
+    assert_eq!((config.projects, config.warnings), (vec![], vec![]));
 }
 
 #[test]
@@ -255,7 +258,7 @@ fn the_user_file_is_never_a_project_file() {
     let config = McpLoader::new(&paths, &MapEnv::new(), &h.cwd)
         .load()
         .unwrap();
-    assert_eq!((config.project, config.servers.len()), (None, 3));
+    assert_eq!((config.projects, config.servers.len()), (vec![], 3));
 }
 
 #[test]
@@ -265,7 +268,7 @@ fn unreadable_trust_store_trusts_nothing() {
     write(&h.paths.trusted_projects(), "garbage");
     let config = load(&h);
     assert_eq!(
-        config.project.map(|p| p.status),
+        config.projects.first().map(|p| p.status),
         Some(TrustStatus::Untrusted)
     );
     let kinds: Vec<_> = config

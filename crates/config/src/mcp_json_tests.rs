@@ -75,6 +75,7 @@ fn http(name: &str, url: &str) -> McpServerSpec {
             headers: vec![],
             bearer_token_env: None,
             oauth: Default::default(),
+            fallback_to_sse: false,
         }),
         ..stdio(name, "", &[])
     }
@@ -176,6 +177,28 @@ fn http_spellings() {
 }
 
 #[test]
+fn only_an_untyped_url_falls_back_to_sse() {
+    let cases = [
+        (r#"{"url": "https://h/mcp"}"#, true),
+        (r#"{"serverUrl": "https://h/mcp"}"#, true),
+        (r#"{"type": "http", "url": "https://h/mcp"}"#, false),
+        (
+            r#"{"transportType": "streamableHttp", "url": "https://h/mcp"}"#,
+            false,
+        ),
+        (r#"{"type": "sse", "url": "https://h/mcp"}"#, false),
+    ];
+    for (entry, fallback) in cases {
+        let file = ok(&format!(r#"{{"mcpServers": {{"r": {entry}}}}}"#));
+        let (McpTransport::Http(spec) | McpTransport::Sse(spec)) = &file.servers[0].transport
+        else {
+            panic!("{entry}");
+        };
+        assert_eq!(spec.fallback_to_sse, fallback, "{entry}");
+    }
+}
+
+#[test]
 fn http_entry_with_headers_and_bearer_env() {
     let file = ok(
         r#"{"mcpServers": {"r": {"type": "http", "url": "https://h/mcp?u=${HOME}",
@@ -191,6 +214,7 @@ fn http_entry_with_headers_and_bearer_env() {
         ],
         bearer_token_env: Some("GITHUB_TOKEN".into()),
         oauth: Default::default(),
+        fallback_to_sse: false,
     });
     assert_eq!(file.servers, vec![want]);
 }

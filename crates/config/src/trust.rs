@@ -1,4 +1,4 @@
-//! Trust of project-local `.coyote/mcp.json` files. Such a file arrives with a cloned
+//! Trust of project-local `.coyote/mcp.json` and `.mcp.json` files. Such a file arrives with a cloned
 //! repository and can start arbitrary programs, so it is used only after the user trusted that
 //! exact content at that exact path once. Decisions live in
 //! `<state>/trusted-projects.json` (`{"version":1,"projects":{PATH:{"sha256":HEX}}}`),
@@ -42,9 +42,9 @@ pub enum TrustDecision {
 /// A project-local mcp.json found by the loader.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectFile {
-    /// `<root>/.coyote/mcp.json`.
+    /// `<root>/.coyote/mcp.json` or `<root>/.mcp.json`.
     pub path: PathBuf,
-    /// The project root (the directory holding `.coyote/`).
+    /// The project root (the directory holding `.coyote/` or `.mcp.json`).
     pub root: PathBuf,
     /// Lowercase hex sha256 of the file's bytes as read.
     pub sha256: String,

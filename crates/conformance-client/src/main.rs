@@ -29,7 +29,7 @@ use coyote_mcp::auth::{
 };
 use coyote_mcp::{
     ClientIdentity, ElicitationHook, ElicitationRequest, ElicitationResponse, McpRuntime,
-    RuntimeOptions, ServerHandle, ServerState,
+    ProtocolRevisions, RuntimeOptions, ServerHandle, ServerState,
 };
 use coyote_protocol::{
     ClientCredentials, HttpSpec, McpServerSpec, McpTransport, OAuthGrant, OAuthSpec, PrivateKey,
@@ -52,6 +52,12 @@ enum Scenario {
     SseRetry,
     /// Sign in as the scenario requires, list the tools and call each one.
     Auth,
+    /// The 2026-07-28 client scenarios: list tools, call the ones the context names (else
+    /// each listed tool), list and read resources, list and get prompts. A failed call is
+    /// reported, not fatal: the scenario's checks judge what was sent.
+    Exercise,
+    /// List the tools and send the focal tool's `inputSchema` back through the echo tool.
+    SchemaEcho,
 }
 
 impl Scenario {
@@ -62,6 +68,13 @@ impl Scenario {
             "elicitation-sep1034-client-defaults" => Some(Scenario::ElicitationDefaults),
             "sse-retry" => Some(Scenario::SseRetry),
             name if name.starts_with("auth/") => Some(Scenario::Auth),
+            "request-metadata"
+            | "sep-2322-client-request-state"
+            | "http-standard-headers"
+            | "http-custom-headers"
+            | "http-invalid-tool-headers"
+            | "json-schema-ref-no-deref" => Some(Scenario::Exercise),
+            "json-schema-2020-12-preservation" => Some(Scenario::SchemaEcho),
             _ => None,
         }
     }
@@ -105,6 +118,17 @@ struct Context {
     client_secret: Option<String>,
     private_key_pem: Option<String>,
     signing_algorithm: Option<String>,
+    /// Calls a scenario asks for (`http-custom-headers`).
+    #[serde(rename = "toolCalls")]
+    tool_calls: Option<Vec<ToolCall>>,
+}
+
+/// One call the suite asks the client to make.
+#[derive(Debug, Clone, Deserialize)]
+struct ToolCall {
+    name: String,
+    #[serde(default)]
+    arguments: Value,
 }
 
 fn context() -> anyhow::Result<Context> {
@@ -194,6 +218,7 @@ fn spec(url: &str, name: &str, context: Context) -> McpServerSpec {
             headers: Vec::new(),
             bearer_token_env: None,
             oauth: oauth(name, context),
+            fallback_to_sse: false,
         }),
         timeouts: Timeouts {
             startup: STARTUP,
@@ -225,13 +250,78 @@ async fn call(handle: &ServerHandle, tool: &str, args: Value) -> anyhow::Result<
     Ok(())
 }
 
+/// [`Scenario::Exercise`]: every kind of request the scenario's mock may check.
+async fn exercise(handle: &ServerHandle, calls: Option<Vec<ToolCall>>) -> anyhow::Result<()> {
+    let tools = handle.list_tools().await?;
+    eprintln!(
+        "{:?}; {} tools",
+        handle.info().protocol_version,
+        tools.len()
+    );
+    let calls = calls.unwrap_or_else(|| {
+        tools
+            .iter()
+            .map(|t| ToolCall {
+                name: t.name.clone(),
+                arguments: json!({}),
+            })
+            .collect()
+    });
+    for c in calls {
+        let args = if c.arguments.is_object() {
+            c.arguments
+        } else {
+            json!({})
+        };
+        if let Err(error) = call(handle, &c.name, args).await {
+            eprintln!("{error:#}");
+        }
+    }
+    if let Ok(resources) = handle.list_resources().await {
+        for r in resources {
+            let read = handle.read_resource(&r.uri).await;
+            eprintln!("read {}: {}", r.uri, read.is_ok());
+        }
+    }
+    if let Ok(prompts) = handle.list_prompts().await {
+        for p in prompts {
+            let got = handle.get_prompt(&p.name, Default::default()).await;
+            eprintln!("prompt {}: {}", p.name, got.is_ok());
+        }
+    }
+    Ok(())
+}
+
+/// [`Scenario::SchemaEcho`]: the echo tool takes `{schema}`; the other tool is the focal one.
+async fn schema_echo(handle: &ServerHandle) -> anyhow::Result<()> {
+    let tools = handle.list_tools().await?;
+    let is_echo = |t: &&coyote_mcp::ToolInfo| {
+        t.input_schema
+            .pointer("/properties/schema")
+            .is_some_and(|_| t.input_schema["required"] == json!(["schema"]))
+    };
+    let echo = tools.iter().find(is_echo).context("no echo tool listed")?;
+    let focal = tools
+        .iter()
+        .find(|t| !is_echo(t))
+        .context("no focal tool listed")?;
+    call(
+        handle,
+        &echo.name,
+        json!({"schema": focal.input_schema.clone()}),
+    )
+    .await
+}
+
 async fn run(
     runtime: &McpRuntime,
     scenario: Scenario,
     url: &str,
     name: &str,
 ) -> anyhow::Result<()> {
-    runtime.start_all(vec![spec(url, name, context()?)]).await;
+    let mut context = context()?;
+    let calls = context.tool_calls.take();
+    runtime.start_all(vec![spec(url, name, context)]).await;
     let handle = match runtime.state(SERVER) {
         Some(ServerState::Ready) => runtime.server(SERVER)?,
         Some(ServerState::Failed(reason)) => bail!("could not connect to {url}: {reason}"),
@@ -258,6 +348,8 @@ async fn run(
                 call(&handle, &tool.name, json!({})).await?;
             }
         }
+        Scenario::Exercise => exercise(&handle, calls).await?,
+        Scenario::SchemaEcho => schema_echo(&handle).await?,
     }
     Ok(())
 }
@@ -273,7 +365,9 @@ fn main() -> ExitCode {
     let Some(scenario) = Scenario::parse(&name) else {
         eprintln!(
             "unknown MCP_CONFORMANCE_SCENARIO {name:?}; supported: initialize, tools_call, \
-             elicitation-sep1034-client-defaults, sse-retry, auth/…"
+             elicitation-sep1034-client-defaults, sse-retry, auth/…, request-metadata, \
+             sep-2322-client-request-state, http-standard-headers, http-custom-headers, \
+             http-invalid-tool-headers, json-schema-ref-no-deref, json-schema-2020-12-preservation"
         );
         return ExitCode::from(2);
     };
@@ -313,6 +407,10 @@ fn main() -> ExitCode {
                 login_timeout: SIGN_IN,
                 client_name: "coyote-conformance-client".to_owned(),
                 warn: None,
+            },
+            protocol: match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
+                Ok("2026-07-28") => ProtocolRevisions::Newest,
+                _ => ProtocolRevisions::Initialize,
             },
             ..RuntimeOptions::default()
         };

@@ -20,9 +20,8 @@ use std::time::Duration;
 
 use rmcp::Peer;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    GetPromptRequest, GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams,
-    RequestId, ServerResult,
+    CancelledNotificationParam, ClientRequest, GetPromptRequest, GetPromptRequestParams,
+    ReadResourceRequest, ReadResourceRequestParams, RequestId, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient};
 use serde::{Deserialize, Serialize};
@@ -34,8 +33,11 @@ use crate::client_handler::{Generations, ListGenerations, ResourceVersion};
 use crate::content::{PromptResult, ResourceContent, ToolCallOutcome};
 use crate::convert;
 use crate::error::{McpError, TimeoutPhase};
+use crate::mrtr::InputResponder;
 use crate::schema_check;
 use crate::server::{McpServerFeatures, ServerInfo, ServerState, StateCell};
+
+mod tool_call;
 
 /// How long a failed request waits for the runtime to record why the server went away, so
 /// the error can carry the reason (exit status, stderr tail) instead of "connection closed".
@@ -75,6 +77,8 @@ struct HandleInner {
     output_schemas: std::sync::Mutex<BTreeMap<String, Option<Value>>>,
     /// The smallest `ttlMs` a list page sent (`u64::MAX`: none).
     list_ttl_ms: std::sync::atomic::AtomicU64,
+    /// Answers `input_required` results (protocol 2026-07-28).
+    inputs: Option<Arc<dyn InputResponder>>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -98,6 +102,8 @@ pub(crate) struct HandleParts {
     pub(crate) ended: watch::Receiver<bool>,
     pub(crate) max_message_bytes: usize,
     pub(crate) oauth: bool,
+    /// Answers `input_required` results (protocol 2026-07-28).
+    pub(crate) inputs: Option<Arc<dyn InputResponder>>,
 }
 
 impl ServerHandle {
@@ -126,6 +132,7 @@ impl ServerHandle {
                 oauth: parts.oauth,
                 output_schemas: std::sync::Mutex::default(),
                 list_ttl_ms: std::sync::atomic::AtomicU64::new(u64::MAX),
+                inputs: parts.inputs,
             }),
         }
     }
@@ -206,9 +213,7 @@ impl ServerHandle {
         name: &str,
         args: Map<String, Value>,
     ) -> Result<ToolCallOutcome, McpError> {
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(args);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let result = self.request("tools/call", request).await?;
+        let result = self.call_tool_rounds(name, args).await?;
         let mut outcome = convert::tool_outcome_from(result);
         if let Some(structured) = &outcome.structured_content
             && let Some(schema) = self.output_schema(name).await
@@ -225,32 +230,6 @@ impl ServerHandle {
             }
         }
         Ok(outcome)
-    }
-
-    /// The `outputSchema` of `tool` from the latest tool listing; when the listing has not
-    /// named the tool yet, the tools are listed once (a failure means no check).
-    async fn output_schema(&self, tool: &str) -> Option<Value> {
-        let known = self.known_output_schema(tool);
-        if let Some(known) = known {
-            return known;
-        }
-        match self.list_tools().await {
-            Ok(_) => self.known_output_schema(tool).flatten(),
-            Err(e) => {
-                tracing::debug!(server = %self.inner.name, "cannot list tools to check output: {e}");
-                None
-            }
-        }
-    }
-
-    /// `Some(schema or none)` when the latest listing named `tool`.
-    fn known_output_schema(&self, tool: &str) -> Option<Option<Value>> {
-        let schemas = self
-            .inner
-            .output_schemas
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        schemas.get(tool).cloned()
     }
 
     /// Keeps the tools' `outputSchema`s of a full listing, for checking results.

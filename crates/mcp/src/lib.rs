@@ -42,6 +42,7 @@ pub mod uri_template;
 
 // Top floor: what the model sees.
 pub mod meta;
+mod mrtr;
 
 pub use catalog::{
     Catalog, CatalogItem, CatalogKind, PromptArgumentInfo, PromptInfo, ResourceInfo,
@@ -55,6 +56,7 @@ pub use client_handler::{
     ServerLogMessage, ServerLogSink, UnknownLogLevel, UrlElicitationRequest,
 };
 pub use completion::Completion;
+pub use connect::ProtocolRevisions;
 pub use connect::auth;
 pub use connect::http::install_crypto_provider;
 pub use connect::kill_every_process_group;
@@ -69,6 +71,7 @@ pub use listing::MAX_LIST_PAGES;
 pub use meta::{
     FunctionTarget, MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names,
 };
+pub use mrtr::MAX_INPUT_ROUNDS;
 pub use render::{RenderContext, RenderError, SpillStore};
 pub use runtime::{LoginReport, McpRuntime, RuntimeOptions, login};
 pub use server::{

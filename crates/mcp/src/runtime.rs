@@ -91,6 +91,7 @@ impl McpRuntime {
             hooks: options.hooks(),
             max_message_bytes: options.max_message_bytes,
             auth: Arc::new(AuthContext::new(options.auth.clone())),
+            protocol: options.protocol,
         };
         McpRuntime {
             inner: Arc::new(Inner {
@@ -279,14 +280,20 @@ impl McpRuntime {
     pub fn statuses(&self) -> Vec<ServerStatus> {
         self.slots()
             .iter()
-            .map(|s| ServerStatus {
-                name: s.name.clone(),
-                transport: s.transport.to_owned(),
-                state: s.state.get(),
-                info: s
+            .map(|s| {
+                let info = s
                     .handle()
                     .map(|h| h.info())
-                    .or_else(|| s.lazy.as_ref().map(|l| l.cached.info.clone())),
+                    .or_else(|| s.lazy.as_ref().map(|l| l.cached.info.clone()));
+                ServerStatus {
+                    name: s.name.clone(),
+                    // The transport in use (`sse` after the fallback), else the configured one.
+                    transport: info
+                        .as_ref()
+                        .map_or_else(|| s.transport.to_owned(), |i| i.transport.clone()),
+                    state: s.state.get(),
+                    info,
+                }
             })
             .collect()
     }

@@ -108,9 +108,10 @@ async fn unusable_specs_fail_with_the_fix() {
         "legacy",
         McpTransport::Sse(HttpSpec {
             url: "http://127.0.0.1:1/sse".into(),
-            headers: vec![],
+            headers: vec![("Mcp-Session-Id".into(), "x".into())],
             bearer_token_env: None,
             oauth: Default::default(),
+            fallback_to_sse: false,
         }),
     );
     let token = http_spec(
@@ -120,6 +121,7 @@ async fn unusable_specs_fail_with_the_fix() {
             headers: vec![],
             bearer_token_env: Some("COYOTE_TEST_SURELY_UNSET_TOKEN".into()),
             oauth: Default::default(),
+            fallback_to_sse: false,
         }),
     );
     let reserved = http_spec(
@@ -129,6 +131,7 @@ async fn unusable_specs_fail_with_the_fix() {
             headers: vec![("Accept".into(), "x".into())],
             bearer_token_env: None,
             oauth: Default::default(),
+            fallback_to_sse: false,
         }),
     );
     runtime.start_all(vec![sse, token, reserved]).await;
@@ -143,9 +146,8 @@ async fn unusable_specs_fail_with_the_fix() {
             (
                 "legacy".into(),
                 ServerState::Failed(
-                    "MCP server 'legacy': the legacy HTTP+SSE transport (\"type\": \"sse\") is not \
-                     supported: rmcp 3.x has no legacy SSE client; point the entry at the server's \
-                     streamable HTTP endpoint (usually /mcp) with \"type\": \"http\""
+                    "MCP server 'legacy' is misconfigured: header \"Mcp-Session-Id\" is managed \
+                     by the MCP transport; remove it from \"headers\""
                         .into()
                 )
             ),

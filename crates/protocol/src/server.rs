@@ -104,8 +104,8 @@ pub enum McpTransport {
     Stdio(StdioSpec),
     /// Streamable HTTP.
     Http(HttpSpec),
-    /// Legacy HTTP+SSE (2024-11-05). rmcp 3.x has no client for it: connecting reports
-    /// a clear "unsupported" error.
+    /// Legacy HTTP+SSE (2024-11-05): a GET opens the event stream, whose `endpoint` event
+    /// names the URL messages are POSTed to.
     Sse(HttpSpec),
 }
 
@@ -158,6 +158,10 @@ pub struct HttpSpec {
     /// `bearer_token_env` or an `Authorization` header supplies the credentials).
     #[serde(default, skip_serializing_if = "OAuthSpec::is_default")]
     pub oauth: OAuthSpec,
+    /// The entry named no `"type"`: when the `initialize` POST of streamable HTTP is answered
+    /// 400, 404 or 405, the legacy HTTP+SSE transport is tried at the same URL.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fallback_to_sse: bool,
 }
 
 impl fmt::Debug for HttpSpec {
@@ -172,6 +176,7 @@ impl fmt::Debug for HttpSpec {
             .field("headers", &headers)
             .field("bearer_token_env", &self.bearer_token_env)
             .field("oauth", &self.oauth)
+            .field("fallback_to_sse", &self.fallback_to_sse)
             .finish()
     }
 }
@@ -408,6 +413,7 @@ mod tests {
                 client_secret: Some("SECRET4".into()),
                 ..OAuthSpec::default()
             },
+            fallback_to_sse: false,
         };
         let stdio = StdioSpec {
             command: "srv".into(),

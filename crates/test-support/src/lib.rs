@@ -27,6 +27,7 @@ pub mod scenario;
 mod scenario_builder;
 mod scenario_file;
 mod server;
+pub mod sse_peers;
 pub mod structure;
 mod tools;
 mod transport;

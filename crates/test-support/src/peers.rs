@@ -32,8 +32,6 @@ pub(crate) use output_tail::OutputTail;
 pub const HTTP_READY_DEADLINE: Duration = Duration::from_secs(60);
 /// How many fresh ports we try when a port picked as free was taken before Node bound it.
 const PORT_ATTEMPTS: usize = 3;
-/// Bytes of the server's combined stdout/stderr kept for error messages.
-const OUTPUT_TAIL_BYTES: usize = 8 * 1024;
 const READY_POLL: Duration = Duration::from_millis(50);
 
 const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything";
@@ -275,12 +273,14 @@ pub fn mcp_json_entry(spec: &StdioSpec) -> serde_json::Value {
     serde_json::json!({ "command": spec.command, "args": spec.args, "env": spec.env })
 }
 
-/// server-everything in `streamableHttp` mode on a free 127.0.0.1 port. The whole process group
-/// is killed when this guard drops.
+/// server-everything in `streamableHttp` (or legacy `sse`) mode on a free 127.0.0.1 port. The
+/// whole process group is killed when this guard drops.
 pub struct ServerEverythingHttp {
     child: Child,
     port: u16,
     output: OutputTail,
+    /// `/mcp` (streamable HTTP) or `/sse` (legacy SSE).
+    path: &'static str,
 }
 
 impl fmt::Debug for ServerEverythingHttp {
@@ -297,11 +297,21 @@ impl ServerEverythingHttp {
     /// [`HTTP_READY_DEADLINE`]). Blocking: from async tests call it before other work starts
     /// or through `spawn_blocking`.
     pub fn start() -> Result<Self, PeerError> {
+        Self::start_mode("streamableHttp", "/mcp")
+    }
+
+    /// [`ServerEverythingHttp::start`] in the legacy HTTP+SSE mode (`sse`): GET `/sse` opens the
+    /// event stream, messages are POSTed to `/message`.
+    pub fn start_sse() -> Result<Self, PeerError> {
+        Self::start_mode("sse", "/sse")
+    }
+
+    fn start_mode(mode: &'static str, path: &'static str) -> Result<Self, PeerError> {
         let entry = server_everything_entry()?;
         let node = system_node()?;
         let mut last_error = None;
         for _ in 0..PORT_ATTEMPTS {
-            match Self::start_on_free_port(&node, &entry) {
+            match Self::start_on_free_port(&node, &entry, mode, path) {
                 Ok(server) => return Ok(server),
                 Err(StartError::PortTaken(err)) => last_error = Some(err),
                 Err(StartError::Fatal(err)) => return Err(err),
@@ -314,9 +324,9 @@ impl ServerEverythingHttp {
         }))
     }
 
-    /// The MCP endpoint, `http://127.0.0.1:<port>/mcp`.
+    /// The MCP endpoint, `http://127.0.0.1:<port>/mcp` (`/sse` in the legacy mode).
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
+        format!("http://127.0.0.1:{}{}", self.port, self.path)
     }
 
     /// The port it listens on at 127.0.0.1.
@@ -338,7 +348,12 @@ impl ServerEverythingHttp {
         let node = system_node()?;
         let mut last_error = None;
         for _ in 0..PORT_ATTEMPTS {
-            match Self::start_on_port(&node, &entry, self.port) {
+            let mode = if self.path == "/sse" {
+                "sse"
+            } else {
+                "streamableHttp"
+            };
+            match Self::start_on_port(&node, &entry, mode, self.path, self.port) {
                 Ok(server) => {
                     *self = server;
                     return Ok(());
@@ -363,21 +378,32 @@ impl ServerEverythingHttp {
         let _ = self.child.wait();
     }
 
-    fn start_on_free_port(node: &Path, entry: &Path) -> Result<Self, StartError> {
+    fn start_on_free_port(
+        node: &Path,
+        entry: &Path,
+        mode: &'static str,
+        path: &'static str,
+    ) -> Result<Self, StartError> {
         let port = free_port().map_err(|source| {
             StartError::Fatal(PeerError::Spawn {
                 peer: SERVER_EVERYTHING,
                 source,
             })
         })?;
-        Self::start_on_port(node, entry, port)
+        Self::start_on_port(node, entry, mode, path, port)
     }
 
-    fn start_on_port(node: &Path, entry: &Path, port: u16) -> Result<Self, StartError> {
+    fn start_on_port(
+        node: &Path,
+        entry: &Path,
+        mode: &'static str,
+        path: &'static str,
+        port: u16,
+    ) -> Result<Self, StartError> {
         let mut command = Command::new(node);
         command
             .arg(entry)
-            .arg("streamableHttp")
+            .arg(mode)
             .env("PORT", port.to_string())
             .env("NODE_OPTIONS", node_options())
             .stdin(Stdio::null())
@@ -401,6 +427,7 @@ impl ServerEverythingHttp {
             child,
             port,
             output,
+            path,
         };
         // On error `server` drops here, which kills and reaps the process group.
         server.wait_ready()?;

@@ -71,7 +71,7 @@ fn coyote_mcp_floors() -> Floors {
             ),
             (
                 "transport",
-                vec!["connect", "convert", "client_handler", "activity"],
+                vec!["connect", "convert", "client_handler", "activity", "mrtr"],
             ),
             (
                 "conversation",

@@ -19,6 +19,8 @@ pub struct AddArgs {
     pub name: String,
     pub env: Vec<String>,
     pub url: Option<String>,
+    /// `--transport http|sse`.
+    pub transport: Option<String>,
     pub headers: Vec<String>,
     pub client_id: Option<String>,
     pub scopes: Vec<String>,
@@ -36,7 +38,10 @@ pub fn add(paths: &ConfigPaths, a: AddArgs, json: bool) -> CliResult {
                     "-e/--env applies to stdio servers; an HTTP server takes --header",
                 ));
             }
-            let mut http = ServerEntry::http(url.clone());
+            let mut http = match a.transport.as_deref() {
+                Some("sse") => ServerEntry::sse(url.clone()),
+                _ => ServerEntry::http(url.clone()),
+            };
             for h in &a.headers {
                 let (k, v) = parse_header(h).map_err(usage)?;
                 http = http.header(k, v);

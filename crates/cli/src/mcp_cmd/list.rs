@@ -103,8 +103,8 @@ fn exposure_json(report: &ExposureReport) -> Value {
 
 /// The rows of entries that were never started: `config-error` and `disabled`.
 fn unstarted_rows(config: &McpConfig) -> Vec<Value> {
-    let row = |name: &str, state: &str, reason: Option<String>| {
-        json!({"name": name, "state": state, "transport": null, "reason": reason,
+    let row = |name: &str, source: &std::path::Path, state: &str, reason: Option<String>| {
+        json!({"name": name, "source": source, "state": state, "transport": null, "reason": reason,
         "protocol_version": null, "server_name": null, "server_version": null,
         "capabilities": [], "counts": null, "exposure": null, "max_result_bytes": null,
         "max_result_bytes_source": null, "tool_limits": null})
@@ -112,10 +112,15 @@ fn unstarted_rows(config: &McpConfig) -> Vec<Value> {
     let mut rows = Vec::new();
     for broken in &config.broken {
         let reason: Vec<String> = broken.problems.iter().map(ToString::to_string).collect();
-        rows.push(row(&broken.name, "config-error", Some(reason.join("; "))));
+        rows.push(row(
+            &broken.name,
+            &broken.source,
+            "config-error",
+            Some(reason.join("; ")),
+        ));
     }
     for disabled in &config.disabled {
-        rows.push(row(&disabled.name, "disabled", None));
+        rows.push(row(&disabled.name, &disabled.source, "disabled", None));
     }
     rows
 }
@@ -148,8 +153,14 @@ pub async fn servers(
             other => (state_label(other), None),
         };
         let info = status.info.as_ref();
+        let source = config
+            .servers
+            .iter()
+            .find(|s| s.name == status.name)
+            .map(|s| s.source.clone());
         rows.push(json!({
             "name": status.name,
+            "source": source,
             "transport": status.transport,
             "state": state,
             "reason": reason,
@@ -188,6 +199,7 @@ pub async fn servers(
         "exposure",
         "declared",
         "budget",
+        "source",
     ])
     .flexible("capabilities");
     let mut failures = Vec::new();
@@ -221,6 +233,9 @@ pub async fn servers(
                 .as_u64()
                 .map_or("-".to_owned(), |n| format!("~{n} tok")),
             budget_cell(r),
+            r["source"]
+                .as_str()
+                .map_or("-".to_owned(), |p| short_path(std::path::Path::new(p))),
         ]);
         if let Some(reason) = r["reason"].as_str() {
             failures.push(format!("{}: {reason}", s("name")));
@@ -247,6 +262,22 @@ fn budget_cell(row: &Value) -> String {
         cell.push_str(&format!(" +{tools} tool limit(s)"));
     }
     cell
+}
+
+/// A config file's path for a table: relative to the current directory when under it, else
+/// with `~` for the home directory.
+fn short_path(path: &std::path::Path) -> String {
+    if let Ok(cwd) = std::env::current_dir()
+        && let Ok(rel) = path.strip_prefix(&cwd)
+    {
+        return rel.display().to_string();
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty())
+        && let Ok(rel) = path.strip_prefix(&home)
+    {
+        return format!("~/{}", rel.display());
+    }
+    path.display().to_string()
 }
 
 fn state_label(state: &ServerState) -> &'static str {

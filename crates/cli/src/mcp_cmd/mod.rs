@@ -7,6 +7,7 @@
 mod cache;
 mod call;
 mod edit;
+mod import;
 mod list;
 mod login;
 mod via_meta;
@@ -26,6 +27,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             name,
             env,
             url,
+            transport,
             headers,
             client_id,
             scopes,
@@ -39,6 +41,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
                     name,
                     env,
                     url,
+                    transport,
                     headers,
                     client_id,
                     scopes,
@@ -49,6 +52,9 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             );
         }
         McpCommand::Remove { name, json } => return edit::remove(&paths, &name, json),
+        McpCommand::Import { from, force, json } => {
+            return import::import(&paths, from.as_deref(), force, json);
+        }
         McpCommand::Servers { names: true, .. } => return server_names(&paths),
         McpCommand::Login { name } => {
             let config = setup::load_mcp(global, &paths)?;
@@ -117,6 +123,7 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
             }
         }
         McpCommand::Add { .. }
+        | McpCommand::Import { .. }
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }
@@ -239,6 +246,7 @@ async fn dispatch(
             via_meta::meta(&d, &function_name, &json_args, json).await
         }
         McpCommand::Add { .. }
+        | McpCommand::Import { .. }
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }

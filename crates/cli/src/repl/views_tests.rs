@@ -42,6 +42,7 @@ fn secrets_from_specs_and_env_are_redacted() {
                 headers: vec![("Authorization".into(), "Bearer tok-abcdef".into())],
                 bearer_token_env: Some("REMOTE_TOKEN".into()),
                 oauth: Default::default(),
+                fallback_to_sse: false,
             }),
         ),
     ];

@@ -43,6 +43,13 @@ impl TestHome {
         path
     }
 
+    /// Claude Code's `.mcp.json` at the project root.
+    pub fn shared_file(&self, text: &str) -> PathBuf {
+        let path = self.project.join(".mcp.json");
+        write(&path, text);
+        path
+    }
+
     pub fn load(&self, env: &dyn EnvLookup) -> Result<McpConfig, ConfigError> {
         McpLoader::new(&self.paths, env, &self.cwd).load()
     }

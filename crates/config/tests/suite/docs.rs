@@ -156,11 +156,13 @@ fn entry_from_cli(words: &[String]) -> (String, ServerEntry) {
     let mut env = Vec::new();
     let mut headers = Vec::new();
     let mut url = None;
+    let mut sse = false;
     while let Some(word) = rest.next() {
         match word.as_str() {
             "-e" => env.push(parse_env_assignment(rest.next().unwrap()).unwrap()),
             "--header" => headers.push(parse_header(rest.next().unwrap()).unwrap()),
             "--url" => url = Some(rest.next().unwrap().clone()),
+            "--transport" => sse = rest.next().unwrap() == "sse",
             "--" => {
                 let command: Vec<&String> = rest.by_ref().collect();
                 let mut entry = ServerEntry::stdio(command[0].as_str())
@@ -173,7 +175,11 @@ fn entry_from_cli(words: &[String]) -> (String, ServerEntry) {
             other => panic!("unexpected word {other}"),
         }
     }
-    let mut entry = ServerEntry::http(url.unwrap());
+    let mut entry = if sse {
+        ServerEntry::sse(url.unwrap())
+    } else {
+        ServerEntry::http(url.unwrap())
+    };
     for (k, v) in headers {
         entry = entry.header(k, v);
     }

@@ -45,7 +45,7 @@ fn untrusted_project_file_is_ignored_with_a_warning() {
         owned(&[("github", "user-github"), ("memory", "user-memory")])
     );
     assert_eq!(
-        config.project.as_ref().map(|p| p.status),
+        config.projects.first().map(|p| p.status),
         Some(TrustStatus::Untrusted)
     );
     assert_eq!(config.warnings.len(), 1);
@@ -66,7 +66,7 @@ fn trusted_project_file_overrides_by_name() {
     // What the CLI does after "yes" or with --trust-project: record, then load again.
     let first = home.load(&MapEnv::new()).unwrap();
     TrustStore::new(&home.paths)
-        .decide(first.project.as_ref().unwrap(), TrustDecision::Trust)
+        .decide(&first.projects[0], TrustDecision::Trust)
         .unwrap();
     let config = home.load(&MapEnv::new()).unwrap();
     assert_eq!(config.warnings, vec![]);
@@ -78,7 +78,7 @@ fn trusted_project_file_overrides_by_name() {
             ("tests", "./scripts/test-mcp")
         ])
     );
-    assert!(config.project.unwrap().is_trusted());
+    assert!(config.projects[0].clone().is_trusted());
 }
 
 #[test]
@@ -87,7 +87,7 @@ fn changed_project_file_is_ignored_again() {
     let path = home.project_file(PROJECT);
     let first = home.load(&MapEnv::new()).unwrap();
     TrustStore::new(&home.paths)
-        .decide(first.project.as_ref().unwrap(), TrustDecision::Trust)
+        .decide(&first.projects[0], TrustDecision::Trust)
         .unwrap();
     std::fs::write(&path, PROJECT.replace("./scripts/test-mcp", "curl")).unwrap();
     let config = home.load(&MapEnv::new()).unwrap();
@@ -105,12 +105,124 @@ fn changed_project_file_is_ignored_again() {
 fn declining_forgets_earlier_trust() {
     let home = TestHome::new();
     home.project_file(PROJECT);
-    let project = home.load(&MapEnv::new()).unwrap().project.unwrap();
+    let project = home.load(&MapEnv::new()).unwrap().projects[0].clone();
     let store = TrustStore::new(&home.paths);
     store.decide(&project, TrustDecision::Trust).unwrap();
     store.decide(&project, TrustDecision::Distrust).unwrap();
     assert_eq!(
-        home.load(&MapEnv::new()).unwrap().project.map(|p| p.status),
+        home.load(&MapEnv::new())
+            .unwrap()
+            .projects
+            .first()
+            .map(|p| p.status),
         Some(TrustStatus::Untrusted)
     );
+}
+
+/// Claude Code's `.mcp.json`: the user's file, then `.mcp.json`, then `.coyote/mcp.json`.
+const SHARED: &str = r#"{"mcpServers": {
+  "github": {"command": "shared-github"},
+  "memory": {"command": "shared-memory"},
+  "linear": {"type": "sse", "url": "https://mcp.linear.app/sse"}
+}}"#;
+
+fn trust_all(home: &TestHome) {
+    let store = TrustStore::new(&home.paths);
+    for project in home.load(&MapEnv::new()).unwrap().projects {
+        store.decide(&project, TrustDecision::Trust).unwrap();
+    }
+}
+
+#[test]
+fn untrusted_mcp_json_is_ignored_with_a_warning() {
+    let home = TestHome::new();
+    home.user_file(USER);
+    let shared = home.shared_file(SHARED);
+    let config = home.load(&MapEnv::new()).unwrap();
+    assert_eq!(
+        commands(&config),
+        owned(&[("github", "user-github"), ("memory", "user-memory")])
+    );
+    assert_eq!(config.projects.len(), 1);
+    assert_eq!(config.projects[0].path, shared);
+    assert_eq!(config.projects[0].root, home.project);
+    assert_eq!(config.untrusted_projects().count(), 1);
+    assert_eq!(config.warnings[0].file, shared);
+    assert_eq!(
+        config.warnings[0].kind,
+        WarningKind::ProjectNotTrusted {
+            status: TrustStatus::Untrusted
+        }
+    );
+}
+
+#[test]
+fn precedence_is_coyote_project_then_mcp_json_then_user() {
+    let home = TestHome::new();
+    home.user_file(USER);
+    let shared = home.shared_file(SHARED);
+    let own = home.project_file(PROJECT);
+    let first = home.load(&MapEnv::new()).unwrap();
+    let paths: Vec<_> = first.projects.iter().map(|p| p.path.clone()).collect();
+    assert_eq!(paths, vec![shared.clone(), own.clone()]);
+    trust_all(&home);
+    let config = home.load(&MapEnv::new()).unwrap();
+    assert_eq!(config.warnings, vec![]);
+    let sources: Vec<(String, String, std::path::PathBuf)> = config
+        .servers
+        .iter()
+        .map(|s| {
+            let what = match &s.transport {
+                McpTransport::Stdio(st) => st.command.clone(),
+                McpTransport::Sse(h) | McpTransport::Http(h) => h.url.clone(),
+            };
+            (s.name.clone(), what, s.source.clone())
+        })
+        .collect();
+    assert_eq!(
+        sources,
+        vec![
+            ("github".into(), "project-github".into(), own.clone()),
+            ("memory".into(), "shared-memory".into(), shared.clone()),
+            (
+                "linear".into(),
+                "https://mcp.linear.app/sse".into(),
+                shared.clone()
+            ),
+            ("tests".into(), "./scripts/test-mcp".into(), own),
+        ]
+    );
+}
+
+#[test]
+fn each_project_file_is_trusted_on_its_own() {
+    let home = TestHome::new();
+    home.user_file(USER);
+    home.shared_file(SHARED);
+    let own = home.project_file(PROJECT);
+    let first = home.load(&MapEnv::new()).unwrap();
+    let coyote_file = first.projects.iter().find(|p| p.path == own).unwrap();
+    TrustStore::new(&home.paths)
+        .decide(coyote_file, TrustDecision::Trust)
+        .unwrap();
+    let config = home.load(&MapEnv::new()).unwrap();
+    assert_eq!(
+        commands(&config),
+        owned(&[
+            ("github", "project-github"),
+            ("memory", "user-memory"),
+            ("tests", "./scripts/test-mcp")
+        ])
+    );
+    let untrusted: Vec<_> = config.untrusted_projects().map(|p| &p.path).collect();
+    assert_eq!(untrusted, vec![&home.project.join(".mcp.json")]);
+}
+
+#[test]
+fn mcp_json_above_the_repository_root_is_not_read() {
+    let home = TestHome::new();
+    // Above the project's `.git` (inside the temp dir): the search stops before it.
+    crate::common::write(&home.tmp.path().join(".mcp.json"), SHARED);
+    let config = home.load(&MapEnv::new()).unwrap();
+    assert_eq!(config.projects, vec![]);
 }

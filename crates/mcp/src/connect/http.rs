@@ -1,8 +1,8 @@
 //! Streamable HTTP servers: reqwest + rustls (ring), custom headers, a bearer token read from
 //! the env var the spec names or OAuth ([`super::auth`]) when the entry supplies no credentials,
 //! bounded reconnects, and the JSON/SSE size limits raised to
-//! [`MAX_MESSAGE_BYTES`](super::line::MAX_MESSAGE_BYTES). Legacy HTTP+SSE is refused with a
-//! clear error: rmcp 3.x has no client for it.
+//! [`MAX_MESSAGE_BYTES`](super::line::MAX_MESSAGE_BYTES). Legacy HTTP+SSE servers get the same
+//! client, headers, token and OAuth through [`sse_transport`] ([`super::sse`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 
 use super::auth::{AuthContext, ServerAuth, SignInClient, uses_oauth};
 use super::restart::RestartAware;
+use super::sse::{self, FirstError, SseHttpError, SseRequests, SseTransport};
 use super::stream_ready::StreamReady;
 use crate::client_handler::Generations;
 use crate::error::McpError;
@@ -79,6 +80,86 @@ pub(crate) async fn transport(
         StreamableHttpClientTransport::with_client(StreamReady::new(client), config),
         server_auth,
     ))
+}
+
+/// A connected legacy SSE server: its transport, its OAuth state (when it signs in) and the
+/// first HTTP error of its POSTs (read when the handshake fails).
+pub(crate) struct SseConnection {
+    pub(crate) transport: SseTransport,
+    pub(crate) auth: Option<Arc<ServerAuth>>,
+    pub(crate) errors: FirstError,
+}
+
+/// Opens the legacy HTTP+SSE transport for `spec`: same URL checks, headers, bearer token and
+/// OAuth as [`transport`], then the GET of the event stream until its `endpoint` event.
+pub(crate) async fn sse_transport(
+    server: &str,
+    spec: &HttpSpec,
+    max_message_bytes: usize,
+    auth: &AuthContext,
+) -> Result<SseConnection, McpError> {
+    let config = config(server, spec, max_message_bytes)?;
+    let errors = FirstError::default();
+    fn requests<C>(
+        client: C,
+        config: &StreamableHttpClientTransportConfig,
+        limit: usize,
+    ) -> SseRequests<C> {
+        SseRequests {
+            client,
+            url: config.uri.clone(),
+            auth_header: config.auth_header.clone(),
+            headers: config.custom_headers.clone(),
+            limit,
+        }
+    }
+    if !uses_oauth(spec) {
+        let transport = sse::open(
+            server,
+            requests(http_client(), &config, max_message_bytes),
+            errors.clone(),
+        )
+        .await
+        .map_err(|e| sse_error(server, &e, false))?;
+        return Ok(SseConnection {
+            transport,
+            auth: None,
+            errors,
+        });
+    }
+    let server_auth = ServerAuth::new(server, spec, auth)
+        .await
+        .map_err(|failure| McpError::SignIn {
+            server: server.to_owned(),
+            failure,
+        })?;
+    let client = SignInClient::new(http_client(), server_auth.clone());
+    let transport = sse::open(
+        server,
+        requests(client, &config, max_message_bytes),
+        errors.clone(),
+    )
+    .await
+    .map_err(|e| sse_error(server, &e, true))?;
+    Ok(SseConnection {
+        transport,
+        auth: Some(server_auth),
+        errors,
+    })
+}
+
+/// A failed exchange with a legacy SSE server as the error the caller sees.
+pub(crate) fn sse_error(server: &str, error: &SseHttpError, oauth: bool) -> McpError {
+    if let Some(mapped) = super::classify_http_error(server, error, oauth) {
+        return mapped;
+    }
+    McpError::Transport {
+        server: server.to_owned(),
+        message: format!(
+            "legacy SSE transport: {}",
+            super::describe_http_error(error)
+        ),
+    }
 }
 
 /// The reqwest client of MCP traffic, as rmcp builds its default one: no idle pooling (avoids
@@ -162,15 +243,4 @@ fn config(
     backoff.max_delay = Some(HTTP_RECONNECT_MAX_DELAY);
     config.retry_config = Arc::new(backoff);
     Ok(config)
-}
-
-/// The error for `type: "sse"` servers.
-pub(crate) fn sse_unsupported(server: &str) -> McpError {
-    McpError::Unsupported {
-        server: server.to_owned(),
-        what: "the legacy HTTP+SSE transport (\"type\": \"sse\")".to_owned(),
-        hint: "rmcp 3.x has no legacy SSE client; point the entry at the server's streamable \
-               HTTP endpoint (usually /mcp) with \"type\": \"http\""
-            .to_owned(),
-    }
 }

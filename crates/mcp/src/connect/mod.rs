@@ -1,5 +1,6 @@
-//! Connecting to one server: build the transport for its spec (stdio child process or
-//! streamable HTTP), run the `initialize` handshake under the startup deadline, and hand back a
+//! Connecting to one server: build the transport for its spec (stdio child process, streamable
+//! HTTP, or legacy HTTP+SSE — also tried when an entry without `type` has its streamable-HTTP
+//! `initialize` POST refused with 400/404/405), run the `initialize` handshake under the startup deadline, and hand back a
 //! [`Connection`] that knows when its transport ends and how to close itself.
 //!
 //! Invariants: startup (spawn/connect + initialize) never outlives `spec.timeouts.startup`; a
@@ -10,8 +11,10 @@ pub mod auth;
 mod groups;
 pub mod http;
 pub mod line;
+mod remote;
 mod restart;
 mod scan;
+pub(crate) mod sse;
 mod stderr;
 pub(crate) mod stdio;
 mod stream_ready;
@@ -31,12 +34,25 @@ use tokio::sync::watch;
 
 use crate::client_handler::{ClientHooks, Generations, Handler};
 use crate::error::{McpError, TimeoutPhase};
+use crate::mrtr::InputResponder;
 use crate::server::ShutdownTimeouts;
 pub use groups::kill_every_process_group;
+use remote::{connect_http, connect_sse, refused_post};
 use stdio::StdioProcess;
 
 /// How long a failed start waits for the child's last stderr lines.
 const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(500);
+
+/// Which protocol revisions a connection offers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ProtocolRevisions {
+    /// 2025-11-25 through the `initialize` handshake (a server may answer an older revision).
+    #[default]
+    Initialize,
+    /// 2026-07-28 first (stateless, `server/discover`, per-request `_meta`), falling back to
+    /// `initialize` with 2025-11-25 when the server does not speak it.
+    Newest,
+}
 
 /// What every connection needs besides its spec.
 #[derive(Clone)]
@@ -44,6 +60,30 @@ pub(crate) struct ConnectOptions {
     pub(crate) hooks: ClientHooks,
     pub(crate) max_message_bytes: usize,
     pub(crate) auth: Arc<auth::AuthContext>,
+    pub(crate) protocol: ProtocolRevisions,
+}
+
+/// Runs the lifecycle `protocol` asks for over `transport`.
+async fn serve<T>(
+    handler: Handler,
+    transport: T,
+    protocol: ProtocolRevisions,
+) -> Result<RunningService<RoleClient, Handler>, ClientInitializeError>
+where
+    T: Transport<RoleClient> + Send + 'static,
+{
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    match protocol {
+        ProtocolRevisions::Initialize => handler.serve(transport).await,
+        ProtocolRevisions::Newest => {
+            let lifecycle = ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            };
+            handler.serve_with_lifecycle(transport, lifecycle).await
+        }
+    }
 }
 
 /// A failed start: the error plus whatever the child wrote to stderr.
@@ -51,6 +91,9 @@ pub(crate) struct ConnectOptions {
 pub(crate) struct StartError {
     pub(crate) error: McpError,
     pub(crate) stderr_tail: String,
+    /// The HTTP server answered the `initialize` POST with 400, 404 or 405: it may speak
+    /// only the legacy HTTP+SSE transport.
+    pub(crate) refused_post: bool,
 }
 
 impl From<McpError> for StartError {
@@ -58,6 +101,7 @@ impl From<McpError> for StartError {
         StartError {
             error,
             stderr_tail: String::new(),
+            refused_post: false,
         }
     }
 }
@@ -71,6 +115,10 @@ pub(crate) struct Connection {
     pub(crate) generations: Arc<Generations>,
     /// The OAuth state of an HTTP server that signs in.
     pub(crate) auth: Option<Arc<auth::ServerAuth>>,
+    /// The transport's label when it is not the spec's (`sse` after the fallback).
+    pub(crate) transport: Option<&'static str>,
+    /// Answers the requests of `input_required` results (a handler like the connection's).
+    pub(crate) inputs: Option<Arc<dyn InputResponder>>,
 }
 
 impl Connection {
@@ -100,6 +148,16 @@ pub(crate) async fn connect(
     spec: &McpServerSpec,
     options: &ConnectOptions,
 ) -> Result<Connection, StartError> {
+    let mut connection = connect_any(spec, options).await?;
+    let responder = Handler::new(&spec.name, &options.hooks, &spec.client);
+    connection.inputs = Some(Arc::new(responder));
+    Ok(connection)
+}
+
+async fn connect_any(
+    spec: &McpServerSpec,
+    options: &ConnectOptions,
+) -> Result<Connection, StartError> {
     let name = spec.name.as_str();
     let handler = Handler::new(name, &options.hooks, &spec.client);
     let generations = handler.generations();
@@ -109,7 +167,8 @@ pub(crate) async fn connect(
             let (transport, mut process) =
                 stdio::spawn(name, stdio_spec, options.max_message_bytes)?;
             let (transport, ended) = Observed::new(transport);
-            match tokio::time::timeout(startup, handler.serve(transport)).await {
+            let served = serve(handler, transport, options.protocol);
+            match tokio::time::timeout(startup, served).await {
                 Ok(Ok(service)) => {
                     disable_cache(&service).await;
                     Ok(Connection {
@@ -118,6 +177,8 @@ pub(crate) async fn connect(
                         ended,
                         generations,
                         auth: None,
+                        transport: None,
+                        inputs: None,
                     })
                 }
                 Ok(Err(init_error)) => {
@@ -136,6 +197,7 @@ pub(crate) async fn connect(
                     Err(StartError {
                         error,
                         stderr_tail: process.stderr().describe(),
+                        refused_post: false,
                     })
                 }
                 Err(_) => {
@@ -145,29 +207,28 @@ pub(crate) async fn connect(
                     Err(StartError {
                         error,
                         stderr_tail: process.stderr().describe(),
+                        refused_post: false,
                     })
                 }
             }
         }
         McpTransport::Http(http_spec) => {
-            let transport = http::transport(
-                name,
-                http_spec,
-                options.max_message_bytes,
-                &options.auth,
-                handler.generations(),
-            )
-            .await?;
-            match transport {
-                http::HttpTransport::Plain(transport) => {
-                    handshake(name, startup, handler, transport, None).await
+            let streamable = connect_http(name, startup, handler, http_spec, options).await;
+            match streamable {
+                Err(failed) if failed.refused_post && http_spec.fallback_to_sse => {
+                    tracing::info!(
+                        server = name,
+                        "streamable HTTP refused the initialize POST; trying legacy SSE"
+                    );
+                    let handler = Handler::new(name, &options.hooks, &spec.client);
+                    connect_sse(name, startup, handler, http_spec, options).await
                 }
-                http::HttpTransport::OAuth(transport, server_auth) => {
-                    handshake(name, startup, handler, transport, Some(server_auth)).await
-                }
+                other => other,
             }
         }
-        McpTransport::Sse(_) => Err(StartError::from(http::sse_unsupported(name))),
+        McpTransport::Sse(http_spec) => {
+            connect_sse(name, startup, handler, http_spec, options).await
+        }
     }
 }
 
@@ -187,7 +248,7 @@ where
     let generations = handler.generations();
     let transport = line::LineTransport::new(name, read, write, options.max_message_bytes);
     let (transport, ended) = Observed::new(transport);
-    match tokio::time::timeout(startup, handler.serve(transport)).await {
+    match tokio::time::timeout(startup, serve(handler, transport, options.protocol)).await {
         Ok(Ok(service)) => {
             disable_cache(&service).await;
             Ok(Connection {
@@ -196,6 +257,12 @@ where
                 ended,
                 generations,
                 auth: None,
+                transport: None,
+                inputs: Some(Arc::new(Handler::new(
+                    name,
+                    &options.hooks,
+                    &ClientFeatureSettings::default(),
+                ))),
             })
         }
         Ok(Err(init_error)) => Err(StartError::from(McpError::Handshake {
@@ -211,7 +278,7 @@ where
 /// the exchanges with the server, and the sign-in's own time is added to it.
 async fn handshake<T>(
     name: &str,
-    startup: Duration,
+    (startup, protocol): (Duration, ProtocolRevisions),
     handler: Handler,
     transport: T,
     server_auth: Option<Arc<auth::ServerAuth>>,
@@ -225,7 +292,7 @@ where
         Some(a) if matches!(a.sign_in, auth::SignIn::Interactive(_)) => startup + a.login_timeout,
         _ => startup,
     };
-    match tokio::time::timeout(deadline, handler.serve(transport)).await {
+    match tokio::time::timeout(deadline, serve(handler, transport, protocol)).await {
         Ok(Ok(service)) => {
             disable_cache(&service).await;
             Ok(Connection {
@@ -234,6 +301,8 @@ where
                 ended,
                 generations,
                 auth: server_auth,
+                transport: None,
+                inputs: None,
             })
         }
         Ok(Err(init_error)) => {
@@ -242,10 +311,12 @@ where
             {
                 return Err(StartError::from(mapped));
             }
-            Err(StartError::from(McpError::Handshake {
+            let mut failed = StartError::from(McpError::Handshake {
                 server: name.to_owned(),
                 message: describe_init_error(&init_error),
-            }))
+            });
+            failed.refused_post = refused_post(&init_error);
+            Err(failed)
         }
         Err(_) => Err(StartError::from(startup_timeout(name, startup))),
     }
@@ -271,7 +342,16 @@ pub(crate) fn classify_http(
                 .to_owned(),
         });
     }
-    let mapped = auth::classify(server, error.error.as_ref())?;
+    classify_http_error(server, error.error.as_ref(), oauth)
+}
+
+/// [`classify_http`] of an HTTP error as the transport returned it.
+pub(crate) fn classify_http_error(
+    server: &str,
+    error: &(dyn std::error::Error + 'static),
+    oauth: bool,
+) -> Option<McpError> {
+    let mapped = auth::classify(server, error)?;
     if oauth {
         return Some(mapped);
     }
@@ -292,11 +372,23 @@ pub(crate) fn classify_http(
 /// A transport error as a sentence: the transport's own message and its causes, without the
 /// transport's (Rust) type name that rmcp's `Display` puts first.
 pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String {
-    // An HTTP request that failed: say where and why, with the cause rmcp's wrapper hides.
-    if let Some(StreamableHttpError::Client(e)) = error
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    if let Some(http) = error
         .error
         .downcast_ref::<StreamableHttpError<reqwest::Error>>()
     {
+        return describe_http_error(http);
+    }
+    describe_chain(error.error.as_ref())
+}
+
+/// An HTTP error of rmcp's client as a sentence.
+pub(crate) fn describe_http_error(
+    error: &rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>,
+) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    // An HTTP request that failed: say where and why, with the cause rmcp's wrapper hides.
+    if let StreamableHttpError::Client(e) = error {
         let url = e
             .url()
             .map(|u| coyote_protocol::redact_url(u.as_str()))
@@ -314,11 +406,7 @@ pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String 
         };
     }
     // "HTTP 400 Bad Request: <body>": the status and the start of the body.
-    if let Some(StreamableHttpError::UnexpectedServerResponse(text)) =
-        error
-            .error
-            .downcast_ref::<StreamableHttpError<reqwest::Error>>()
-    {
+    if let StreamableHttpError::UnexpectedServerResponse(text) = error {
         return match text.split_once(": ") {
             Some((status, body)) if status.starts_with("HTTP ") => format!(
                 "the server answered {status}: {}",
@@ -327,8 +415,13 @@ pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String 
             _ => restart::cut(text, restart::ERROR_TEXT_MAX),
         };
     }
+    describe_chain(error)
+}
+
+/// An error and its causes, each said once.
+fn describe_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = Vec::new();
-    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = current {
         let text = e.to_string();
         if !parts.iter().any(|p| p.contains(&text)) {

@@ -43,6 +43,7 @@ pub async fn login(
         hooks: options.hooks(),
         max_message_bytes: options.max_message_bytes,
         auth: context.clone(),
+        protocol: options.protocol,
     };
     let connection = connect::connect(&spec, &connect_options)
         .await
@@ -61,6 +62,7 @@ pub async fn login(
         ended: connection.ended.clone(),
         max_message_bytes: options.max_message_bytes,
         oauth: connection.auth.is_some(),
+        inputs: connection.inputs.clone(),
     });
     let listed = handle.list_tools().await;
     let signed_in = connection.auth.as_ref().is_some_and(|a| a.signed_in());

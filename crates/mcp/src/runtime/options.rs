@@ -9,6 +9,7 @@ use crate::client_handler::{
     ClientHooks, ClientIdentity, DeclineElicitation, ElicitationHook, McpLogLevel, NoServerLog,
     Roots, SamplingHook, ServerLogSink,
 };
+use crate::connect::ProtocolRevisions;
 use crate::connect::auth::AuthOptions;
 use crate::connect::line::MAX_MESSAGE_BYTES;
 use crate::server::ShutdownTimeouts;
@@ -39,6 +40,8 @@ pub struct RuntimeOptions {
     /// Where servers' catalogs are cached after they ran, for lazy starts (`None`: no cache;
     /// `coyote mcp` commands list live).
     pub catalog_cache: Option<CatalogCache>,
+    /// Which protocol revisions connections offer (default: 2025-11-25 via `initialize`).
+    pub protocol: ProtocolRevisions,
 }
 
 impl Default for RuntimeOptions {
@@ -54,6 +57,7 @@ impl Default for RuntimeOptions {
             shutdown: ShutdownTimeouts::DEFAULT,
             auth: AuthOptions::default(),
             catalog_cache: None,
+            protocol: ProtocolRevisions::default(),
         }
     }
 }
@@ -83,6 +87,7 @@ impl std::fmt::Debug for RuntimeOptions {
             .field("shutdown", &self.shutdown)
             .field("auth", &self.auth)
             .field("catalog_cache", &self.catalog_cache)
+            .field("protocol", &self.protocol)
             .finish_non_exhaustive()
     }
 }

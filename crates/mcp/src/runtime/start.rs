@@ -62,7 +62,7 @@ pub(super) fn settle(
             let handle = ServerHandle::new(HandleParts {
                 name: name.clone(),
                 peer: connection.service.peer().clone(),
-                transport: slot.transport,
+                transport: connection.transport.unwrap_or(slot.transport),
                 pid,
                 call_timeout,
                 generations: connection.generations.clone(),
@@ -70,6 +70,7 @@ pub(super) fn settle(
                 ended: connection.ended.clone(),
                 max_message_bytes,
                 oauth: connection.auth.is_some(),
+                inputs: connection.inputs.clone(),
             });
             let ended = connection.ended.clone();
             *slot.live() = Some(Live {

@@ -15,6 +15,7 @@ pub(super) fn http_spec(name: &str, url: &str, timeouts: Timeouts) -> McpServerS
             headers: vec![("X-Coyote-Test".into(), "1".into())],
             bearer_token_env: None,
             oauth: Default::default(),
+            fallback_to_sse: false,
         }),
         timeouts,
         approve: Default::default(),

@@ -4,6 +4,8 @@
 
 mod client_features;
 mod http;
+mod input_required;
+mod legacy_sse;
 mod restart;
 mod standalone_stream;
 mod stdio;

@@ -1,11 +1,12 @@
-//! The last bytes a peer process wrote, for assertion messages.
+//! The last bytes a peer process wrote to stdout/stderr, kept for error messages.
 
 use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use super::OUTPUT_TAIL_BYTES;
+/// Bytes of the server's combined stdout/stderr kept for error messages.
+const OUTPUT_TAIL_BYTES: usize = 8 * 1024;
 
 /// A bounded ring of the last bytes a child wrote; drained by one thread per pipe so a chatty
 /// server never blocks on a full pipe.

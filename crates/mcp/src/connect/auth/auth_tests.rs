@@ -17,6 +17,7 @@ fn spec(url: &str) -> HttpSpec {
         headers: Vec::new(),
         bearer_token_env: None,
         oauth: OAuthSpec::default(),
+        fallback_to_sse: false,
     }
 }
 

@@ -263,6 +263,15 @@ async fn scopes(
     scopes
 }
 
+/// Whether two metadata documents describe the same authorization server: the same issuer
+/// when both name one, else the same authorization endpoint.
+fn same_authorization_server(a: &AuthorizationMetadata, b: &AuthorizationMetadata) -> bool {
+    match (&a.issuer, &b.issuer) {
+        (Some(x), Some(y)) => x.trim_end_matches('/') == y.trim_end_matches('/'),
+        _ => a.authorization_endpoint == b.authorization_endpoint,
+    }
+}
+
 /// Configures `manager` with the client to sign in as (see the module header).
 async fn identity(
     auth: &ServerAuth,
@@ -278,7 +287,14 @@ async fn identity(
         .get("client_id_metadata_document_supported")
         .and_then(|v| v.as_bool())
         .unwrap_or(false);
-    let stored = auth.cell.get().client;
+    let record = auth.cell.get();
+    // A registration belongs to the authorization server that issued it: after a migration
+    // (the server's metadata names another one) register again, never reuse it (SEP-2352).
+    let same_server = record
+        .metadata
+        .as_ref()
+        .is_some_and(|old| same_authorization_server(old, metadata));
+    let stored = record.client.filter(|_| same_server);
     let client = if let Some(id) = &spec.client_id {
         ClientRecord {
             client_id: id.clone(),

@@ -237,16 +237,13 @@ pub(crate) fn oauth_http_spec(spec: &McpServerSpec) -> Result<&HttpSpec, McpErro
         hint: hint.to_owned(),
     };
     match &spec.transport {
-        McpTransport::Http(http) if uses_oauth(http) => Ok(http),
-        McpTransport::Http(_) => Err(unsupported(
+        McpTransport::Http(http) | McpTransport::Sse(http) if uses_oauth(http) => Ok(http),
+        McpTransport::Http(_) | McpTransport::Sse(_) => Err(unsupported(
             "the entry supplies its own credentials (\"bearerTokenEnv\" or an Authorization \
              header); remove them to sign in with OAuth",
         )),
         McpTransport::Stdio(_) => Err(unsupported(
             "it is a local (stdio) server; only HTTP servers sign in",
-        )),
-        McpTransport::Sse(_) => Err(unsupported(
-            "the legacy SSE transport is not supported; use the server's streamable HTTP URL",
         )),
     }
 }
