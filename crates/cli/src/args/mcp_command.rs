@@ -1,0 +1,265 @@
+//! The words of `coyote mcp …` (clap derive): one variant per subcommand, with its help text.
+
+use clap::{Subcommand, ValueEnum};
+
+use super::{KindArg, OutputArgs};
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Show every configured server: transport, state, protocol, capabilities, counts.
+    Servers {
+        #[command(flatten)]
+        out: OutputArgs,
+        /// Only the configured names, one per line, without starting any server (used by
+        /// the shell completion scripts).
+        #[arg(long, hide = true, conflicts_with = "json")]
+        names: bool,
+    },
+    /// List tools (of one server, or of all).
+    Tools {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// List resources.
+    Resources {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// List resource templates.
+    Templates {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// List prompts with their arguments.
+    Prompts {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Search a server's catalog (tools, resources, templates, prompts) with BM25.
+    Search {
+        server: String,
+        query: String,
+        /// Number of results (1–20).
+        #[arg(long, default_value_t = 5)]
+        top_k: usize,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// What the `retrieve` exposure would declare of a server for a user message: the tools
+    /// by rank, mention or use, with their function names and estimated tokens.
+    Retrieve {
+        server: String,
+        /// The user's message to rank the server's tools against.
+        text: String,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Describe one catalog item (default kind: tool).
+    Describe {
+        server: String,
+        id: String,
+        #[arg(long, value_enum, default_value = "tool")]
+        kind: KindArg,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Call a tool. Arguments are key=value (coerced by the tool's inputSchema) or --json-args.
+    #[command(
+        after_help = "Examples:\n  coyote mcp call everything echo message=hi\n  \
+                            coyote mcp call everything get-sum --json-args '{\"a\":1,\"b\":2}'\n\
+                            A result with isError exits 1."
+    )]
+    Call {
+        server: String,
+        tool: String,
+        /// key=value pairs; values may be quoted. Numbers/booleans/JSON follow the schema.
+        args: Vec<String>,
+        /// All arguments as one JSON object (instead of key=value pairs).
+        #[arg(long, value_name = "JSON", conflicts_with = "args")]
+        json_args: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Read a resource (text to stdout; binaries are spilled to the cache and described).
+    Read {
+        server: String,
+        /// A resource URI, or a template with {var} placeholders filled by --arg.
+        uri: String,
+        /// Template variable, key=value (repeatable).
+        #[arg(long = "arg", value_name = "K=V")]
+        template_args: Vec<String>,
+        /// Only lines matching this regex, with 2 lines of context (like `rg -n -C2`).
+        #[arg(long)]
+        pattern: Option<String>,
+        /// Byte offset into the (filtered) text.
+        #[arg(long)]
+        offset: Option<u64>,
+        /// Bytes per page (default 51200, at most 204800).
+        #[arg(long)]
+        max_bytes: Option<u64>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Get a prompt and print it flattened into one labelled text block.
+    Prompt {
+        server: String,
+        name: String,
+        /// key=value arguments (strings).
+        args: Vec<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Values a server offers for a prompt argument or template variable (`completion/complete`).
+    #[command(
+        after_help = "The first ARG=PREFIX is the argument completed; further ARG=VALUE pairs are \
+                      the arguments already chosen, sent as context.\n\
+                      Examples:\n  coyote mcp complete everything --prompt completable-prompt department=Eng\n  \
+                      coyote mcp complete everything --prompt completable-prompt name= department=Engineering"
+    )]
+    Complete {
+        server: String,
+        /// Complete an argument of this prompt.
+        #[arg(
+            long,
+            value_name = "NAME",
+            conflicts_with = "template",
+            required_unless_present = "template"
+        )]
+        prompt: Option<String>,
+        /// Complete a variable of this resource template (its uriTemplate or name).
+        #[arg(long, value_name = "URI")]
+        template: Option<String>,
+        /// ARG=PREFIX, then ARG=VALUE pairs as context.
+        #[arg(required = true, value_name = "ARG=PREFIX")]
+        args: Vec<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Subscribe to a resource and print one line per update (unsubscribes on exit).
+    #[command(
+        after_help = "Exits 0 after --count updates, 130 on Ctrl-C, 1 when the server does not \
+                      offer subscriptions or goes away.\n\
+                      Example:\n  coyote mcp watch everything demo://resource/static/document/features.md --count 3"
+    )]
+    Watch {
+        server: String,
+        /// The resource URI.
+        uri: String,
+        /// Exit 0 after this many updates.
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+        /// Read the resource again after each update and print it (the content policy applies).
+        #[arg(long)]
+        read: bool,
+        /// One JSON object per update: {"type": "updated", "server", "uri", "time"[, "content"]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a meta-function exactly as the model would: `meta mcp_search_srv '{"query":"x"}'`.
+    Meta {
+        function_name: String,
+        /// Arguments as a JSON object.
+        #[arg(default_value = "{}")]
+        json_args: String,
+        /// Print `{"function_name", "is_error", "text"}` as JSON instead of the text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server to mcp.json: `add NAME [-e K=V…] -- CMD ARGS…` or `add NAME --url URL`.
+    #[command(
+        after_help = "Examples:\n  coyote mcp add everything -- npx -y @modelcontextprotocol/server-everything\n  \
+                            coyote mcp add gh -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- github-mcp-server stdio\n  \
+                            coyote mcp add remote --url https://mcp.example.com/mcp --header 'X-Team: core'\n  \
+                            coyote mcp add events --url https://events.example.com/sse --transport sse\n  \
+                            coyote mcp add slack --url https://mcp.slack.com/mcp --client-id 123.456 --scope chat:write\n\
+                            A remote server that asks for sign-in: `coyote mcp login NAME` (`coyote help remote-servers`)."
+    )]
+    Add {
+        name: String,
+        /// Environment variable for a stdio server, K=V (repeatable; `${VAR}` allowed).
+        #[arg(short = 'e', long = "env", value_name = "K=V")]
+        env: Vec<String>,
+        /// URL of a streamable HTTP or legacy SSE server (instead of a command).
+        #[arg(long, conflicts_with = "command")]
+        url: Option<String>,
+        /// Transport of the --url server: `http` (streamable HTTP, the default) or `sse`
+        /// (legacy HTTP+SSE).
+        #[arg(long, value_name = "http|sse", requires = "url", value_parser = ["http", "sse"])]
+        transport: Option<String>,
+        /// HTTP header, "K: V" (repeatable).
+        #[arg(long = "header", value_name = "K:V", requires = "url")]
+        headers: Vec<String>,
+        /// OAuth client id registered with the server's authorization server (`oauth.clientId`).
+        #[arg(long, value_name = "ID", requires = "url")]
+        client_id: Option<String>,
+        /// OAuth scope to ask for at sign-in (repeatable; `oauth.scopes`).
+        #[arg(long = "scope", value_name = "SCOPE", requires = "url")]
+        scopes: Vec<String>,
+        /// Replace an existing entry of the same name.
+        #[arg(long)]
+        force: bool,
+        /// Print `{"action", "name", "file"}` as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Copy servers other clients configured into mcp.json (names already there are skipped
+    /// unless --force). Exit 0 when something was imported, else 1.
+    #[command(
+        after_help = "Sources:\n  claude-code     the project's .mcp.json, then ~/.claude.json\n  \
+                      cursor          the project's .cursor/mcp.json, then ~/.cursor/mcp.json\n  \
+                      claude-desktop  claude_desktop_config.json ($XDG_CONFIG_HOME/Claude or \
+                      ~/.config/Claude; ~/Library/Application Support/Claude on macOS)\n  \
+                      FILE            any file with an \"mcpServers\" object\n\
+                      Without --from, every client source is read in that order."
+    )]
+    Import {
+        /// Where from: claude-desktop, claude-code, cursor, or a FILE path.
+        #[arg(long, value_name = "SOURCE")]
+        from: Option<String>,
+        /// Replace entries of the same name.
+        #[arg(long)]
+        force: bool,
+        /// Print `{"file", "read", "imported", "skipped"}` as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a server from mcp.json.
+    Remove {
+        name: String,
+        /// Print `{"action", "name", "file"}` as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sign in to a remote server (OAuth): opens $BROWSER (or xdg-open/open) and waits for the
+    /// redirect on a loopback port; the tokens are stored for every later command.
+    #[command(
+        after_help = "The URL is always printed on stderr, so it can be opened on another machine \
+                      (then forward the redirect port, or set \"redirectPort\"). See \
+                      `coyote help remote-servers`."
+    )]
+    Login { name: String },
+    /// Forget a remote server's sign-in (its stored tokens).
+    Logout { name: String },
+    /// Show the cached server catalogs a chat declares idle servers from, or delete them
+    /// (`coyote mcp cache clear`).
+    Cache {
+        /// `clear` deletes every cached catalog.
+        action: Option<CacheAction>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+}
+
+/// What `coyote mcp cache` does besides listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheAction {
+    /// Delete every cached catalog.
+    Clear,
+}
