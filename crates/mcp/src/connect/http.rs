@@ -17,7 +17,6 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use super::auth::{AuthContext, ServerAuth, SignInClient, uses_oauth};
 use super::restart::RestartAware;
 use super::sse::{self, FirstError, SseHttpError, SseRequests, SseTransport};
-use super::stream_ready::StreamReady;
 use crate::client_handler::Generations;
 use crate::error::McpError;
 
@@ -42,9 +41,9 @@ pub fn install_crypto_provider() {
 /// Both refuse to resend a request that may have run when the server restarted
 /// ([`RestartAware`]).
 pub(crate) enum HttpTransport {
-    Plain(StreamableHttpClientTransport<StreamReady<RestartAware<reqwest::Client>>>),
+    Plain(StreamableHttpClientTransport<RestartAware<reqwest::Client>>),
     OAuth(
-        StreamableHttpClientTransport<StreamReady<RestartAware<SignInClient>>>,
+        StreamableHttpClientTransport<RestartAware<SignInClient>>,
         Arc<ServerAuth>,
     ),
 }
@@ -61,7 +60,7 @@ pub(crate) async fn transport(
     if !uses_oauth(spec) {
         return Ok(HttpTransport::Plain(
             StreamableHttpClientTransport::with_client(
-                StreamReady::new(RestartAware::new(http_client(), generations)),
+                RestartAware::new(http_client(), generations),
                 config,
             ),
         ));
@@ -77,7 +76,7 @@ pub(crate) async fn transport(
         generations,
     );
     Ok(HttpTransport::OAuth(
-        StreamableHttpClientTransport::with_client(StreamReady::new(client), config),
+        StreamableHttpClientTransport::with_client(client, config),
         server_auth,
     ))
 }

@@ -31,6 +31,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Error as SseError, Sse};
 
+use super::stream_ready::{StreamOpening, is_initialize};
 use crate::client_handler::Generations;
 
 /// The text of the error a refused resend fails with (recognised by [`is_server_restarted`]).
@@ -107,10 +108,13 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
     format!("{}…", &text[..end])
 }
 
-/// `inner`, refusing to resend a request that may change something after its session expired.
+/// `inner`, refusing to resend a request that may change something after its session expired,
+/// and holding a request while the session's standalone stream opens ([`StreamOpening`]).
 #[derive(Clone)]
 pub(crate) struct RestartAware<C> {
     inner: C,
+    /// Whether the standalone GET stream of a new session is still opening.
+    stream: StreamOpening,
     /// Requests that met an expired session and must not be sent again.
     expired: Arc<Mutex<HashSet<RequestId>>>,
     /// Where "the server refused a connection" is recorded for the handle.
@@ -121,6 +125,7 @@ impl<C> RestartAware<C> {
     pub(crate) fn new(inner: C, generations: Arc<Generations>) -> Self {
         RestartAware {
             inner,
+            stream: StreamOpening::default(),
             expired: Arc::new(Mutex::new(HashSet::new())),
             generations,
         }
@@ -146,6 +151,18 @@ impl<C> RestartAware<C> {
             .store(refused, Ordering::Release);
     }
 
+    /// After a GET: the connection noted; the standalone stream (no `Last-Event-ID`) answered.
+    fn got_stream<T, E: std::error::Error + Send + Sync + 'static>(
+        &self,
+        standalone: bool,
+        result: &Result<T, StreamableHttpError<E>>,
+    ) {
+        self.note(result);
+        if standalone {
+            self.stream.standalone_answered();
+        }
+    }
+
     fn expired(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
         self.expired.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -161,6 +178,7 @@ impl<C: StreamableHttpClient + Sync> RestartAware<C> {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<StreamableHttpPostResponse, StreamableHttpError<C::Error>>>,
     {
+        self.stream.before_post(message).await;
         if let JsonRpcMessage::Request(request) = message
             && self.expired().remove(&request.id)
         {
@@ -174,6 +192,7 @@ impl<C: StreamableHttpClient + Sync> RestartAware<C> {
         }
         let result = tie_error_to_request(message, send().await);
         self.note(&result);
+        self.stream.after_post(is_initialize(message), &result);
         if matches!(result, Err(StreamableHttpError::SessionExpired))
             && let Some((id, method)) = request_of(message)
         {
@@ -271,11 +290,12 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for RestartAware<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        let standalone = last_event_id.is_none();
         let result = self
             .inner
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
             .await;
-        self.note(&result);
+        self.got_stream(standalone, &result);
         result
     }
 
@@ -288,6 +308,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for RestartAware<C> {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        let standalone = last_event_id.is_none();
         let result = self
             .inner
             .get_stream_with_max_sse_event_size(
@@ -299,7 +320,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for RestartAware<C> {
                 max_sse_event_size,
             )
             .await;
-        self.note(&result);
+        self.got_stream(standalone, &result);
         result
     }
 }
