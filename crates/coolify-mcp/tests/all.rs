@@ -13,6 +13,7 @@ mod audit;
 mod boot;
 mod bundle;
 mod canary;
+mod coyote_modern;
 mod doctor;
 mod elicitation;
 mod fidelity;

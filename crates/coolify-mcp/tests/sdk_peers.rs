@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::common::{Setup, build_server};
 
-const TOKEN: &str = "sdk-peer-token-0123456789abcdef012345";
+pub(crate) const TOKEN: &str = "sdk-peer-token-0123456789abcdef012345";
 /// Bounds a stuck peer; never reached by a passing run.
 const PEER_DEADLINE: Duration = Duration::from_secs(120);
 
@@ -62,7 +62,7 @@ pub(crate) async fn run_node(script: &PathBuf, args: &[&str]) -> Value {
         .unwrap_or_else(|e| panic!("not one JSON line ({e}): {stdout}\n{stderr}"))
 }
 
-async fn serve(fixture: &Fixture) -> coolify_mcp::http::HttpHandle {
+pub(crate) async fn serve(fixture: &Fixture) -> coolify_mcp::http::HttpHandle {
     let setup = Setup {
         policy: HumanPolicy::RequireHuman,
         ..Setup::default()
@@ -137,7 +137,7 @@ async fn ts_sdk_client_signs_in_with_oauth_and_calls_a_tool() {
 }
 
 /// This tree's `coyote` (built beside `coolify-mcp` by `cargo build`), if present.
-fn coyote_binary() -> Option<PathBuf> {
+pub(crate) fn coyote_binary() -> Option<PathBuf> {
     let path = PathBuf::from(env!("CARGO_BIN_EXE_coolify-mcp")).with_file_name("coyote");
     if path.exists() {
         return Some(path);
@@ -152,28 +152,45 @@ fn coyote_binary() -> Option<PathBuf> {
     None
 }
 
-/// `coyote ARGS` in `home` with the form-filling browser stand-in: (code, stdout, stderr).
-async fn coyote(bin: &PathBuf, home: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+/// The environment `coyote` runs with in these tests: only `home`'s directories, a file token
+/// store and the form-filling browser stand-in.
+pub(crate) fn coyote_env(home: &std::path::Path) -> Vec<(String, std::ffi::OsString)> {
     let browser = format!(
         "node {}",
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("tests/js/browser-form.mjs")
             .display()
     );
+    [
+        ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+        ("HOME", home.into()),
+        ("COYOTE_CONFIG_DIR", home.join("config").into()),
+        ("COYOTE_STATE_DIR", home.join("state").into()),
+        ("COYOTE_CACHE_DIR", home.join("cache").into()),
+        ("COYOTE_TOKEN_STORE", "file".into()),
+        ("BROWSER", browser.into()),
+        ("COOLIFY_TEST_TOKEN", coolify_fixture::FIXTURE_TOKEN.into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// `coyote ARGS` in `home` ([`coyote_env`] plus `extra`), stdin closed: (code, stdout, stderr).
+pub(crate) async fn coyote_with(
+    bin: &PathBuf,
+    home: &std::path::Path,
+    args: &[&str],
+    extra: &[(&str, &str)],
+) -> (i32, String, String) {
     let out = tokio::time::timeout(
         PEER_DEADLINE,
         tokio::process::Command::new(bin)
             .args(args)
             .current_dir(home)
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", home)
-            .env("COYOTE_CONFIG_DIR", home.join("config"))
-            .env("COYOTE_STATE_DIR", home.join("state"))
-            .env("COYOTE_CACHE_DIR", home.join("cache"))
-            .env("COYOTE_TOKEN_STORE", "file")
-            .env("BROWSER", browser)
-            .env("COOLIFY_TEST_TOKEN", coolify_fixture::FIXTURE_TOKEN)
+            .envs(coyote_env(home))
+            .envs(extra.iter().copied())
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .output(),
@@ -186,6 +203,11 @@ async fn coyote(bin: &PathBuf, home: &std::path::Path, args: &[&str]) -> (i32, S
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `coyote ARGS` in `home` with nothing added to [`coyote_env`].
+async fn coyote(bin: &PathBuf, home: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    coyote_with(bin, home, args, &[]).await
 }
 
 #[tokio::test]
