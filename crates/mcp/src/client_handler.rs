@@ -110,6 +110,9 @@ pub(crate) struct Generations {
     /// An HTTP server refused a new connection since its last good answer: it stopped or
     /// crashed (set by `connect::restart`, read when a response stream closes).
     pub(crate) unreachable: std::sync::atomic::AtomicBool,
+    /// The last resumption of a broken HTTP response stream was answered "no such session":
+    /// the server restarted while the request ran (set by `connect::restart`).
+    pub(crate) session_lost: std::sync::atomic::AtomicBool,
 }
 
 /// URIs tracked per connection for `resources/updated`; beyond this many the table starts over

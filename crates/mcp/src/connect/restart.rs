@@ -9,7 +9,9 @@
 //!
 //! A server that stops answering: a connection it refuses is recorded
 //! (`Generations::unreachable`), so a response stream that closes is reported as the server
-//! having gone, not as a dropped oversized response.
+//! having gone, not as a dropped oversized response. A server that restarted while a request
+//! ran: the resumption of the broken response stream meets "no such session"
+//! (`Generations::session_lost`), and the request is reported as not retried.
 //!
 //! A server that answers a stale session with 400 and a JSON-RPC error without `id` instead
 //! (server-everything) gets that error tied to the request, which then fails at once.
@@ -62,6 +64,21 @@ pub(crate) fn is_server_restarted<E: std::error::Error + Send + Sync + 'static>(
     error: &StreamableHttpError<E>,
 ) -> bool {
     matches!(error, StreamableHttpError::UnexpectedServerResponse(text) if text == SERVER_RESTARTED)
+}
+
+/// Whether a GET that carried a session id was answered "no such session" (404, the spec's
+/// answer; 400, server-everything's).
+fn session_unknown<T, E: std::error::Error + Send + Sync + 'static>(
+    result: &Result<T, StreamableHttpError<E>>,
+) -> bool {
+    let Err(StreamableHttpError::Client(e)) = result else {
+        return false;
+    };
+    let error: &(dyn std::error::Error + 'static) = e;
+    error
+        .downcast_ref::<reqwest::Error>()
+        .and_then(reqwest::Error::status)
+        .is_some_and(|s| s == http::StatusCode::NOT_FOUND || s == http::StatusCode::BAD_REQUEST)
 }
 
 /// An HTTP error answer whose JSON-RPC error names no request (server-everything answers a
@@ -151,15 +168,21 @@ impl<C> RestartAware<C> {
             .store(refused, Ordering::Release);
     }
 
-    /// After a GET: the connection noted; the standalone stream (no `Last-Event-ID`) answered.
+    /// After a GET: the connection noted; the standalone stream (no `Last-Event-ID`) answered;
+    /// for the resumption of a broken response stream, whether the server still knew the
+    /// session (a 404 or 400 to the session id means it restarted and the request is lost).
     fn got_stream<T, E: std::error::Error + Send + Sync + 'static>(
         &self,
         standalone: bool,
+        with_session: bool,
         result: &Result<T, StreamableHttpError<E>>,
     ) {
         self.note(result);
         if standalone {
             self.stream.standalone_answered();
+        } else {
+            let lost = with_session && session_unknown(result);
+            self.generations.session_lost.store(lost, Ordering::Release);
         }
     }
 
@@ -291,11 +314,12 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for RestartAware<C> {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
         let standalone = last_event_id.is_none();
+        let with_session = session_id.is_some();
         let result = self
             .inner
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
             .await;
-        self.got_stream(standalone, &result);
+        self.got_stream(standalone, with_session, &result);
         result
     }
 
@@ -309,6 +333,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for RestartAware<C> {
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
         let standalone = last_event_id.is_none();
+        let with_session = session_id.is_some();
         let result = self
             .inner
             .get_stream_with_max_sse_event_size(
@@ -320,7 +345,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for RestartAware<C> {
                 max_sse_event_size,
             )
             .await;
-        self.got_stream(standalone, &result);
+        self.got_stream(standalone, with_session, &result);
         result
     }
 }

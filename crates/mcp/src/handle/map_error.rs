@@ -65,11 +65,22 @@ impl ServerHandle {
                     .generations
                     .unreachable
                     .load(std::sync::atomic::Ordering::Acquire);
+                let session_lost = self
+                    .inner
+                    .generations
+                    .session_lost
+                    .load(std::sync::atomic::Ordering::Acquire);
                 let message = match (&error, self.inner.info.transport.as_str()) {
                     // The reconnects of the response stream were refused: the server is gone.
                     (ServiceError::TransportClosed, "http") if unreachable => {
                         "the connection closed before the response arrived, and the server \
                          refuses new connections: it stopped or crashed"
+                            .to_owned()
+                    }
+                    // The stream broke and the server no longer knew the session.
+                    (ServiceError::TransportClosed, "http") if session_lost => {
+                        "the server restarted while the request was running (its session \
+                         ended); the request may have run before that, so it was not retried"
                             .to_owned()
                     }
                     // rmcp's HTTP client drops a response stream it cannot read (e.g. an SSE

@@ -3,6 +3,7 @@
 //! its fix.
 
 mod floods;
+mod http_restart;
 mod messages;
 mod secrets;
 mod signals;
