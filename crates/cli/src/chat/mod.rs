@@ -54,7 +54,6 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         crate::repl::scope::choose_model(&app, &prepared.scope).map_err(CliError::usage)?;
     tracing::info!(model = %choice.id, "one-shot chat");
     attachments.check_model(&choice.id, choice.supports_images)?;
-    let message = Message::user_with_images(text, attachments.images);
 
     let mcp = setup::load_mcp(global, &paths)?;
     let all_specs = mcp.servers.clone();
@@ -109,6 +108,21 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         Some(agent) => (&agent.session, &mut agent.conversation),
         None => (&session, &mut prepared.conversation),
     };
+    // `@SERVER:URI` mentions in the typed text (not in attached files) are read now: one that
+    // cannot be read is an error before anything is sent.
+    let text = match session.expand_mentions(&text).await {
+        Ok(text) => attachments.compose(&text),
+        Err(error) => {
+            let error = CliError::failure(error.to_string());
+            output.error(&error.message, error.code());
+            if let Some(agent) = agent {
+                agent.runtime.close().await;
+            }
+            runtime.shutdown().await;
+            return Err(error);
+        }
+    };
+    let message = Message::user_with_images(text, attachments.images);
     let progress = crate::client::progress::line_observer(args.json);
     let turn = session.run_turn_message(conversation, message, &ctx);
     let result = coyote_mcp::progress::observe(progress, turn).await;
@@ -144,8 +158,9 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     }
 }
 
-/// The message text — the TEXT arguments, piped stdin (unless `-f -` attaches it) and the
-/// attached text files — and the attachments (read off the runtime: files and stdin block).
+/// The message text — the TEXT arguments and piped stdin (unless `-f -` attaches it), without
+/// the attached text files, which [`Attachments::compose`] adds — and the attachments (read
+/// off the runtime: files and stdin block).
 async fn read_message(args: &ChatArgs) -> CliResult<(String, Attachments)> {
     let files = args.files.clone();
     let words = args.text.clone();
@@ -168,7 +183,7 @@ async fn read_message(args: &ChatArgs) -> CliResult<(String, Attachments)> {
             Err(_) if !attachments.is_empty() => String::new(),
             Err(error) => return Err(error),
         };
-        Ok((attachments.compose(&text), attachments))
+        Ok((text, attachments))
     })
     .await
     .map_err(|e| CliError::failure(format!("cannot read the message: {e}")))?

@@ -26,9 +26,11 @@ pub mod completer;
 pub mod editor;
 pub mod form;
 pub mod form_widgets;
+mod help;
 pub mod line;
 mod login_cmd;
 pub mod macro_cmd;
+mod outgoing;
 pub mod prompt_cmd;
 pub mod questions;
 mod quiet_menu;
@@ -368,34 +370,10 @@ impl Repl {
         }
     }
 
-    /// The user message with the `.file` attachments (taken: they go with this message only);
-    /// `None` when the model cannot take an attached image (the reason is shown).
-    fn with_attachments(&mut self, message: UserMessage) -> Option<coyote_protocol::Message> {
-        let attachments = std::mem::take(&mut self.attachments);
-        if !attachments.images.is_empty()
-            && let Some(app) = self.app_config.as_ref()
-        {
-            let choice = scope::choose_model(app, &self.scope);
-            let (model, supported) = match &choice {
-                Ok(choice) => (choice.id.as_str(), choice.supports_images),
-                Err(_) => ("in use", false),
-            };
-            if let Err(error) = attachments.check_model(model, supported) {
-                self.screen.line(&format!("coyote: {}", error.message));
-                return None;
-            }
-        }
-        let text = attachments.compose(&message.into_text());
-        Some(coyote_protocol::Message::user_with_images(
-            text,
-            attachments.images,
-        ))
-    }
-
     /// Runs one turn for `message`; Ctrl-C cancels it (the REPL stays usable).
     pub fn chat(&mut self, message: UserMessage) {
         tracing::info!(origin = ?message.origin(), "user message");
-        let Some(message) = self.with_attachments(message) else {
+        let Some(message) = self.outgoing(message) else {
             return;
         };
         let cancel = CancellationToken::new();
