@@ -11,7 +11,7 @@ mod import;
 mod list;
 mod login;
 mod via_meta;
-mod watch;
+pub(crate) mod watch;
 
 use coyote_mcp::{McpError, McpRuntime, ServerHandle};
 

@@ -29,6 +29,8 @@ pub enum CommandName {
     File,
     Reasoning,
     Roots,
+    Watch,
+    Unwatch,
 }
 
 /// One row of the command table.
@@ -103,6 +105,20 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
         usage: "SERVER NAME [key=value …]",
         description: "Send a server's prompt as your message (missing required arguments are asked)",
         validity: Validity::NeedsServers,
+    },
+    CommandSpec {
+        name: CommandName::Watch,
+        word: ".watch",
+        usage: "[SERVER URI]",
+        description: "Watch a resource: its updates are listed to the model with your next message; without arguments show the watches",
+        validity: Validity::NeedsServers,
+    },
+    CommandSpec {
+        name: CommandName::Unwatch,
+        word: ".unwatch",
+        usage: "[SERVER URI]",
+        description: "Stop watching a resource (without arguments: every one)",
+        validity: Validity::Always,
     },
     CommandSpec {
         name: CommandName::Role,
@@ -244,6 +260,17 @@ pub enum SessionCommand {
     List,
 }
 
+/// `.watch …` / `.unwatch …`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchCommand {
+    /// `.watch`: show the watches.
+    List,
+    /// `.watch SERVER URI`.
+    Add { server: String, uri: String },
+    /// `.unwatch [SERVER URI]` (`None`: every watch).
+    Remove(Option<(String, String)>),
+}
+
 /// A parsed dot-command with its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -279,6 +306,8 @@ pub enum Command {
     Reasoning,
     /// `.roots list|add DIR|remove DIR`.
     Roots(RootsCommand),
+    /// `.watch` / `.unwatch`.
+    Watch(WatchCommand),
     /// `.mcp log NAME LEVEL` (the level is checked when it runs).
     McpLog {
         server: String,
@@ -390,6 +419,18 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
             }
             _ => Err(usage()),
         },
+        CommandName::Watch | CommandName::Unwatch => {
+            let pair = match args.as_slice() {
+                [] => None,
+                [server, uri] => Some(((*server).to_owned(), (*uri).to_owned())),
+                _ => return Err(usage()),
+            };
+            Ok(Command::Watch(match (name, pair) {
+                (CommandName::Watch, None) => WatchCommand::List,
+                (CommandName::Watch, Some((server, uri))) => WatchCommand::Add { server, uri },
+                (_, pair) => WatchCommand::Remove(pair),
+            }))
+        }
         CommandName::Prompt => {
             if args.is_empty() {
                 Err(usage())

@@ -43,6 +43,7 @@ pub mod setup;
 pub mod shell;
 mod values;
 pub mod views;
+mod watch_cmd;
 mod words;
 
 use std::path::PathBuf;
@@ -102,6 +103,8 @@ pub struct Repl {
     agents: agent_cmd::AgentSlot,
     /// Files attached with `.file` for the next message.
     attachments: crate::attach::Attachments,
+    /// `.watch`ed resources and their changes not yet told to the model.
+    watches: watch_cmd::Watches,
 }
 
 /// The parts a [`Repl`] is made of.
@@ -141,6 +144,7 @@ impl Repl {
             macro_depth: 0,
             agents: agent_cmd::AgentSlot::default(),
             attachments: crate::attach::Attachments::default(),
+            watches: watch_cmd::Watches::default(),
         }
     }
 
@@ -279,6 +283,7 @@ impl Repl {
             Command::McpLogin(name) => self.login(&name),
             Command::McpLog { server, level } => self.mcp_log_command(&server, &level),
             Command::Roots(roots) => self.roots_command(&roots),
+            Command::Watch(watch) => self.watch_command(watch),
             Command::McpToggle(toggle) => self.mcp_toggle(&toggle),
             Command::Role(name) => self.role_command(name.as_deref()),
             Command::Agent(name) => self.agent_command(name.as_deref()),
@@ -421,6 +426,7 @@ impl Repl {
 
     /// Closes every server (bounded); call before leaving.
     pub fn shutdown(&mut self) {
+        self.unwatch(None);
         // An agent's own servers first (released through the factory), then the app's.
         self.leave_agent();
         let runtime = self.runtime().clone();

@@ -1,7 +1,8 @@
 //! The message as it leaves for the model: `@SERVER:URI` mentions of a typed message replaced
 //! by the resources they name (`coyote_session::Session::expand_mentions`: labelled with the
-//! URI, through the content policy; an unreadable mention is shown and nothing is sent), then
-//! the `.file` attachments.
+//! URI, through the content policy; an unreadable mention is shown and nothing is sent), the
+//! note of what `.watch`ed resources did since the last message (`watch_cmd.rs`) before it,
+//! then the `.file` attachments.
 //!
 //! Only a message the person typed (or a step of their macro) is searched for mentions: a
 //! `.prompt` result is the server's text and goes as it is.
@@ -34,6 +35,10 @@ impl Repl {
                 self.screen.line(&format!("coyote: {}", error.message));
                 return None;
             }
+        }
+        // What `.watch`ed resources did since the last message opens this one.
+        if let Some(note) = self.watches.take_note() {
+            text = format!("{note}\n\n{text}");
         }
         let text = attachments.compose(&text);
         Some(coyote_protocol::Message::user_with_images(
