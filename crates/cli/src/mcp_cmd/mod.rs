@@ -190,12 +190,14 @@ async fn dispatch(
             server,
             uri,
             count,
+            call,
             read,
             json,
         } => {
             let a = watch::WatchArgs {
                 uri,
                 count,
+                call,
                 read,
                 json,
             };

@@ -1,7 +1,8 @@
 //! `coyote mcp watch` (issue 19, acceptance 2 and 5): one line per
 //! `notifications/resources/updated`, `--count` exits 0 after unsubscribing (the fake records
 //! it), a server without `resources.subscribe` exits 1 with that reason, a server that dies
-//! while watched exits 1 with a clear error.
+//! while watched exits 1 with a clear error; against server-everything with `--call
+//! toggle-subscriber-updates`, whose log records the unsubscribe.
 
 use coyote_test_support::events::Event;
 use coyote_test_support::{
@@ -128,5 +129,72 @@ fn a_watched_server_that_dies_is_a_clear_error() {
     assert!(
         err.contains("MCP server `fake` went away while fake://doc was watched"),
         "{err}"
+    );
+}
+
+/// Against server-everything: it sends updates only to a session that called its
+/// `toggle-subscriber-updates` tool (at once, then every 5 s), so `--call` runs the tool after
+/// subscribing. One line per update, exit 0 after `--count`, and the server's own log records
+/// the unsubscribe.
+#[test]
+fn watch_against_server_everything_prints_updates_and_unsubscribes() {
+    let Some(entry) = super::common::everything_entry() else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({ "everything": entry }));
+    let features = "demo://resource/static/document/features.md";
+    let (code, out, err) = home.run(&[
+        "--mcp-log-level",
+        "info",
+        "mcp",
+        "watch",
+        "everything",
+        features,
+        "--count",
+        "2",
+        "--call",
+        "toggle-subscriber-updates",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    for line in &lines {
+        let (time, uri) = line.split_once(' ').unwrap();
+        assert!(time.ends_with('Z') && time.contains('T'), "{line}");
+        assert_eq!(uri, features);
+    }
+    let subscribed = err.find(&format!(
+        "Received Subscribe Resource request for URI: {features}"
+    ));
+    let unsubscribed = err.find(&format!(
+        "Received Unsubscribe Resource request: {features}"
+    ));
+    assert!(
+        subscribed.is_some() && unsubscribed > subscribed,
+        "the server logged the subscribe, then the unsubscribe: {err}"
+    );
+}
+
+#[test]
+fn a_failing_call_undoes_the_subscription_and_exits_1() {
+    let home = Home::new();
+    let file = fake(
+        &home,
+        Some(ResourceUpdatesSpec {
+            count: 0,
+            every_ms: 20,
+            exit_after: false,
+        }),
+    );
+    let (code, out, err) = home.run(&["mcp", "watch", "fake", URI, "--call", "no-such-tool"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("no-such-tool"), "{err}");
+    let events = file.events().events;
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Unsubscribe { uri } if uri == URI)),
+        "{events:?}"
     );
 }
