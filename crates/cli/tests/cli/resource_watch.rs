@@ -198,3 +198,87 @@ fn a_failing_call_undoes_the_subscription_and_exits_1() {
         "{events:?}"
     );
 }
+
+/// The REPL's `.watch` against server-everything (tmux): the model turns the server's updates
+/// on (`toggle-subscriber-updates`, which sends one at once); the next message opens with the
+/// update — URI, time, the function that reads it — and `.unwatch` unsubscribes.
+#[tokio::test]
+async fn the_repl_lists_a_watched_update_to_the_model_with_the_next_message() {
+    use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, user_texts};
+
+    use super::client_repl::wait_ready;
+    use super::repl::write_config;
+    use super::terminal::{Terminal, tmux_available};
+
+    if !tmux_available() {
+        return;
+    }
+    let Some(entry) = super::common::everything_entry() else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({ "everything": entry }));
+    let features = "demo://resource/static/document/features.md";
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![
+            Reply::call(
+                "mcp_invoke_everything",
+                json!({"tool": "toggle-subscriber-updates"}),
+            ),
+            Reply::text("TOGGLED"),
+            Reply::text("NOTED"),
+        ],
+    )
+    .await;
+    write_config(&home, &llm);
+    let term = Terminal::start(&home, &[]);
+    term.wait_prompts(1).await;
+    let prompts = wait_ready(&term, "everything", 1).await;
+
+    term.type_text(&format!(".watch everything {features}"));
+    term.keys(&["Enter"]);
+    term.wait_text(&format!("Watching {features} on MCP server `everything`"))
+        .await;
+    term.type_text("turn the updates on");
+    term.keys(&["Enter"]);
+    term.wait_text("TOGGLED").await;
+    // `.watch` shows the update waiting for the next message (asked until it is there).
+    let mut prompts = prompts + 2;
+    loop {
+        term.wait_prompts(prompts).await;
+        term.type_text(".watch");
+        term.keys(&["Enter"]);
+        prompts += 1;
+        let screen = term.wait_prompts(prompts).await;
+        if screen.contains("1 change(s) go to the model with your next message.") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    term.type_text("what changed?");
+    term.keys(&["Enter"]);
+    term.wait_text("NOTED").await;
+    let requests = llm.requests();
+    let texts = user_texts(LlmWire::OpenAi, requests.last().unwrap());
+    let last = texts.last().unwrap();
+    assert!(last.starts_with("<resource_updates>\n"), "{last}");
+    assert!(
+        last.contains(&format!(
+            " {features} (MCP server `everything`) was updated; read it with mcp_read_everything\n"
+        )),
+        "{last}"
+    );
+    assert!(
+        last.ends_with("</resource_updates>\n\nwhat changed?"),
+        "{last}"
+    );
+    // The first message went without a note: nothing had changed yet.
+    let first = user_texts(LlmWire::OpenAi, &requests[0]);
+    assert_eq!(first, ["turn the updates on"]);
+
+    term.type_text(".unwatch");
+    term.keys(&["Enter"]);
+    term.wait_text(&format!("Stopped watching {features} on `everything`."))
+        .await;
+}
