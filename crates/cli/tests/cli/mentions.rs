@@ -114,3 +114,41 @@ async fn the_repl_completes_and_expands_a_mention() {
     assert_one_user_message(&requests[0]);
     assert_labelled_features_then(&requests[0], " summarize, then mail bob@example.com");
 }
+
+/// Piped stdin beside TEXT is material: its mentions are sent as they are (never read); piped
+/// stdin alone is the user's message and its mentions are read.
+#[tokio::test]
+async fn one_shot_reads_mentions_in_the_message_but_not_in_piped_material() {
+    use super::common::output_async;
+
+    let Some(home) = everything_home() else {
+        return;
+    };
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![Reply::text("ONE"), Reply::text("TWO")],
+    )
+    .await;
+    write_fake_model_config(&home, &llm.api_base(), "");
+    let material = "quoted: @everything:demo://resource/static/document/no-such-file.md";
+    let mut cmd = home.coyote();
+    cmd.arg(format!("summarize @everything:{FEATURES}"))
+        .env("FAKE_LLM_KEY", "sk-fake")
+        .write_stdin(format!("{material}\n"));
+    let (code, _, err) = output_async(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let texts = user_texts(LlmWire::OpenAi, &llm.requests()[0]);
+    let last = texts.last().unwrap();
+    assert!(last.starts_with(&format!("summarize {LABEL}")), "{last}");
+    assert!(
+        last.ends_with(&format!("</resource>\n\n<stdin>\n{material}\n</stdin>")),
+        "{last}"
+    );
+
+    let mut cmd = home.coyote();
+    cmd.env("FAKE_LLM_KEY", "sk-fake")
+        .write_stdin(format!("@everything:{FEATURES} summarize\n"));
+    let (code, _, err) = output_async(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert_labelled_features_then(&llm.requests()[1], " summarize");
+}
