@@ -37,7 +37,7 @@ impl Repl {
             }
         }
         // What `.watch`ed resources did since the last message opens this one.
-        if let Some(note) = self.watches.take_note() {
+        if let Some(note) = self.watches.take_note(&*self.enabled_filter()) {
             text = format!("{note}\n\n{text}");
         }
         let text = attachments.compose(&text);

@@ -88,10 +88,12 @@ impl Watches {
         });
     }
 
-    /// The note for the model about everything that changed since the last call, if anything
-    /// did; the pending changes are cleared.
-    pub fn take_note(&self) -> Option<String> {
-        let pending = std::mem::take(&mut self.board().pending);
+    /// The note for the model about everything that changed since the last call on the
+    /// servers `include` accepts (the session's selection: the note names only functions the
+    /// model has), if anything did; the pending changes are cleared.
+    pub fn take_note(&self, include: &dyn Fn(&str) -> bool) -> Option<String> {
+        let mut pending = std::mem::take(&mut self.board().pending);
+        pending.retain(|p| include(&p.server));
         if pending.is_empty() {
             return None;
         }

@@ -21,13 +21,16 @@ const DOC: &str = "fake://doc";
 #[test]
 fn a_note_has_one_line_per_uri_and_is_taken_once() {
     let watches = Watches::default();
-    assert_eq!(watches.take_note(), None);
+    let all = |_: &str| true;
+    assert_eq!(watches.take_note(&all), None);
     watches.note("fs", Change::Updated { uri: "/a".into() });
     watches.note("fs", Change::Updated { uri: "/b".into() });
     watches.note("fs", Change::Updated { uri: "/a".into() });
     watches.note("fs", Change::ListChanged);
     watches.note("fs", Change::ListChanged);
-    let note = watches.take_note().unwrap();
+    // A server the session does not select is left out (and dropped).
+    watches.note("off", Change::Updated { uri: "/c".into() });
+    let note = watches.take_note(&|s: &str| s != "off").unwrap();
     let lines: Vec<&str> = note.lines().collect();
     assert_eq!(lines.len(), 6, "{note}");
     assert_eq!(lines[0], "<resource_updates>");
@@ -41,7 +44,7 @@ fn a_note_has_one_line_per_uri_and_is_taken_once() {
         "{note}"
     );
     assert_eq!(lines[5], "</resource_updates>");
-    assert_eq!(watches.take_note(), None);
+    assert_eq!(watches.take_note(&all), None);
 }
 
 struct World {
