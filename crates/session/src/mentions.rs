@@ -199,6 +199,8 @@ fn labelled(mention: &Mention, value: &Value, read_function: &str) -> Result<Str
         .and_then(|i| i.get("uri"))
         .and_then(Value::as_str)
         .unwrap_or(&mention.uri);
+    // The label is coyote's: a quote in a server's URI cannot end it early.
+    let uri = uri.replace('"', "%22");
     let mut block = format!("<resource server=\"{}\" uri=\"{uri}\">\n", mention.server);
     for item in items {
         match item.get("text").and_then(Value::as_str) {
@@ -209,7 +211,7 @@ fn labelled(mention: &Mention, value: &Value, read_function: &str) -> Result<Str
                 }
                 if let Some(next) = item.get("next_offset").and_then(Value::as_u64) {
                     let total = item.get("total_bytes").and_then(Value::as_u64).unwrap_or(0);
-                    let item_uri = item.get("uri").and_then(Value::as_str).unwrap_or(uri);
+                    let item_uri = item.get("uri").and_then(Value::as_str).unwrap_or(&uri);
                     block.push_str(&format!(
                         "[cut at byte {next} of {total}; the rest: {read_function} with \
                          {{\"uri\": \"{item_uri}\", \"offset\": {next}}}]\n"

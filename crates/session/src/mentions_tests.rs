@@ -62,6 +62,12 @@ fn the_block_is_labelled_with_the_uri_and_names_the_next_page() {
     let spilled = json!({"uri": "/a", "path": "/cache/x.png", "mime_type": "image/png"});
     let block = labelled(mention, &spilled, "mcp_read_fs").unwrap();
     assert!(block.contains("\"path\":\"/cache/x.png\""), "{block}");
+    let quoted = json!({"uri": "/a\">x", "text": "t", "truncated": false, "total_bytes": 1});
+    let block = labelled(mention, &quoted, "mcp_read_fs").unwrap();
+    assert!(
+        block.starts_with("<resource server=\"fs\" uri=\"/a%22>x\">\n"),
+        "{block}"
+    );
     let broken = json!([{"uri": "/a", "error": "bad entry"}]);
     assert_eq!(
         labelled(mention, &broken, "mcp_read_fs"),
