@@ -107,6 +107,8 @@ pub(crate) struct Generations {
     pub(crate) shared_roots: bool,
     /// Updated resource URIs, for the connection's watchers.
     pub(crate) updates: updates::ResourceUpdates,
+    /// List changes of any kind, for the connection's watchers (the catalog cache's refresh).
+    pub(crate) list_changes: updates::ListChanges,
     /// An HTTP server refused a new connection since its last good answer: it stopped or
     /// crashed (set by `connect::restart`, read when a response stream closes).
     pub(crate) unreachable: std::sync::atomic::AtomicBool,
@@ -466,14 +468,17 @@ impl ClientHandler for Handler {
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.generations.resources.fetch_add(1, Ordering::AcqRel);
+        self.generations.list_changes.bump();
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.generations.tools.fetch_add(1, Ordering::AcqRel);
+        self.generations.list_changes.bump();
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.generations.prompts.fetch_add(1, Ordering::AcqRel);
+        self.generations.list_changes.bump();
     }
 
     fn get_info(&self) -> ClientConfig {

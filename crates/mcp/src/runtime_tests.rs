@@ -186,3 +186,59 @@ impl ServerHandle {
         None
     }
 }
+
+/// Issue 19: `notifications/resources/list_changed` refreshes the cached catalog — the runtime
+/// lists the server again and stores what it got (here: once at the start, once after the
+/// server's notice).
+#[tokio::test]
+async fn a_list_changed_notice_stores_the_catalog_again() {
+    use coyote_test_support::{ListKind, ResourceBody, ServerNotice, ToolBehavior};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let file = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools().with_resources())
+        .safe_tool(
+            "change",
+            ToolBehavior::Notify {
+                notifications: vec![ServerNotice::ResourcesListChanged],
+            },
+        )
+        .resource("fake://doc", "doc", ResourceBody::Text { text: "x".into() })
+        .write_to(tmp.path())
+        .unwrap();
+    let mut spec = file.stdio_spec("kb");
+    spec.timeouts = timeouts();
+    let cache = crate::catalog_cache::CatalogCache::new(tmp.path().join("catalogs"));
+    let runtime = McpRuntime::new(RuntimeOptions {
+        catalog_cache: Some(cache.clone()),
+        ..RuntimeOptions::default()
+    });
+    runtime.start_all_lazily(vec![spec.clone()]).await;
+    let stored = cache.load_fresh(&spec).expect("stored at the start");
+    let listed = |n: usize| {
+        move |log: &coyote_test_support::EventLog| log.list_requests(ListKind::Resources) >= n
+    };
+    file.wait_for(timeouts().call, listed(1)).await.unwrap();
+    let handle = runtime.server("kb").unwrap();
+    handle
+        .call_tool("change", serde_json::Map::new())
+        .await
+        .unwrap();
+    file.wait_for(timeouts().call, listed(2)).await.unwrap();
+    // The second listing is stored (the write follows the listing: wait for it).
+    for _ in 0..1000 {
+        if cache
+            .load_fresh(&spec)
+            .is_some_and(|c| c.written_at_ms > stored.written_at_ms)
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        cache
+            .load_fresh(&spec)
+            .is_some_and(|c| c.written_at_ms > stored.written_at_ms)
+    );
+    runtime.shutdown().await;
+}

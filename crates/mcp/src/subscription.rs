@@ -1,7 +1,8 @@
 //! Resource subscriptions (`resources/subscribe`, `resources/unsubscribe`) and the updates that
 //! follow (`notifications/resources/updated`), as an `impl ServerHandle` block built on
 //! [`ServerHandle::request`]. Subscribing to a server that does not advertise
-//! `resources.subscribe` is [`McpError::Unsupported`], before anything is sent.
+//! `resources.subscribe` is [`McpError::Unsupported`], before anything is sent. Also the
+//! connection's list changes ([`ListChangeStream`]).
 // rmcp marks these legacy for protocol 2026-07-28; coyote negotiates 2025-11-25, where they
 // are the way to subscribe.
 #![allow(deprecated)]
@@ -43,7 +44,32 @@ impl ResourceUpdateStream {
     }
 }
 
+/// The list changes of one connection (`notifications/*/list_changed`), from the moment it was
+/// asked for; several changes that come while the watcher is busy are seen as one.
+#[derive(Debug)]
+pub struct ListChangeStream {
+    rx: tokio::sync::watch::Receiver<u64>,
+}
+
+impl ListChangeStream {
+    /// Waits for the next change; never ends while the connection's handle lives (stop with
+    /// [`ServerHandle::gone`]).
+    pub async fn next(&mut self) {
+        if self.rx.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
 impl ServerHandle {
+    /// List changes (tools, resources, prompts) of this connection from now on; what changed
+    /// is in [`ServerHandle::list_generations`].
+    pub fn list_changes(&self) -> ListChangeStream {
+        ListChangeStream {
+            rx: self.generations().list_changes.watch(),
+        }
+    }
+
     /// Whether the server advertised `resources.subscribe`.
     pub fn can_subscribe(&self) -> bool {
         self.info().capabilities.resources_subscribe

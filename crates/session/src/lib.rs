@@ -13,6 +13,7 @@ mod conversation;
 mod delegate;
 mod event;
 mod instructions;
+mod mentions;
 mod repeat;
 mod retrieval;
 mod sampling;
@@ -38,6 +39,7 @@ pub use delegate::{
 };
 pub use event::{EventLog, EventSink, NoEvents, SessionEvent, StopReason, ToolCallStatus};
 pub use instructions::{INSTRUCTIONS_PREAMBLE, instructions_prompt};
+pub use mentions::{Mention, MentionError, find_mentions};
 pub use repeat::MAX_IDENTICAL_CALLS;
 pub use sampling::{
     AllowSampling, ConsentDecision, Sampler, SamplingConsent, SamplingModel, SamplingModels,

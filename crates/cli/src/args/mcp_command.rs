@@ -143,7 +143,7 @@ pub enum McpCommand {
     #[command(
         after_help = "Exits 0 after --count updates, 130 on Ctrl-C, 1 when the server does not \
                       offer subscriptions or goes away.\n\
-                      Example:\n  coyote mcp watch everything demo://resource/static/document/features.md --count 3"
+                      Example:\n  coyote mcp watch everything demo://resource/static/document/features.md --count 3 --call toggle-subscriber-updates"
     )]
     Watch {
         server: String,
@@ -152,6 +152,10 @@ pub enum McpCommand {
         /// Exit 0 after this many updates.
         #[arg(long, value_name = "N")]
         count: Option<u64>,
+        /// After subscribing, call this tool of the server once (no arguments) in the same
+        /// session — for servers that start sending updates only then.
+        #[arg(long, value_name = "TOOL")]
+        call: Option<String>,
         /// Read the resource again after each update and print it (the content policy applies).
         #[arg(long)]
         read: bool,

@@ -45,7 +45,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     coyote_llm::install_crypto_provider();
     let paths = setup::paths(global)?;
     crate::logging::init(&paths.log_dir(), global.log_level.as_deref());
-    let (text, attachments) = read_message(&args).await?;
+    let (message, attachments) = read_message(&args).await?;
 
     let app = load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
     // `-r`, `--session` and `-m` scope the turn exactly as in the REPL (repl/scope.rs).
@@ -54,7 +54,6 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         crate::repl::scope::choose_model(&app, &prepared.scope).map_err(CliError::usage)?;
     tracing::info!(model = %choice.id, "one-shot chat");
     attachments.check_model(&choice.id, choice.supports_images)?;
-    let message = Message::user_with_images(text, attachments.images);
 
     let mcp = setup::load_mcp(global, &paths)?;
     let all_specs = mcp.servers.clone();
@@ -109,6 +108,22 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         Some(agent) => (&agent.session, &mut agent.conversation),
         None => (&session, &mut prepared.conversation),
     };
+    // `@SERVER:URI` mentions in the user's own text (not in piped material next to it, not in
+    // attached files) are read now: one that cannot be read is an error before anything is
+    // sent.
+    let text = match session.expand_mentions(&message.own).await {
+        Ok(own) => attachments.compose(&message.with_own(own)),
+        Err(error) => {
+            let error = CliError::failure(error.to_string());
+            output.error(&error.message, error.code());
+            if let Some(agent) = agent {
+                agent.runtime.close().await;
+            }
+            runtime.shutdown().await;
+            return Err(error);
+        }
+    };
+    let message = Message::user_with_images(text, attachments.images);
     let progress = crate::client::progress::line_observer(args.json);
     let turn = session.run_turn_message(conversation, message, &ctx);
     let result = coyote_mcp::progress::observe(progress, turn).await;
@@ -144,9 +159,28 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     }
 }
 
-/// The message text — the TEXT arguments, piped stdin (unless `-f -` attaches it) and the
-/// attached text files — and the attachments (read off the runtime: files and stdin block).
-async fn read_message(args: &ChatArgs) -> CliResult<(String, Attachments)> {
+/// The message: the user's own text and the piped material beside it (stdin, unless `-f -`
+/// attaches it).
+struct Typed {
+    /// The TEXT arguments, or piped stdin when there are none (then it is the message).
+    own: String,
+    /// Piped stdin next to TEXT arguments: material, sent inside `<stdin>` … `</stdin>`.
+    material: Option<String>,
+}
+
+impl Typed {
+    /// The message text with `own` (mentions expanded) for the user's text; the attached text
+    /// files are added by [`Attachments::compose`].
+    fn with_own(&self, own: String) -> String {
+        match &self.material {
+            Some(material) => input::compose(&[own], Some(material)).unwrap_or_default(),
+            None => own,
+        }
+    }
+}
+
+/// The message ([`Typed`]) and the attachments (read off the runtime: files and stdin block).
+async fn read_message(args: &ChatArgs) -> CliResult<(Typed, Attachments)> {
     let files = args.files.clone();
     let words = args.text.clone();
     tokio::task::spawn_blocking(move || {
@@ -163,12 +197,24 @@ async fn read_message(args: &ChatArgs) -> CliResult<(String, Attachments)> {
         } else {
             Some(input::read_piped(&mut stdin)?)
         };
-        let text = match input::compose(&words, piped.as_deref()) {
-            Ok(text) => text,
-            Err(_) if !attachments.is_empty() => String::new(),
+        let message = match input::compose(&words, piped.as_deref()) {
+            // TEXT arguments: the user's text, with piped stdin as material.
+            Ok(_) if input::compose(&words, None).is_ok() => Typed {
+                own: words.join(" ").trim().to_owned(),
+                material: piped.filter(|p| !p.trim().is_empty()),
+            },
+            // Piped stdin alone is the message.
+            Ok(text) => Typed {
+                own: text,
+                material: None,
+            },
+            Err(_) if !attachments.is_empty() => Typed {
+                own: String::new(),
+                material: None,
+            },
             Err(error) => return Err(error),
         };
-        Ok((attachments.compose(&text), attachments))
+        Ok((message, attachments))
     })
     .await
     .map_err(|e| CliError::failure(format!("cannot read the message: {e}")))?

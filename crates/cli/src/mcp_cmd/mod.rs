@@ -11,7 +11,7 @@ mod import;
 mod list;
 mod login;
 mod via_meta;
-mod watch;
+pub(crate) mod watch;
 
 use coyote_mcp::{McpError, McpRuntime, ServerHandle};
 
@@ -190,12 +190,14 @@ async fn dispatch(
             server,
             uri,
             count,
+            call,
             read,
             json,
         } => {
             let a = watch::WatchArgs {
                 uri,
                 count,
+                call,
                 read,
                 json,
             };

@@ -1,5 +1,6 @@
-//! `coyote mcp watch SERVER URI [--count N] [--read] [--json]`: subscribes to a resource
-//! (`resources/subscribe`), prints one line per `notifications/resources/updated` (with
+//! `coyote mcp watch SERVER URI [--count N] [--call TOOL] [--read] [--json]`: subscribes to a
+//! resource (`resources/subscribe`), optionally calls a tool once in the same session (a server
+//! such as server-everything sends updates only after its `toggle-subscriber-updates`), prints one line per `notifications/resources/updated` (with
 //! `--read`, the resource read again through the content policy), and unsubscribes on the way
 //! out: after `--count` updates (exit 0), on Ctrl-C (exit 130). A server without
 //! `resources.subscribe`, or one that goes away while watched, exits 1 with the reason.
@@ -21,6 +22,8 @@ use crate::output::print;
 pub struct WatchArgs {
     pub uri: String,
     pub count: Option<u64>,
+    /// A tool called once after subscribing (servers that send updates only then).
+    pub call: Option<String>,
     pub read: bool,
     pub json: bool,
 }
@@ -42,6 +45,9 @@ pub async fn watch(handle: &ServerHandle, d: &MetaDispatcher, a: WatchArgs) -> C
                 .map(|n| format!(" for {n} update(s)"))
                 .unwrap_or_default()
         ));
+    }
+    if let Some(tool) = &a.call {
+        call_once(handle, &a.uri, tool).await?;
     }
     let mut seen = 0u64;
     let outcome = loop {
@@ -72,6 +78,19 @@ pub async fn watch(handle: &ServerHandle, d: &MetaDispatcher, a: WatchArgs) -> C
         crate::term::warning_line(&format!("unsubscribing from {} failed: {e}", a.uri));
     }
     outcome
+}
+
+/// `--call TOOL`: the tool runs once; a failure (the subscription then undone) exits 1.
+async fn call_once(handle: &ServerHandle, uri: &str, tool: &str) -> CliResult {
+    let failed = match handle.call_tool(tool, serde_json::Map::new()).await {
+        Ok(outcome) if !outcome.is_error => return Ok(()),
+        Ok(_) => format!("the tool `{tool}` answered with an error"),
+        Err(e) => format!("calling `{tool}` failed: {e}"),
+    };
+    if let Err(e) = handle.unsubscribe_resource(uri).await {
+        crate::term::warning_line(&format!("unsubscribing from {uri} failed: {e}"));
+    }
+    Err(CliError::failure(failed))
 }
 
 fn gone(handle: &ServerHandle, uri: &str, why: &str) -> CliError {

@@ -19,6 +19,8 @@ fn every_command_has_exactly_one_row() {
         CommandName::File,
         CommandName::Reasoning,
         CommandName::Roots,
+        CommandName::Watch,
+        CommandName::Unwatch,
     ];
     for name in names {
         assert_eq!(
@@ -29,6 +31,35 @@ fn every_command_has_exactly_one_row() {
         assert_eq!(CommandName::lookup(name.spec().word), Some(name));
     }
     assert_eq!(REPL_COMMANDS.len(), names.len());
+}
+
+#[test]
+fn watch_and_unwatch_parse() {
+    let add = WatchCommand::Add {
+        server: "everything".into(),
+        uri: "demo://x".into(),
+    };
+    assert_eq!(
+        parse_command(".watch everything demo://x"),
+        Ok(Command::Watch(add))
+    );
+    assert_eq!(
+        parse_command(".watch"),
+        Ok(Command::Watch(WatchCommand::List))
+    );
+    assert_eq!(
+        parse_command(".unwatch"),
+        Ok(Command::Watch(WatchCommand::Remove(None)))
+    );
+    assert_eq!(
+        parse_command(".unwatch everything demo://x"),
+        Ok(Command::Watch(WatchCommand::Remove(Some((
+            "everything".into(),
+            "demo://x".into()
+        )))))
+    );
+    assert!(parse_command(".watch everything").is_err());
+    assert!(parse_command(".unwatch a b c").is_err());
 }
 
 #[test]

@@ -29,7 +29,9 @@ use coyote_mcp::McpRuntime;
 use reedline::{Completer, CompletionResult, Span, Suggestion};
 
 use super::commands::{CommandName, ListTarget, MCP_SUBCOMMANDS, REPL_COMMANDS};
-use super::words::split_words;
+use super::words::{quote_value, split_words};
+
+mod mentions;
 
 /// Bound of one completion RPC (seed §5.4: 2 s).
 pub const COMPLETION_RPC_TIMEOUT: Duration = Duration::from_secs(2);
@@ -61,6 +63,8 @@ impl Candidate {
 pub enum Stage {
     /// Nothing to complete (plain chat text, inside quotes, past the last argument).
     None,
+    /// `@…` in a chat line: servers, then that server's resources and templates.
+    Mention,
     /// A dot-command word.
     Command,
     ListTarget,
@@ -115,6 +119,13 @@ pub struct Position {
 /// Works out what is being completed in `line[..pos]`.
 pub fn position(line: &str, pos: usize) -> Position {
     let before = &line[..pos.min(line.len())];
+    if let Some(start) = mentions::mention_start(before) {
+        return Position {
+            stage: Stage::Mention,
+            start,
+            partial: before[start..].to_owned(),
+        };
+    }
     let none = |start: usize, partial: &str| Position {
         stage: Stage::None,
         start,
@@ -139,9 +150,8 @@ pub fn position(line: &str, pos: usize) -> Position {
         [cmd, rest @ ..] => match (CommandName::lookup(cmd), rest) {
             (Some(CommandName::List), []) => Stage::ListTarget,
             (Some(CommandName::Mcp), []) => Stage::McpSubcommand,
-            (Some(CommandName::Mcp), ["restart" | "enable" | "disable" | "login"]) => {
-                Stage::McpServer
-            }
+            (Some(CommandName::Mcp), ["restart" | "enable" | "disable" | "login"])
+            | (Some(CommandName::Watch | CommandName::Unwatch), []) => Stage::McpServer,
             (Some(CommandName::Role), []) => Stage::Definition(DefinitionDir::Roles),
             (Some(CommandName::Macro), []) => Stage::Definition(DefinitionDir::Macros),
             (Some(CommandName::Session), []) => Stage::SessionSubcommand,
@@ -254,6 +264,7 @@ impl CompletionSource {
     pub async fn candidates(&self, at: &Position) -> Vec<Candidate> {
         let all = match &at.stage {
             Stage::None => Vec::new(),
+            Stage::Mention => return self.mention_candidates(&at.partial).await,
             Stage::Command => REPL_COMMANDS
                 .iter()
                 .map(|c| Candidate::word(c.word, Some(c.description)))
@@ -418,18 +429,6 @@ impl CompletionSource {
                 Vec::new()
             }
         }
-    }
-}
-
-/// A value as `.prompt` reads it back: quoted when it holds whitespace or quotes.
-fn quote_value(value: &str) -> String {
-    if value.is_empty()
-        || value.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '\\')
-    {
-        let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
-        format!("\"{escaped}\"")
-    } else {
-        value.to_owned()
     }
 }
 

@@ -26,9 +26,11 @@ pub mod completer;
 pub mod editor;
 pub mod form;
 pub mod form_widgets;
+mod help;
 pub mod line;
 mod login_cmd;
 pub mod macro_cmd;
+mod outgoing;
 pub mod prompt_cmd;
 pub mod questions;
 mod quiet_menu;
@@ -41,6 +43,7 @@ pub mod setup;
 pub mod shell;
 mod values;
 pub mod views;
+mod watch_cmd;
 mod words;
 
 use std::path::PathBuf;
@@ -100,6 +103,8 @@ pub struct Repl {
     agents: agent_cmd::AgentSlot,
     /// Files attached with `.file` for the next message.
     attachments: crate::attach::Attachments,
+    /// `.watch`ed resources and their changes not yet told to the model.
+    watches: watch_cmd::Watches,
 }
 
 /// The parts a [`Repl`] is made of.
@@ -139,6 +144,7 @@ impl Repl {
             macro_depth: 0,
             agents: agent_cmd::AgentSlot::default(),
             attachments: crate::attach::Attachments::default(),
+            watches: watch_cmd::Watches::default(),
         }
     }
 
@@ -277,6 +283,7 @@ impl Repl {
             Command::McpLogin(name) => self.login(&name),
             Command::McpLog { server, level } => self.mcp_log_command(&server, &level),
             Command::Roots(roots) => self.roots_command(&roots),
+            Command::Watch(watch) => self.watch_command(watch),
             Command::McpToggle(toggle) => self.mcp_toggle(&toggle),
             Command::Role(name) => self.role_command(name.as_deref()),
             Command::Agent(name) => self.agent_command(name.as_deref()),
@@ -368,34 +375,10 @@ impl Repl {
         }
     }
 
-    /// The user message with the `.file` attachments (taken: they go with this message only);
-    /// `None` when the model cannot take an attached image (the reason is shown).
-    fn with_attachments(&mut self, message: UserMessage) -> Option<coyote_protocol::Message> {
-        let attachments = std::mem::take(&mut self.attachments);
-        if !attachments.images.is_empty()
-            && let Some(app) = self.app_config.as_ref()
-        {
-            let choice = scope::choose_model(app, &self.scope);
-            let (model, supported) = match &choice {
-                Ok(choice) => (choice.id.as_str(), choice.supports_images),
-                Err(_) => ("in use", false),
-            };
-            if let Err(error) = attachments.check_model(model, supported) {
-                self.screen.line(&format!("coyote: {}", error.message));
-                return None;
-            }
-        }
-        let text = attachments.compose(&message.into_text());
-        Some(coyote_protocol::Message::user_with_images(
-            text,
-            attachments.images,
-        ))
-    }
-
     /// Runs one turn for `message`; Ctrl-C cancels it (the REPL stays usable).
     pub fn chat(&mut self, message: UserMessage) {
         tracing::info!(origin = ?message.origin(), "user message");
-        let Some(message) = self.with_attachments(message) else {
+        let Some(message) = self.outgoing(message) else {
             return;
         };
         let cancel = CancellationToken::new();
@@ -443,6 +426,7 @@ impl Repl {
 
     /// Closes every server (bounded); call before leaving.
     pub fn shutdown(&mut self) {
+        self.unwatch(None);
         // An agent's own servers first (released through the factory), then the app's.
         self.leave_agent();
         let runtime = self.runtime().clone();

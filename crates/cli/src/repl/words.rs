@@ -47,3 +47,15 @@ pub(super) fn split_words(line: &str) -> Option<Vec<Word>> {
     words.extend(current);
     Some(words)
 }
+
+/// A value as `.prompt` reads it back: quoted when it holds whitespace or quotes.
+pub fn quote_value(value: &str) -> String {
+    if value.is_empty()
+        || value.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '\\')
+    {
+        let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+        format!("\"{escaped}\"")
+    } else {
+        value.to_owned()
+    }
+}

@@ -19,6 +19,7 @@ mod input_required;
 mod lazy;
 mod legacy_sse;
 mod markdown;
+mod mentions;
 mod oauth;
 mod progress;
 mod project_files;

@@ -163,3 +163,55 @@ async fn one_shot_json_has_progress_events() {
             .starts_with("Counting: ")
     );
 }
+
+/// Acceptance 5: a flood of 20,000 progress notifications (the fake's `flood` tool) is
+/// rate-limited where it is shown — at most 11 plain lines on a piped stderr from
+/// `coyote mcp call`, at most 11 `progress` events in one-shot `--json` — and the call still
+/// answers. (That the observer keeps only the latest update, so memory stays flat, is
+/// `a_flood_of_progress_is_handed_over_without_queueing` in coyote-mcp.)
+#[tokio::test]
+async fn a_flood_of_progress_is_shown_rate_limited() {
+    use coyote_test_support::{Capabilities, Scenario, ToolBehavior};
+
+    use super::common::{chat_async, write_fake_model_config};
+
+    const COUNT: u64 = 20_000;
+    let home = Home::new();
+    let file = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .safe_tool("flood", ToolBehavior::ProgressFlood { count: COUNT })
+        .write_to(home.path())
+        .unwrap();
+    let mut entry = file.mcp_json_entry();
+    entry["expose"] = json!("direct");
+    home.write_servers(json!({ "fake": entry }));
+    let shown = format!("/{COUNT} (");
+
+    let (code, out, err) = home.run_async(&["mcp", "call", "fake", "flood"]).await;
+    assert_eq!(out, format!("flooded {COUNT}\n"), "{err}");
+    assert_eq!(code, 0, "{err}");
+    let lines = err.lines().filter(|l| l.contains(&shown)).count();
+    assert!((1..=11).contains(&lines), "{lines} progress lines:\n{err}");
+
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![
+            Reply::call("fake__flood", json!({})),
+            Reply::text("FLOODED"),
+        ],
+    )
+    .await;
+    write_fake_model_config(&home, &llm.api_base(), "");
+    let (code, out, err) = chat_async(&home, &["--json", "flood it"]).await;
+    assert_eq!(code, 0, "{err}");
+    let events: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let progress = events.iter().filter(|e| e["type"] == "progress").count();
+    assert!((1..=11).contains(&progress), "{progress} progress events");
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "turn_finished", "{out}");
+    assert_eq!(last["stop"]["reason"], "answered", "{out}");
+    assert_eq!(llm.requests().len(), 2);
+}

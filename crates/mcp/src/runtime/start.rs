@@ -1,7 +1,7 @@
 //! Starting one server: connect, then record the outcome in its slot (Ready with a live
 //! handle, NeedsAuth, or Failed with the reason and stderr tail), watch the connection for a
 //! crash, send the initial log level, and refresh the server's cached catalog when the runtime
-//! keeps one.
+//! keeps one — at the start and again after each `notifications/*/list_changed`.
 //!
 //! Invariants: a start only ever settles its own slot; a crash is reported only over Ready
 //! (`fail_if_ready`), so a server being closed is never reported as crashed.
@@ -39,8 +39,28 @@ pub(super) async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpS
             .send_initial_log_level(context.connect.hooks.log_level)
             .await;
         if let Some(cache) = context.catalog_cache {
+            let changes = handle.list_changes();
             lazy::refresh_cache(&cache, &spec, &handle).await;
+            tokio::spawn(refresh_on_list_changes(cache, spec, handle, changes));
         }
+    }
+}
+
+/// Stores the catalog again after each `notifications/*/list_changed` (changes during a
+/// refresh fold into the next one), until the connection ends.
+async fn refresh_on_list_changes(
+    cache: CatalogCache,
+    spec: McpServerSpec,
+    handle: ServerHandle,
+    mut changes: crate::subscription::ListChangeStream,
+) {
+    loop {
+        tokio::select! {
+            () = changes.next() => {}
+            _ = handle.gone() => return,
+        }
+        tracing::debug!(server = %handle.name(), "a list changed; storing the catalog again");
+        lazy::refresh_cache(&cache, &spec, &handle).await;
     }
 }
 

@@ -7,6 +7,7 @@ mod discovery;
 mod exposure;
 mod instructions;
 mod loop_guards;
+mod mentions;
 mod retrieve;
 mod sampling;
 mod selection;
