@@ -81,7 +81,10 @@ async fn a_crashing_server_is_one_short_line_that_says_what_to_ask_the_user() {
         tokens <= HEALTH_MAX_TOKENS,
         "{tokens} tokens: {declaration:?}"
     );
-    assert_eq!(tokens as u64, shown_tokens);
+    assert_eq!(
+        tokens as u64, shown_tokens,
+        "the listing's estimate differs: {row:#}\n{declaration:?}"
+    );
     assert!(
         declaration
             .description

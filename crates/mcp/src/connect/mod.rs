@@ -188,7 +188,16 @@ async fn connect_any(
                     let exit = process.wait_exit(STDERR_DRAIN_WAIT).await;
                     process.shutdown(ShutdownTimeouts::IMMEDIATE).await;
                     process.stderr().drained(STDERR_DRAIN_WAIT).await;
-                    let mut message = describe_init_error(&init_error);
+                    // A child that exited says so the same way whether rmcp saw the pipe close
+                    // or failed to write `initialize` into it (a race the exit decides).
+                    let mut message = match (&init_error, &exit) {
+                        (
+                            ClientInitializeError::ConnectionClosed(_)
+                            | ClientInitializeError::TransportError { .. },
+                            Some(_),
+                        ) => CLOSED_BEFORE_INIT.to_owned(),
+                        _ => describe_init_error(&init_error),
+                    };
                     if let Some(exit) = exit {
                         message.push_str(&format!(" (the process {exit})"));
                     }
@@ -386,11 +395,12 @@ async fn disable_cache(service: &RunningService<RoleClient, Handler>) {
         .await;
 }
 
+/// Why a start failed when the server's connection closed before its `initialize` answer.
+const CLOSED_BEFORE_INIT: &str = "the connection closed before the server answered initialize";
+
 fn describe_init_error(error: &ClientInitializeError) -> String {
     match error {
-        ClientInitializeError::ConnectionClosed(_) => {
-            "the connection closed before the server answered initialize".to_owned()
-        }
+        ClientInitializeError::ConnectionClosed(_) => CLOSED_BEFORE_INIT.to_owned(),
         ClientInitializeError::JsonRpcError(data) => {
             format!(
                 "the server rejected initialize: {} (code {})",
