@@ -195,6 +195,40 @@ async fn a_250_tool_server_in_auto_is_retrieved() {
 }
 
 #[tokio::test]
+async fn a_retrieve_request_never_declares_more_than_the_direct_budget() {
+    // Budget and k far above what fits: the ranked tools get what the meta-functions beside
+    // them leave of DIRECT_MAX_TOKENS (704 + 1,500 = 2,204 tokens before this bound).
+    let f = Fixture::new(generated_tools(250), Exposure::Retrieve).await;
+    let settings = coyote_protocol::RetrieveSettings {
+        top_k: 200,
+        max_tokens: 50_000,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let dispatcher =
+        MetaDispatcher::new(f.runtime.clone(), SpillStore::new(dir.path().join("spill")))
+            .with_exposure(
+                ExposurePolicies::default()
+                    .with(SERVER, Exposure::Retrieve)
+                    .with_retrieve(SERVER, settings),
+            );
+    let context = crate::meta::RetrieveContext::user("run the generated echo tool number 7");
+    let declared = dispatcher
+        .declarations_for(&f.runtime.server_names(), &context)
+        .await;
+    let retrieved = declared
+        .iter()
+        .filter(|d| d.name.starts_with("srv__"))
+        .count();
+    assert!(retrieved > 8, "the budget, not k, stopped it: {retrieved}");
+    let tokens = estimate_tokens(&declared);
+    assert!(tokens <= DIRECT_MAX_TOKENS, "{tokens} tokens");
+    assert!(
+        tokens > DIRECT_MAX_TOKENS - 100,
+        "the budget is used: {tokens} tokens"
+    );
+}
+
+#[tokio::test]
 async fn thirteen_small_tools_exceed_the_tool_budget() {
     let f = Fixture::new(generated_tools(DIRECT_MAX_TOOLS + 1), Exposure::Auto).await;
     assert_eq!(f.names().await, META_TOOLS_ONLY);

@@ -331,12 +331,9 @@ impl Surface {
             return None;
         };
         let listed = self.tool_listing(&source).await?;
-        let chosen = select(
-            server,
-            &listed.tools,
-            context,
-            self.policies.retrieve(server),
-        );
+        let features = source.features();
+        let settings = self.retrieve_settings(&features, &self.meta_kinds(&features));
+        let chosen = select(server, &listed.tools, context, settings);
         let reserved = mcp_meta_function_names(server).into_iter().collect();
         let names = DirectNames::build(&direct_tools(server, &listed.tools), &reserved);
         Some(named(&chosen, &names))

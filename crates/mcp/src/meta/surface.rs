@@ -25,14 +25,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
-use coyote_protocol::{Exposure, FunctionDeclaration};
+use coyote_protocol::{Exposure, FunctionDeclaration, RetrieveSettings};
 
 use super::callable::Callable;
 use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
 use super::exposure::{
-    EffectiveExposure, ExposurePolicies, ExposureReport, decide, direct_declaration, direct_tools,
-    estimate_tokens, provisional_direct_declarations,
+    DIRECT_MAX_TOKENS, EffectiveExposure, ExposurePolicies, ExposureReport, decide,
+    direct_declaration, direct_tools, estimate_tokens, provisional_direct_declarations,
 };
 use super::health::health_declaration;
 use super::retrieve::{RetrieveContext, Retrieved, named, retrieve_declarations, select};
@@ -162,13 +162,34 @@ impl Surface {
     }
 
     /// The kinds a meta-exposed server declares: D7's, plus read once a handle was issued.
-    fn meta_kinds(&self, features: &McpServerFeatures) -> Vec<MetaKind> {
+    pub(super) fn meta_kinds(&self, features: &McpServerFeatures) -> Vec<MetaKind> {
         let mut kinds = enabled_kinds(features);
         if !kinds.contains(&MetaKind::Read) && self.has_handles(&features.name) {
             kinds.push(MetaKind::Read);
             kinds.sort_by_key(|k| MetaKind::ALL.iter().position(|a| a == k));
         }
         kinds
+    }
+
+    /// The server's retrieve settings, the ranked tools' budget cut so that they and the
+    /// meta-functions (`kinds`) declared beside them stay within [`DIRECT_MAX_TOKENS`] — no more
+    /// per request than a server `auto` declares directly.
+    pub(super) fn retrieve_settings(
+        &self,
+        features: &McpServerFeatures,
+        kinds: &[MetaKind],
+    ) -> RetrieveSettings {
+        let mut settings = self.policies.retrieve(&features.name);
+        let meta = estimate_tokens(&declare(&Shape {
+            server: &features.name,
+            kinds,
+            tools: ToolAccess::Invoke,
+            resources: features.resources,
+        }));
+        settings.max_tokens = settings
+            .max_tokens
+            .min(DIRECT_MAX_TOKENS.saturating_sub(meta));
+        settings
     }
 
     /// The kinds a direct server declares beside its tools: discovery when it has more than
@@ -275,17 +296,20 @@ impl Surface {
                 kinds,
             },
             EffectiveExposure::Meta => meta(features),
-            EffectiveExposure::Retrieve => Plan::Retrieve {
-                chosen: select(
-                    &features.name,
-                    &listed.tools,
-                    context,
-                    self.policies.retrieve(&features.name),
-                ),
-                kinds: self.meta_kinds(&features),
-                features,
-                listed,
-            },
+            EffectiveExposure::Retrieve => {
+                let kinds = self.meta_kinds(&features);
+                Plan::Retrieve {
+                    chosen: select(
+                        &features.name,
+                        &listed.tools,
+                        context,
+                        self.retrieve_settings(&features, &kinds),
+                    ),
+                    kinds,
+                    features,
+                    listed,
+                }
+            }
         }
     }
 
@@ -415,7 +439,7 @@ pub(super) enum ToolSource {
 }
 
 impl ToolSource {
-    fn features(&self) -> McpServerFeatures {
+    pub(super) fn features(&self) -> McpServerFeatures {
         match self {
             ToolSource::Live(handle) => handle.features(),
             ToolSource::Cached(catalog) => catalog.features(),
