@@ -4,6 +4,22 @@ use clap::{Subcommand, ValueEnum};
 
 use super::{KindArg, OutputArgs};
 
+/// The after-help of `coyote mcp batch`.
+const BATCH_HELP: &str = "\
+One command per line, read until the end of FILE or stdin:
+  - the words of a `coyote mcp` command, split like a shell does (quotes, backslashes),
+    with or without the leading `coyote mcp`; blank lines and `#` comments are skipped;
+  - or a JSON object {\"id\": ANY, \"argv\": [\"call\", \"everything\", \"echo\", \"message=hi\"]}.
+Global options (--config-dir, --trust-project, …) go before `batch` and hold for every line.
+Without --json each command prints what it prints alone. With --json each command runs as
+with its own --json and prints one line {\"id\", \"exit\", \"stdout\", \"stderr\"}: `stdout` is
+its JSON document (null when it printed nothing, a string when it printed other text), `id`
+the JSON line's id or the line number.
+A failing command does not stop the batch unless --fail-fast; the batch exits with the
+highest exit code seen.
+Example:
+  printf '%s\\n' 'tools everything' 'call everything echo message=hi' | coyote mcp batch --json";
+
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
     /// Show every configured server: transport, state, protocol, capabilities, counts.
@@ -172,6 +188,21 @@ pub enum McpCommand {
         /// Print `{"function_name", "is_error", "text"}` as JSON instead of the text.
         #[arg(long)]
         json: bool,
+    },
+    /// Run many `coyote mcp` commands in one process: each server starts once, on first use,
+    /// and serves every later command.
+    #[command(after_help = BATCH_HELP)]
+    Batch {
+        /// One JSON line per command: {"id", "exit", "stdout", "stderr"}, where stdout is the
+        /// command's own --json document.
+        #[arg(long)]
+        json: bool,
+        /// Stop at the first command that exits non-zero.
+        #[arg(long)]
+        fail_fast: bool,
+        /// Read the commands from FILE (default, or `-`: stdin).
+        #[arg(value_name = "FILE")]
+        file: Option<std::path::PathBuf>,
     },
     /// Add a server to mcp.json: `add NAME [-e K=V…] -- CMD ARGS…` or `add NAME --url URL`.
     #[command(

@@ -4,12 +4,14 @@
 //! request in flight is dropped (its server gets `notifications/cancelled`), then the servers
 //! are shut down with the usual grace period.
 
+mod batch;
 mod cache;
 mod call;
 mod edit;
 mod import;
 mod list;
 mod login;
+mod pool;
 mod via_meta;
 pub(crate) mod watch;
 
@@ -18,10 +20,43 @@ use coyote_mcp::{McpError, McpRuntime, ServerHandle};
 use crate::args::{GlobalArgs, McpCommand};
 use crate::exit::{CliError, CliResult};
 use crate::setup;
+use pool::ServerPool;
 
 pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
     let paths = setup::paths(global)?;
     crate::logging::init(&paths.log_dir(), global.log_level.as_deref());
+    if let McpCommand::Batch {
+        json,
+        fail_fast,
+        file,
+    } = cmd
+    {
+        let options = batch::BatchOptions {
+            json,
+            fail_fast,
+            file,
+        };
+        return batch::run(global, &paths, options).await;
+    }
+    let mut pool = ServerPool::new(global, &paths);
+    let result = until_signal(run_in(&mut pool, cmd)).await;
+    finish(&mut pool).await;
+    result
+}
+
+/// After the last command: shuts the pool's servers down, first giving a request dropped by a
+/// signal the time to send its `notifications/cancelled`.
+async fn finish(pool: &mut ServerPool<'_>) {
+    if crate::signals::received().is_some() {
+        // The dropped request sends `notifications/cancelled` from a detached task.
+        tokio::time::sleep(crate::signals::CANCEL_FLUSH_GRACE).await;
+    }
+    pool.shutdown().await;
+}
+
+/// One command, with the servers it needs started in `pool` (unless already running there).
+async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliResult {
+    let (global, paths) = (pool.global(), pool.paths());
     match cmd {
         McpCommand::Add {
             name,
@@ -36,7 +71,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             command,
         } => {
             return edit::add(
-                &paths,
+                paths,
                 edit::AddArgs {
                     name,
                     env,
@@ -51,40 +86,35 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
                 json,
             );
         }
-        McpCommand::Remove { name, json } => return edit::remove(&paths, &name, json),
+        McpCommand::Remove { name, json } => return edit::remove(paths, &name, json),
         McpCommand::Import { from, force, json } => {
-            return import::import(&paths, from.as_deref(), force, json);
+            return import::import(paths, from.as_deref(), force, json);
         }
-        McpCommand::Servers { names: true, .. } => return server_names(&paths),
+        McpCommand::Servers { names: true, .. } => return server_names(paths),
         McpCommand::Login { name } => {
-            let config = setup::load_mcp(global, &paths)?;
-            return until_signal(login::login(&config, &paths, &name)).await;
+            let config = setup::load_mcp(global, paths)?;
+            return until_signal(login::login(&config, paths, &name)).await;
         }
         McpCommand::Logout { name } => {
-            let config = setup::load_mcp(global, &paths)?;
-            return until_signal(login::logout(&config, &paths, &name)).await;
+            let config = setup::load_mcp(global, paths)?;
+            return until_signal(login::logout(&config, paths, &name)).await;
         }
-        McpCommand::Cache { action, out } => return cache::run(&paths, action, out),
+        McpCommand::Cache { action, out } => return cache::run(paths, action, out),
+        McpCommand::Batch { .. } => {
+            return Err(CliError::usage(
+                "`coyote mcp batch` cannot run inside a batch",
+            ));
+        }
         _ => {}
     }
-    let config = setup::load_mcp(global, &paths)?;
+    let config = setup::load_mcp(global, paths)?;
     let only = cmd_server(&cmd);
     let specs = match only.as_deref() {
         Some("") => Vec::new(),
         other => setup::select(&config, other)?,
     };
-    let runtime = setup::runtime(global, &paths);
-    let result = until_signal(async {
-        runtime.start_all(specs).await;
-        dispatch(&runtime, &config, &paths, cmd).await
-    })
-    .await;
-    if crate::signals::received().is_some() {
-        // The dropped request sends `notifications/cancelled` from a detached task.
-        tokio::time::sleep(crate::signals::CANCEL_FLUSH_GRACE).await;
-    }
-    runtime.shutdown().await;
-    result
+    let runtime = pool.ready(&config.servers, specs).await;
+    dispatch(&runtime, &config, paths, cmd).await
 }
 
 /// `work`, or an interruption error as soon as a signal arrived (`work` is then dropped).
@@ -127,7 +157,8 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }
-        | McpCommand::Cache { .. } => None,
+        | McpCommand::Cache { .. }
+        | McpCommand::Batch { .. } => None,
     }
 }
 
@@ -252,7 +283,8 @@ async fn dispatch(
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }
-        | McpCommand::Cache { .. } => Ok(()),
+        | McpCommand::Cache { .. }
+        | McpCommand::Batch { .. } => Ok(()),
     }
 }
 
