@@ -1,5 +1,6 @@
 mod agents;
 mod attach;
+mod batch;
 mod budgets;
 mod chat;
 mod client_features;
