@@ -12,6 +12,7 @@ mod import;
 mod list;
 mod login;
 mod pool;
+mod session;
 mod via_meta;
 pub(crate) mod watch;
 
@@ -38,6 +39,12 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
         };
         return batch::run(global, &paths, options).await;
     }
+    if let McpCommand::Session { action } = cmd {
+        return session::run(global, &paths, action).await;
+    }
+    if let Some(served) = session::route(global, &paths, &cmd).await {
+        return served;
+    }
     let mut pool = ServerPool::new(global, &paths);
     let result = until_signal(run_in(&mut pool, cmd)).await;
     finish(&mut pool).await;
@@ -55,7 +62,7 @@ async fn finish(pool: &mut ServerPool<'_>) {
 }
 
 /// One command, with the servers it needs started in `pool` (unless already running there).
-async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliResult {
+pub(crate) async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliResult {
     let (global, paths) = (pool.global(), pool.paths());
     match cmd {
         McpCommand::Add {
@@ -100,9 +107,9 @@ async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliResult {
             return until_signal(login::logout(&config, paths, &name)).await;
         }
         McpCommand::Cache { action, out } => return cache::run(paths, action, out),
-        McpCommand::Batch { .. } => {
+        McpCommand::Batch { .. } | McpCommand::Session { .. } => {
             return Err(CliError::usage(
-                "`coyote mcp batch` cannot run inside a batch",
+                "`coyote mcp batch` and `coyote mcp session` cannot run inside a batch",
             ));
         }
         _ => {}
@@ -118,7 +125,7 @@ async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliResult {
 }
 
 /// `work`, or an interruption error as soon as a signal arrived (`work` is then dropped).
-async fn until_signal(work: impl Future<Output = CliResult>) -> CliResult {
+pub(crate) async fn until_signal<T>(work: impl Future<Output = CliResult<T>>) -> CliResult<T> {
     let token = crate::signals::token();
     tokio::select! {
         result = work => result,
@@ -158,7 +165,8 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }
         | McpCommand::Cache { .. }
-        | McpCommand::Batch { .. } => None,
+        | McpCommand::Batch { .. }
+        | McpCommand::Session { .. } => None,
     }
 }
 
@@ -284,7 +292,8 @@ async fn dispatch(
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }
         | McpCommand::Cache { .. }
-        | McpCommand::Batch { .. } => Ok(()),
+        | McpCommand::Batch { .. }
+        | McpCommand::Session { .. } => Ok(()),
     }
 }
 

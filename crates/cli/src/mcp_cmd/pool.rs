@@ -70,6 +70,17 @@ impl<'a> ServerPool<'a> {
         runtime
     }
 
+    /// Each server of the runtime with its state (`ready`, `failed: …`).
+    pub fn statuses(&self) -> Vec<(String, String)> {
+        self.runtime.as_ref().map_or_else(Vec::new, |runtime| {
+            runtime
+                .statuses()
+                .into_iter()
+                .map(|s| (s.name, s.state.to_string()))
+                .collect()
+        })
+    }
+
     /// Shuts every started server down (process groups included); the pool can start again.
     pub async fn shutdown(&mut self) {
         if let Some(runtime) = self.runtime.take() {

@@ -111,9 +111,11 @@ pub fn parse(words: Vec<String>) -> Result<McpCommand, Rejected> {
         ));
     }
     match cli.command {
-        Some(Command::Mcp(McpCommand::Batch { .. })) => Err(Rejected::Usage(
-            "`coyote mcp batch` cannot run inside a batch".into(),
-        )),
+        Some(Command::Mcp(McpCommand::Batch { .. } | McpCommand::Session { .. })) => {
+            Err(Rejected::Usage(
+                "`coyote mcp batch` and `coyote mcp session` cannot run inside a batch".into(),
+            ))
+        }
         Some(Command::Mcp(cmd)) => Ok(cmd),
         _ => Err(Rejected::Usage("not a `coyote mcp` command".into())),
     }
@@ -153,7 +155,10 @@ pub fn force_json(cmd: &mut McpCommand) {
         | McpCommand::Add { json, .. }
         | McpCommand::Import { json, .. }
         | McpCommand::Remove { json, .. } => *json = true,
-        McpCommand::Login { .. } | McpCommand::Logout { .. } | McpCommand::Batch { .. } => {}
+        McpCommand::Login { .. }
+        | McpCommand::Logout { .. }
+        | McpCommand::Batch { .. }
+        | McpCommand::Session { .. } => {}
     }
 }
 
