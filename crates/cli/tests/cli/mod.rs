@@ -30,5 +30,6 @@ mod retrieve;
 mod sanitize;
 mod scoping;
 mod selection;
+mod session;
 mod shell;
 mod terminal;
