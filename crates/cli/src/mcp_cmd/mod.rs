@@ -63,6 +63,35 @@ async fn finish(pool: &mut ServerPool<'_>) {
 
 /// One command, with the servers it needs started in `pool` (unless already running there).
 pub(crate) async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliResult {
+    let paths = pool.paths();
+    match prepare(pool, cmd).await? {
+        Some(prepared) => run_prepared(paths, prepared).await,
+        None => Ok(()),
+    }
+}
+
+/// A command that talks to servers, with its runtime (those servers started) and its
+/// configuration: what is left to run once the pool is no longer needed.
+pub(crate) struct Prepared {
+    runtime: McpRuntime,
+    config: coyote_config::McpConfig,
+    cmd: McpCommand,
+}
+
+/// Runs a prepared command (the pool may meanwhile serve others).
+pub(crate) async fn run_prepared(
+    paths: &coyote_config::ConfigPaths,
+    prepared: Prepared,
+) -> CliResult {
+    dispatch(&prepared.runtime, &prepared.config, paths, prepared.cmd).await
+}
+
+/// Runs a command that needs no server (`None`), or starts in `pool` the servers `cmd`
+/// needs and returns it [`Prepared`].
+pub(crate) async fn prepare(
+    pool: &mut ServerPool<'_>,
+    cmd: McpCommand,
+) -> CliResult<Option<Prepared>> {
     let (global, paths) = (pool.global(), pool.paths());
     match cmd {
         McpCommand::Add {
@@ -91,22 +120,29 @@ pub(crate) async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliRes
                     command,
                 },
                 json,
-            );
+            )
+            .map(|()| None);
         }
-        McpCommand::Remove { name, json } => return edit::remove(paths, &name, json),
+        McpCommand::Remove { name, json } => {
+            return edit::remove(paths, &name, json).map(|()| None);
+        }
         McpCommand::Import { from, force, json } => {
-            return import::import(paths, from.as_deref(), force, json);
+            return import::import(paths, from.as_deref(), force, json).map(|()| None);
         }
-        McpCommand::Servers { names: true, .. } => return server_names(paths),
+        McpCommand::Servers { names: true, .. } => return server_names(paths).map(|()| None),
         McpCommand::Login { name } => {
             let config = setup::load_mcp(global, paths)?;
-            return until_signal(login::login(&config, paths, &name)).await;
+            return until_signal(login::login(&config, paths, &name))
+                .await
+                .map(|()| None);
         }
         McpCommand::Logout { name } => {
             let config = setup::load_mcp(global, paths)?;
-            return until_signal(login::logout(&config, paths, &name)).await;
+            return until_signal(login::logout(&config, paths, &name))
+                .await
+                .map(|()| None);
         }
-        McpCommand::Cache { action, out } => return cache::run(paths, action, out),
+        McpCommand::Cache { action, out } => return cache::run(paths, action, out).map(|()| None),
         McpCommand::Batch { .. } | McpCommand::Session { .. } => {
             return Err(CliError::usage(
                 "`coyote mcp batch` and `coyote mcp session` cannot run inside a batch",
@@ -121,7 +157,11 @@ pub(crate) async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliRes
         other => setup::select(&config, other)?,
     };
     let runtime = pool.ready(&config.servers, specs).await;
-    dispatch(&runtime, &config, paths, cmd).await
+    Ok(Some(Prepared {
+        runtime,
+        config,
+        cmd,
+    }))
 }
 
 /// `work`, or an interruption error as soon as a signal arrived (`work` is then dropped).

@@ -23,6 +23,7 @@ impl Fixture {
         let home = Home::new();
         let scenario = Scenario::builder()
             .tool("echo", ToolBehavior::Echo)
+            .tool("wait", ToolBehavior::Hang)
             .tool(
                 "fail",
                 ToolBehavior::Error {
@@ -303,4 +304,45 @@ fn a_command_whose_configuration_differs_runs_alone_and_mcp_add_reloads_the_daem
     let (code, out, err) = f.run(&["mcp", "call", "second", "echo", "text=new"]);
     assert_eq!((code, out.as_str()), (0, "new\n"), "{err}");
     assert_eq!(f.status().1["served"], 1, "served after the reload");
+}
+
+#[test]
+fn a_clients_ctrl_c_cancels_its_own_call_only_while_others_are_served() {
+    let f = Fixture::new("fake");
+    let _session = f.start(&[]);
+    let mut waiting = std::process::Command::new(assert_cmd::cargo::cargo_bin("coyote"))
+        .args(["mcp", "call", "fake", "wait"])
+        .current_dir(f.home.work_dir())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", f.home.path())
+        .env("COYOTE_CONFIG_DIR", f.home.config_dir())
+        .env("COYOTE_STATE_DIR", f.home.path().join("state"))
+        .env("COYOTE_CACHE_DIR", f.home.path().join("cache"))
+        .env("XDG_RUNTIME_DIR", &f.run_dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    eventually("the call reaches the server", || {
+        f.scenario.events().tool_calls("wait") == 1
+    });
+    // Another client is served while that call hangs.
+    let (code, out, err) = f.run(&["mcp", "call", "fake", "echo", "text=meanwhile"]);
+    assert_eq!((code, out.as_str()), (0, "meanwhile\n"), "{err}");
+    std::process::Command::new("kill")
+        .args(["-INT", &waiting.id().to_string()])
+        .status()
+        .unwrap();
+    let status = waiting.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    eventually("the daemon cancels the call on the wire", || {
+        f.scenario.events().tools_cancelled() == vec!["wait".to_owned()]
+    });
+    // The daemon and its server go on serving.
+    let (code, out, _) = f.run(&["mcp", "call", "fake", "echo", "text=after"]);
+    assert_eq!((code, out.as_str()), (0, "after\n"));
+    assert_eq!(f.spawns(), 1);
+    let _ = waiting.stdout.take();
 }

@@ -2,8 +2,8 @@
 //! `--daemon` flag, and that process serves here. It binds the config dir's socket (0600 in
 //! the private directory; a socket left by a crashed daemon is replaced), starts the configured
 //! servers in one [`ServerPool`], and answers one JSON request per connection: a command runs
-//! with the client's terminal capabilities and its output captured, one command at a time (the
-//! pool is shared); a client that goes away cancels its own command only. It exits on `stop`,
+//! with the client's terminal capabilities and its output captured; clients wait for each
+//! other only while a command's servers are made ready (the pool is shared); a client that goes away cancels its own command only. It exits on `stop`,
 //! SIGTERM/SIGINT/SIGHUP, or after the idle timeout, shutting every server down and removing
 //! its socket.
 
@@ -186,11 +186,9 @@ impl Daemon {
         }
     }
 
+    /// Runs the client's command. The pool is held while the command's servers are made
+    /// ready, not while it runs, so clients are served side by side.
     async fn run(&self, key: String, argv: Vec<String>, caps: wire::ClientCaps) -> Response {
-        let mut pool = self.pool.lock().await;
-        if !self.matches(&key).await {
-            return Response::Mismatch;
-        }
         let Ok(Cli {
             command: Some(Command::Mcp(cmd)),
             ..
@@ -198,18 +196,28 @@ impl Daemon {
         else {
             return Response::Mismatch;
         };
+        let mut pool = self.pool.lock().await;
+        if !self.matches(&key).await {
+            return Response::Mismatch;
+        }
         self.served.fetch_add(1, Ordering::AcqRel);
-        let work = crate::mcp_cmd::run_in(&mut pool, cmd);
-        let (result, captured) =
-            crate::capture::capture(crate::term::caps::with_caps(caps.caps(), async {
-                match work.await {
-                    Ok(()) => crate::exit::CODE_OK,
-                    Err(e) => e.report(),
-                }
-            }))
-            .await;
+        let work = async move {
+            let prepared = crate::mcp_cmd::prepare(&mut pool, cmd).await;
+            drop(pool);
+            let result = match prepared {
+                Ok(Some(prepared)) => crate::mcp_cmd::run_prepared(self.paths, prepared).await,
+                Ok(None) => Ok(()),
+                Err(e) => Err(e),
+            };
+            match result {
+                Ok(()) => crate::exit::CODE_OK,
+                Err(e) => e.report(),
+            }
+        };
+        let (exit, captured) =
+            crate::capture::capture(crate::term::caps::with_caps(caps.caps(), work)).await;
         Response::Done {
-            exit: result,
+            exit,
             stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
         }
