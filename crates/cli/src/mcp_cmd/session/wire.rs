@@ -15,8 +15,15 @@ use crate::term::caps::{Caps, Ttys};
 /// The directory holding the sockets: `$XDG_RUNTIME_DIR/coyote`, else `$TMPDIR/coyote-$UID`,
 /// else `/tmp/coyote-$UID`.
 pub fn socket_dir() -> PathBuf {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    let uid = rustix::process::getuid().as_raw();
+    socket_dir_for(
+        &|name| std::env::var_os(name),
+        rustix::process::getuid().as_raw(),
+    )
+}
+
+/// [`socket_dir`] for an environment lookup and a uid (pure).
+fn socket_dir_for(env: &dyn Fn(&str) -> Option<std::ffi::OsString>, uid: u32) -> PathBuf {
+    let var = |name: &str| env(name).filter(|v| !v.is_empty());
     if let Some(runtime) = var("XDG_RUNTIME_DIR") {
         return PathBuf::from(runtime).join("coyote");
     }
@@ -223,4 +230,42 @@ pub async fn write<T: Serialize>(
     text.push('\n');
     writer.write_all(text.as_bytes()).await?;
     writer.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_socket_dir_is_the_runtime_dir_else_tmpdir_else_tmp_with_the_uid() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let both = env(&[("XDG_RUNTIME_DIR", "/run/user/7"), ("TMPDIR", "/var/tmp")]);
+        assert_eq!(
+            socket_dir_for(&both, 7),
+            PathBuf::from("/run/user/7/coyote")
+        );
+        let tmpdir = env(&[("XDG_RUNTIME_DIR", ""), ("TMPDIR", "/var/tmp")]);
+        assert_eq!(
+            socket_dir_for(&tmpdir, 7),
+            PathBuf::from("/var/tmp/coyote-7")
+        );
+        assert_eq!(
+            socket_dir_for(&env(&[]), 1000),
+            PathBuf::from("/tmp/coyote-1000")
+        );
+    }
+
+    #[test]
+    fn a_socket_is_named_by_its_config_dir() {
+        let a = socket_path(Path::new("/nonexistent/a"));
+        assert_eq!(a, socket_path(Path::new("/nonexistent/a")));
+        assert_ne!(a, socket_path(Path::new("/nonexistent/b")));
+        assert_eq!(a.parent(), Some(socket_dir().as_path()));
+    }
 }
