@@ -56,10 +56,15 @@ impl Fixture {
     }
 
     fn run(&self, args: &[&str]) -> (i32, String, String) {
+        self.run_env(args, &[])
+    }
+
+    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
         let out = self
             .home
             .coyote()
             .env("XDG_RUNTIME_DIR", &self.run_dir)
+            .envs(env.iter().copied())
             .args(args)
             .output()
             .unwrap();
@@ -345,4 +350,20 @@ fn a_clients_ctrl_c_cancels_its_own_call_only_while_others_are_served() {
     assert_eq!((code, out.as_str()), (0, "after\n"));
     assert_eq!(f.spawns(), 1);
     let _ = waiting.stdout.take();
+}
+
+#[test]
+fn the_daemon_fits_tables_and_colours_to_the_calling_client() {
+    let f = Fixture::new("fake");
+    let narrow = [("COLUMNS", "20")];
+    let forced = [("CLICOLOR_FORCE", "1")];
+    let alone_narrow = f.run_env(&["mcp", "tools", "fake"], &narrow);
+    let alone_forced = f.run_env(&["mcp", "tools", "nope"], &forced);
+    assert!(alone_narrow.1.contains('…'), "{}", alone_narrow.1);
+    assert!(alone_forced.2.contains('\x1b'), "{}", alone_forced.2);
+    let _session = f.start(&[]);
+    assert_eq!(f.run_env(&["mcp", "tools", "fake"], &narrow), alone_narrow);
+    assert_eq!(f.run_env(&["mcp", "tools", "nope"], &forced), alone_forced);
+    assert!(!f.run(&["mcp", "tools", "fake"]).1.contains('…'));
+    assert_eq!(f.status().1["served"], 3);
 }
