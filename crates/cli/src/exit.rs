@@ -23,6 +23,9 @@ pub enum ErrorKind {
     Silent,
     /// The user interrupted (Ctrl-C) → exit 130, with the message if any.
     Interrupted,
+    /// Already reported, with this exit code (`coyote mcp batch`: the highest code of its
+    /// commands).
+    Exit(u8),
 }
 
 #[derive(Debug)]
@@ -56,6 +59,13 @@ impl CliError {
             message: String::new(),
         }
     }
+    /// Exit with `code`, printing nothing (what failed was reported already).
+    pub fn exit(code: u8) -> Self {
+        CliError {
+            kind: ErrorKind::Exit(code),
+            message: String::new(),
+        }
+    }
 
     /// The exit code this error maps to.
     pub fn code(&self) -> u8 {
@@ -63,6 +73,7 @@ impl CliError {
             ErrorKind::Failure | ErrorKind::Silent => CODE_FAILURE,
             ErrorKind::Usage => CODE_USAGE,
             ErrorKind::Interrupted => CODE_INTERRUPTED,
+            ErrorKind::Exit(code) => code,
         }
     }
 
@@ -74,6 +85,7 @@ impl CliError {
     pub fn report(&self) -> u8 {
         match self.kind {
             ErrorKind::Silent => CODE_FAILURE,
+            ErrorKind::Exit(code) => code,
             ErrorKind::Failure => {
                 crate::term::error_line(&self.message);
                 CODE_FAILURE

@@ -7,6 +7,7 @@ mod agent;
 mod agent_chat;
 mod args;
 mod attach;
+mod capture;
 mod chat;
 mod client;
 mod coerce;

@@ -5,8 +5,6 @@
 //! cell whole; `--json` output is complete and untruncated. Cells are sanitized for the terminal
 //! before they are measured, and printed text goes through [`crate::term::for_stdout`].
 
-use std::io::Write;
-
 use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
 
@@ -187,8 +185,7 @@ pub fn print(text: &str) -> CliResult {
 
 /// Writes `text` to stdout exactly.
 fn write_stdout(text: &str) -> CliResult {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match crate::capture::write_stdout(text.as_bytes()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CliError::failure(format!("cannot write to stdout: {e}"))),

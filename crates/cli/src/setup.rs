@@ -72,7 +72,7 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
     }
     // An unusable entry disables its server only; the others start (issue 14).
     for broken in &config.broken {
-        eprintln!("coyote: warning: {broken}");
+        crate::capture::stderr_line(&format!("coyote: warning: {broken}"));
     }
     Ok(config)
 }

@@ -4,6 +4,57 @@ use clap::{Subcommand, ValueEnum};
 
 use super::{KindArg, OutputArgs};
 
+/// The after-help of `coyote mcp batch`.
+const BATCH_HELP: &str = "\
+One command per line, read until the end of FILE or stdin:
+  - the words of a `coyote mcp` command, split like a shell does (quotes, backslashes),
+    with or without the leading `coyote mcp`; blank lines and `#` comments are skipped;
+  - or a JSON object {\"id\": ANY, \"argv\": [\"call\", \"everything\", \"echo\", \"message=hi\"]}.
+Global options (--config-dir, --trust-project, …) go before `batch` and hold for every line.
+Without --json each command prints what it prints alone. With --json each command runs as
+with its own --json and prints one line {\"id\", \"exit\", \"stdout\", \"stderr\"}: `stdout` is
+its JSON document (null when it printed nothing, a string when it printed other text), `id`
+the JSON line's id or the line number.
+A failing command does not stop the batch unless --fail-fast; the batch exits with the
+highest exit code seen.
+Example:
+  printf '%s\\n' 'tools everything' 'call everything echo message=hi' | coyote mcp batch --json";
+
+/// The after-help of `coyote mcp session`.
+const SESSION_HELP: &str = "\
+The daemon listens on a socket (0600) in $XDG_RUNTIME_DIR/coyote/, else $TMPDIR/coyote-$UID/,
+else /tmp/coyote-$UID/ (0700), one per config dir. A command uses it only when its
+configuration is the daemon's (same mcp.json entries and project files, git root, global
+options); otherwise it runs alone, as it always does. Output and exit codes are the same
+either way; server questions (elicitation, sampling) are declined. Nothing starts a session
+but `coyote mcp session start`.
+Examples:
+  coyote mcp session start --idle-timeout 600
+  coyote mcp session status
+  coyote mcp session stop";
+
+/// `coyote mcp session …`.
+#[derive(Debug, Subcommand)]
+pub enum SessionAction {
+    /// Start the daemon (detached) and its servers; returns when they are ready.
+    Start {
+        /// Exit after this many seconds without a command.
+        #[arg(long, value_name = "SECS", default_value_t = 1800)]
+        idle_timeout: u64,
+        /// Serve in this process (what `start` runs, detached).
+        #[arg(long, hide = true)]
+        daemon: bool,
+    },
+    /// Stop the daemon: its servers are shut down.
+    Stop,
+    /// Show whether a daemon serves this config dir, and its servers (exit 1 when none).
+    Status {
+        /// Print JSON: {"running", "pid", "socket", "config_dir", "idle_timeout_secs", "servers", "served"}.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
     /// Show every configured server: transport, state, protocol, capabilities, counts.
@@ -172,6 +223,28 @@ pub enum McpCommand {
         /// Print `{"function_name", "is_error", "text"}` as JSON instead of the text.
         #[arg(long)]
         json: bool,
+    },
+    /// Run many `coyote mcp` commands in one process: each server starts once, on first use,
+    /// and serves every later command.
+    #[command(after_help = BATCH_HELP)]
+    Batch {
+        /// One JSON line per command: {"id", "exit", "stdout", "stderr"}, where stdout is the
+        /// command's own --json document.
+        #[arg(long)]
+        json: bool,
+        /// Stop at the first command that exits non-zero.
+        #[arg(long)]
+        fail_fast: bool,
+        /// Read the commands from FILE (default, or `-`: stdin).
+        #[arg(value_name = "FILE")]
+        file: Option<std::path::PathBuf>,
+    },
+    /// Keep the configured servers running for this shell: while the session runs, every
+    /// `coyote mcp` command with the same configuration is served by it.
+    #[command(after_help = SESSION_HELP)]
+    Session {
+        #[command(subcommand)]
+        action: SessionAction,
     },
     /// Add a server to mcp.json: `add NAME [-e K=V…] -- CMD ARGS…` or `add NAME --url URL`.
     #[command(

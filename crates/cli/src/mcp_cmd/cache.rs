@@ -23,10 +23,10 @@ pub fn run(paths: &ConfigPaths, action: Option<CacheAction>, out: OutputArgs) ->
             if out.json {
                 return print_json(&json!({ "removed": removed }));
             }
-            eprintln!(
+            crate::capture::stderr_line(&format!(
                 "coyote: removed {removed} cached catalog(s) from {}",
                 cache.dir().display()
-            );
+            ));
             Ok(())
         }
         None => {

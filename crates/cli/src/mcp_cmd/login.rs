@@ -18,16 +18,16 @@ pub async fn login(config: &McpConfig, paths: &ConfigPaths, name: &str) -> CliRe
         .await
         .map_err(|e| CliError::failure(e.to_string()))?;
     if report.signed_in {
-        eprintln!(
+        crate::capture::stderr_line(&format!(
             "coyote: signed in to MCP server '{name}' ({} tools); the tokens are kept in {}",
             report.tools, report.store
-        );
+        ));
     } else {
-        eprintln!(
+        crate::capture::stderr_line(&format!(
             "coyote: MCP server '{name}' answered without asking for sign-in ({} tools); \
              nothing was stored",
             report.tools
-        );
+        ));
     }
     Ok(())
 }
@@ -39,9 +39,13 @@ pub async fn logout(config: &McpConfig, paths: &ConfigPaths, name: &str) -> CliR
         .await
         .map_err(|e| CliError::failure(e.to_string()))?;
     if deleted {
-        eprintln!("coyote: signed out of MCP server '{name}' (its tokens were deleted)");
+        crate::capture::stderr_line(&format!(
+            "coyote: signed out of MCP server '{name}' (its tokens were deleted)"
+        ));
     } else {
-        eprintln!("coyote: MCP server '{name}' had no stored sign-in");
+        crate::capture::stderr_line(&format!(
+            "coyote: MCP server '{name}' had no stored sign-in"
+        ));
     }
     Ok(())
 }

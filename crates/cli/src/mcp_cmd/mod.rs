@@ -4,12 +4,15 @@
 //! request in flight is dropped (its server gets `notifications/cancelled`), then the servers
 //! are shut down with the usual grace period.
 
+mod batch;
 mod cache;
 mod call;
 mod edit;
 mod import;
 mod list;
 mod login;
+mod pool;
+mod session;
 mod via_meta;
 pub(crate) mod watch;
 
@@ -18,10 +21,78 @@ use coyote_mcp::{McpError, McpRuntime, ServerHandle};
 use crate::args::{GlobalArgs, McpCommand};
 use crate::exit::{CliError, CliResult};
 use crate::setup;
+use pool::ServerPool;
 
 pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
     let paths = setup::paths(global)?;
     crate::logging::init(&paths.log_dir(), global.log_level.as_deref());
+    if let McpCommand::Batch {
+        json,
+        fail_fast,
+        file,
+    } = cmd
+    {
+        let options = batch::BatchOptions {
+            json,
+            fail_fast,
+            file,
+        };
+        return batch::run(global, &paths, options).await;
+    }
+    if let McpCommand::Session { action } = cmd {
+        return session::run(global, &paths, action).await;
+    }
+    if let Some(served) = session::route(global, &paths, &cmd).await {
+        return served;
+    }
+    let mut pool = ServerPool::new(global, &paths);
+    let result = until_signal(run_in(&mut pool, cmd)).await;
+    finish(&mut pool).await;
+    result
+}
+
+/// After the last command: shuts the pool's servers down, first giving a request dropped by a
+/// signal the time to send its `notifications/cancelled`.
+async fn finish(pool: &mut ServerPool<'_>) {
+    if crate::signals::received().is_some() {
+        // The dropped request sends `notifications/cancelled` from a detached task.
+        tokio::time::sleep(crate::signals::CANCEL_FLUSH_GRACE).await;
+    }
+    pool.shutdown().await;
+}
+
+/// One command, with the servers it needs started in `pool` (unless already running there).
+pub(crate) async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliResult {
+    let paths = pool.paths();
+    match prepare(pool, cmd).await? {
+        Some(prepared) => run_prepared(paths, prepared).await,
+        None => Ok(()),
+    }
+}
+
+/// A command that talks to servers, with its runtime (those servers started) and its
+/// configuration: what is left to run once the pool is no longer needed.
+pub(crate) struct Prepared {
+    runtime: McpRuntime,
+    config: coyote_config::McpConfig,
+    cmd: McpCommand,
+}
+
+/// Runs a prepared command (the pool may meanwhile serve others).
+pub(crate) async fn run_prepared(
+    paths: &coyote_config::ConfigPaths,
+    prepared: Prepared,
+) -> CliResult {
+    dispatch(&prepared.runtime, &prepared.config, paths, prepared.cmd).await
+}
+
+/// Runs a command that needs no server (`None`), or starts in `pool` the servers `cmd`
+/// needs and returns it [`Prepared`].
+pub(crate) async fn prepare(
+    pool: &mut ServerPool<'_>,
+    cmd: McpCommand,
+) -> CliResult<Option<Prepared>> {
+    let (global, paths) = (pool.global(), pool.paths());
     match cmd {
         McpCommand::Add {
             name,
@@ -36,7 +107,7 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             command,
         } => {
             return edit::add(
-                &paths,
+                paths,
                 edit::AddArgs {
                     name,
                     env,
@@ -49,46 +120,52 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
                     command,
                 },
                 json,
-            );
+            )
+            .map(|()| None);
         }
-        McpCommand::Remove { name, json } => return edit::remove(&paths, &name, json),
+        McpCommand::Remove { name, json } => {
+            return edit::remove(paths, &name, json).map(|()| None);
+        }
         McpCommand::Import { from, force, json } => {
-            return import::import(&paths, from.as_deref(), force, json);
+            return import::import(paths, from.as_deref(), force, json).map(|()| None);
         }
-        McpCommand::Servers { names: true, .. } => return server_names(&paths),
+        McpCommand::Servers { names: true, .. } => return server_names(paths).map(|()| None),
         McpCommand::Login { name } => {
-            let config = setup::load_mcp(global, &paths)?;
-            return until_signal(login::login(&config, &paths, &name)).await;
+            let config = setup::load_mcp(global, paths)?;
+            return until_signal(login::login(&config, paths, &name))
+                .await
+                .map(|()| None);
         }
         McpCommand::Logout { name } => {
-            let config = setup::load_mcp(global, &paths)?;
-            return until_signal(login::logout(&config, &paths, &name)).await;
+            let config = setup::load_mcp(global, paths)?;
+            return until_signal(login::logout(&config, paths, &name))
+                .await
+                .map(|()| None);
         }
-        McpCommand::Cache { action, out } => return cache::run(&paths, action, out),
+        McpCommand::Cache { action, out } => return cache::run(paths, action, out).map(|()| None),
+        McpCommand::Batch { .. } | McpCommand::Session { .. } => {
+            return Err(CliError::usage(
+                "`coyote mcp batch` and `coyote mcp session` cannot run inside a batch",
+            ));
+        }
         _ => {}
     }
-    let config = setup::load_mcp(global, &paths)?;
+    let config = setup::load_mcp(global, paths)?;
     let only = cmd_server(&cmd);
     let specs = match only.as_deref() {
         Some("") => Vec::new(),
         other => setup::select(&config, other)?,
     };
-    let runtime = setup::runtime(global, &paths);
-    let result = until_signal(async {
-        runtime.start_all(specs).await;
-        dispatch(&runtime, &config, &paths, cmd).await
-    })
-    .await;
-    if crate::signals::received().is_some() {
-        // The dropped request sends `notifications/cancelled` from a detached task.
-        tokio::time::sleep(crate::signals::CANCEL_FLUSH_GRACE).await;
-    }
-    runtime.shutdown().await;
-    result
+    let runtime = pool.ready(&config.servers, specs).await;
+    Ok(Some(Prepared {
+        runtime,
+        config,
+        cmd,
+    }))
 }
 
 /// `work`, or an interruption error as soon as a signal arrived (`work` is then dropped).
-async fn until_signal(work: impl Future<Output = CliResult>) -> CliResult {
+pub(crate) async fn until_signal<T>(work: impl Future<Output = CliResult<T>>) -> CliResult<T> {
     let token = crate::signals::token();
     tokio::select! {
         result = work => result,
@@ -127,7 +204,9 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }
-        | McpCommand::Cache { .. } => None,
+        | McpCommand::Cache { .. }
+        | McpCommand::Batch { .. }
+        | McpCommand::Session { .. } => None,
     }
 }
 
@@ -252,7 +331,9 @@ async fn dispatch(
         | McpCommand::Remove { .. }
         | McpCommand::Login { .. }
         | McpCommand::Logout { .. }
-        | McpCommand::Cache { .. } => Ok(()),
+        | McpCommand::Cache { .. }
+        | McpCommand::Batch { .. }
+        | McpCommand::Session { .. } => Ok(()),
     }
 }
 

@@ -80,10 +80,10 @@ pub async fn retrieve(d: &MetaDispatcher, server: &str, text: &str, out: OutputA
     print_table(&t, out.wide)?;
     let total: usize = chosen.iter().map(|r| r.tokens).sum();
     let tools = if chosen.len() == 1 { "tool" } else { "tools" };
-    eprintln!(
+    crate::capture::stderr_line(&format!(
         "{} {tools}, ~{total} tokens; mcp_search_{server} and mcp_invoke_{server} reach the rest",
         chosen.len()
-    );
+    ));
     Ok(())
 }
 

@@ -102,10 +102,38 @@ impl Caps {
     }
 }
 
-/// The capabilities detected at the first call, shared by the whole process.
+tokio::task_local! {
+    /// Another process's capabilities, for the output made for it (`coyote mcp session`).
+    static FOR_CLIENT: &'static Caps;
+}
+
+/// The capabilities detected at the first call, shared by the whole process — or, inside
+/// [`with_caps`], the ones given there.
 pub fn caps() -> &'static Caps {
+    if let Ok(client) = FOR_CLIENT.try_with(|c| *c) {
+        return client;
+    }
     static CAPS: OnceLock<Caps> = OnceLock::new();
     CAPS.get_or_init(Caps::detect)
+}
+
+/// Runs `work` with `caps` in place of this process's: a session daemon makes a client's
+/// output as the client's own terminal would have it (width, colours, sanitizing). Each
+/// distinct value is kept for the rest of the process (there are few: one per terminal shape).
+pub async fn with_caps<F: Future>(caps: Caps, work: F) -> F::Output {
+    static SEEN: std::sync::Mutex<Vec<&'static Caps>> = std::sync::Mutex::new(Vec::new());
+    let interned = {
+        let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+        match seen.iter().find(|c| ***c == caps) {
+            Some(c) => *c,
+            None => {
+                let c: &'static Caps = Box::leak(Box::new(caps));
+                seen.push(c);
+                c
+            }
+        }
+    };
+    FOR_CLIENT.scope(interned, work).await
 }
 
 /// Terminals known to render OSC 8 links; tmux and screen pass them on only when configured,

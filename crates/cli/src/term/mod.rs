@@ -7,7 +7,6 @@ pub mod caps;
 pub mod sanitize;
 
 use std::borrow::Cow;
-use std::io::Write;
 
 pub use self::caps::caps;
 pub use self::sanitize::sanitize;
@@ -78,9 +77,7 @@ pub fn paint(text: &str, paint: Paint, enabled: bool) -> String {
 
 /// Writes `line` and a newline to stderr, sanitized; a failing stderr is ignored.
 pub fn eprint_line(line: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{}", for_stderr(line));
-    let _ = err.flush();
+    crate::capture::stderr_line(&for_stderr(line));
 }
 
 /// `coyote: MESSAGE` on stderr, the prefix coloured as an error when stderr allows it.
@@ -102,9 +99,7 @@ pub fn note_line(message: &str) {
 
 /// Writes coyote's own `prefix` as it is and the (sanitized) message after it.
 fn eprint_line_prefixed(prefix: &str, message: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{prefix} {}", for_stderr(message));
-    let _ = err.flush();
+    crate::capture::stderr_line(&format!("{prefix} {}", for_stderr(message)));
 }
 
 #[cfg(test)]

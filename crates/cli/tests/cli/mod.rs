@@ -1,5 +1,6 @@
 mod agents;
 mod attach;
+mod batch;
 mod budgets;
 mod chat;
 mod client_features;
@@ -29,5 +30,6 @@ mod retrieve;
 mod sanitize;
 mod scoping;
 mod selection;
+mod session;
 mod shell;
 mod terminal;

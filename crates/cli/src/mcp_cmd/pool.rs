@@ -1,0 +1,91 @@
+//! The servers of one `coyote mcp` process. The runtime is created when a command first needs
+//! a server, and each server starts the first time a command needs it; later commands of the
+//! same process (`coyote mcp batch`) reuse it. When the resolved server entries change between
+//! two commands (a batch ran `mcp add` or `mcp remove`), every server is shut down and the
+//! next command starts what it needs afresh, so it sees what it would see run alone.
+
+use std::collections::HashSet;
+
+use coyote_config::ConfigPaths;
+use coyote_mcp::McpRuntime;
+use coyote_protocol::McpServerSpec;
+
+use crate::args::GlobalArgs;
+use crate::setup;
+
+/// A lazily created runtime and the servers started in it.
+pub struct ServerPool<'a> {
+    global: &'a GlobalArgs,
+    paths: &'a ConfigPaths,
+    runtime: Option<McpRuntime>,
+    /// The resolved entries the running servers were started from.
+    config: Vec<McpServerSpec>,
+    started: HashSet<String>,
+}
+
+impl<'a> ServerPool<'a> {
+    /// A pool that has started nothing yet.
+    pub fn new(global: &'a GlobalArgs, paths: &'a ConfigPaths) -> Self {
+        ServerPool {
+            global,
+            paths,
+            runtime: None,
+            config: Vec::new(),
+            started: HashSet::new(),
+        }
+    }
+
+    /// The global options the commands run with.
+    pub fn global(&self) -> &'a GlobalArgs {
+        self.global
+    }
+
+    /// The resolved directories.
+    pub fn paths(&self) -> &'a ConfigPaths {
+        self.paths
+    }
+
+    /// The runtime with `specs` started (those not started yet start now, concurrently);
+    /// `config` is every resolved entry of the command's configuration.
+    pub async fn ready(
+        &mut self,
+        config: &[McpServerSpec],
+        specs: Vec<McpServerSpec>,
+    ) -> McpRuntime {
+        if self.config != config {
+            self.shutdown().await;
+            config.clone_into(&mut self.config);
+        }
+        let runtime = self
+            .runtime
+            .get_or_insert_with(|| setup::runtime(self.global, self.paths))
+            .clone();
+        let fresh: Vec<McpServerSpec> = specs
+            .into_iter()
+            .filter(|spec| self.started.insert(spec.name.clone()))
+            .collect();
+        if !fresh.is_empty() {
+            runtime.start_all(fresh).await;
+        }
+        runtime
+    }
+
+    /// Each server of the runtime with its state (`ready`, `failed: …`).
+    pub fn statuses(&self) -> Vec<(String, String)> {
+        self.runtime.as_ref().map_or_else(Vec::new, |runtime| {
+            runtime
+                .statuses()
+                .into_iter()
+                .map(|s| (s.name, s.state.to_string()))
+                .collect()
+        })
+    }
+
+    /// Shuts every started server down (process groups included); the pool can start again.
+    pub async fn shutdown(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown().await;
+        }
+        self.started.clear();
+    }
+}

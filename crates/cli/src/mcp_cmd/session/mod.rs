@@ -1,0 +1,255 @@
+//! `coyote mcp session start|stop|status`: a daemon that keeps the configured servers running
+//! for an interactive shell ([`daemon`]), and the client side every `coyote mcp` command takes
+//! when one is running for its config dir ([`route`]). A command is served only when its key —
+//! directories, global options, resolved server entries, git root ([`wire::key`]) — is the
+//! daemon's; otherwise, or when no daemon answers, it runs alone as always. No daemon is ever
+//! started implicitly.
+
+mod daemon;
+mod wire;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, BufReader};
+use tokio::net::UnixStream;
+
+use crate::args::{GlobalArgs, McpCommand, SessionAction};
+use crate::exit::{CliError, CliResult};
+use wire::{Request, Response};
+
+/// How long `start` waits for the daemon's servers to be ready.
+const START_DEADLINE: Duration = Duration::from_secs(120);
+
+pub async fn run(
+    global: &GlobalArgs,
+    paths: &coyote_config::ConfigPaths,
+    action: SessionAction,
+) -> CliResult {
+    match action {
+        SessionAction::Start {
+            idle_timeout,
+            daemon: true,
+        } => {
+            daemon::serve(
+                global.clone(),
+                paths.clone(),
+                Duration::from_secs(idle_timeout),
+            )
+            .await
+        }
+        SessionAction::Start { .. } => start(paths).await,
+        SessionAction::Stop => stop(paths).await,
+        SessionAction::Status { json } => status(paths, json).await,
+    }
+}
+
+/// One request to the daemon of `paths`; `None` when none answers.
+async fn ask(paths: &coyote_config::ConfigPaths, request: &Request) -> Option<Response> {
+    let socket = wire::socket_path(paths.config_dir());
+    let stream = UnixStream::connect(&socket).await.ok()?;
+    let (read, mut write) = stream.into_split();
+    wire::write(&mut write, request).await.ok()?;
+    wire::read(&mut BufReader::new(read)).await.ok()?
+}
+
+/// Starts the daemon detached (its own process group, no terminal streams) and waits until it
+/// answers with its servers started.
+async fn start(paths: &coyote_config::ConfigPaths) -> CliResult {
+    wire::private_dir()?;
+    if let Some(Response::Status(s)) = ask(paths, &Request::Status).await {
+        crate::term::note_line(&format!("a session is already running (pid {})", s.pid));
+        return Ok(());
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::failure(format!("cannot find the coyote binary: {e}")))?;
+    let mut child = tokio::process::Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .arg("--daemon")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| CliError::failure(format!("cannot start the session daemon: {e}")))?;
+    let deadline = tokio::time::Instant::now() + START_DEADLINE;
+    loop {
+        if let Some(Response::Status(s)) = ask(paths, &Request::Status).await {
+            let ready = s.servers.iter().filter(|l| l.state == "ready").count();
+            crate::term::note_line(&format!(
+                "session started (pid {}): {ready} of {} servers ready; socket {}",
+                s.pid,
+                s.servers.len(),
+                s.socket.display()
+            ));
+            return Ok(());
+        }
+        if let Ok(Some(exit)) = child.try_wait() {
+            let mut err = String::new();
+            if let Some(mut stderr) = child.stderr.take() {
+                let _ = stderr.read_to_string(&mut err).await;
+            }
+            return Err(CliError::failure(format!(
+                "the session daemon exited ({exit}): {}",
+                err.trim()
+            )));
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(CliError::failure(format!(
+                "the session daemon did not answer within {}s",
+                START_DEADLINE.as_secs()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Asks the daemon to exit and waits until it has shut its servers down.
+async fn stop(paths: &coyote_config::ConfigPaths) -> CliResult {
+    let Some(Response::Status(s)) = ask(paths, &Request::Status).await else {
+        crate::term::note_line(&format!(
+            "no session is running for {}",
+            paths.config_dir().display()
+        ));
+        return Ok(());
+    };
+    ask(paths, &Request::Stop).await;
+    let pid = rustix::process::Pid::from_raw(i32::try_from(s.pid).unwrap_or(i32::MAX));
+    let deadline = tokio::time::Instant::now() + START_DEADLINE;
+    while pid.is_some_and(|p| rustix::process::test_kill_process(p).is_ok()) {
+        if tokio::time::Instant::now() >= deadline {
+            return Err(CliError::failure(format!(
+                "the session daemon (pid {}) did not exit",
+                s.pid
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    crate::term::note_line(&format!("session stopped (pid {})", s.pid));
+    Ok(())
+}
+
+/// What the daemon serves; exit 1 when none is running.
+async fn status(paths: &coyote_config::ConfigPaths, json: bool) -> CliResult {
+    let socket = wire::socket_path(paths.config_dir());
+    let Some(Response::Status(s)) = ask(paths, &Request::Status).await else {
+        if json {
+            crate::output::print_json(&serde_json::json!({ "running": false, "socket": socket }))?;
+        }
+        return Err(CliError::failure(format!(
+            "no session is running for {}",
+            paths.config_dir().display()
+        )));
+    };
+    if json {
+        let mut doc = serde_json::to_value(&s).unwrap_or_default();
+        doc["running"] = serde_json::Value::Bool(true);
+        return crate::output::print_json(&doc);
+    }
+    let mut text = format!(
+        "running (pid {}), {} commands served, idle timeout {}s\nsocket: {}\nconfig: {}\n",
+        s.pid,
+        s.served,
+        s.idle_timeout_secs,
+        s.socket.display(),
+        s.config_dir.display()
+    );
+    for line in &s.servers {
+        text.push_str(&format!("{}  {}\n", line.name, line.state));
+    }
+    crate::output::print(&text)
+}
+
+/// Runs `cmd` in the daemon serving its config dir, when one is running and its key matches:
+/// its output is printed and its exit code returned. `None`: run it alone.
+pub async fn route(
+    global: &GlobalArgs,
+    paths: &coyote_config::ConfigPaths,
+    cmd: &McpCommand,
+) -> Option<CliResult> {
+    if !served(cmd) {
+        return None;
+    }
+    let socket = wire::socket_path(paths.config_dir());
+    // The common case, no daemon: one stat.
+    if !socket.exists() || wire::check_private(&wire::socket_dir()).is_err() {
+        return None;
+    }
+    let stream = UnixStream::connect(&socket).await.ok()?;
+    // The key of this command's configuration, loaded quietly: the daemon prints its warnings.
+    let (config, _quiet) =
+        crate::capture::capture(async { crate::setup::load_mcp(global, paths) }).await;
+    let key = wire::key(global, paths, &config.ok()?.servers);
+    let request = Request::Run {
+        key,
+        argv: std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        caps: wire::ClientCaps::here(),
+    };
+    let (read, mut write) = stream.into_split();
+    wire::write(&mut write, &request).await.ok()?;
+    // From here the daemon may be running the command: never run it a second time.
+    let answer = super::until_signal(async {
+        match wire::read(&mut BufReader::new(read)).await {
+            Ok(Some(response)) => Ok(response),
+            _ => Err(CliError::failure(
+                "the session daemon went away while it ran the command",
+            )),
+        }
+    })
+    .await;
+    match answer {
+        Ok(Response::Done {
+            exit,
+            stdout,
+            stderr,
+        }) => {
+            crate::capture::write_stderr(stderr.as_bytes());
+            if let Err(e) = crate::capture::write_stdout(stdout.as_bytes())
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return Some(Err(CliError::failure(format!(
+                    "cannot write to stdout: {e}"
+                ))));
+            }
+            Some(match exit {
+                crate::exit::CODE_OK => Ok(()),
+                code => Err(CliError::exit(code)),
+            })
+        }
+        Ok(Response::Mismatch) => None,
+        Ok(_) => Some(Err(CliError::failure(
+            "the session daemon gave an unexpected answer",
+        ))),
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// The commands a daemon runs: those that talk to servers and end by themselves.
+fn served(cmd: &McpCommand) -> bool {
+    match cmd {
+        McpCommand::Servers { names, .. } => !names,
+        McpCommand::Tools { .. }
+        | McpCommand::Resources { .. }
+        | McpCommand::Templates { .. }
+        | McpCommand::Prompts { .. }
+        | McpCommand::Search { .. }
+        | McpCommand::Retrieve { .. }
+        | McpCommand::Describe { .. }
+        | McpCommand::Call { .. }
+        | McpCommand::Read { .. }
+        | McpCommand::Prompt { .. }
+        | McpCommand::Complete { .. }
+        | McpCommand::Meta { .. } => true,
+        McpCommand::Watch { .. }
+        | McpCommand::Add { .. }
+        | McpCommand::Import { .. }
+        | McpCommand::Remove { .. }
+        | McpCommand::Login { .. }
+        | McpCommand::Logout { .. }
+        | McpCommand::Cache { .. }
+        | McpCommand::Batch { .. }
+        | McpCommand::Session { .. } => false,
+    }
+}
