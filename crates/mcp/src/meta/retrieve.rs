@@ -21,7 +21,7 @@ use coyote_protocol::FunctionDeclaration;
 
 use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
-use super::exposure::{direct_declaration, direct_tools, estimate_tokens};
+use super::exposure::{DIRECT_MAX_TOKENS, direct_declaration, direct_tools, estimate_tokens};
 use super::surface::Surface;
 use super::{MetaKind, mcp_meta_function_names};
 use crate::catalog::{CatalogItem, ToolInfo};
@@ -318,6 +318,27 @@ fn within_one_edit(a: &str, b: &str) -> bool {
 }
 
 impl Surface {
+    /// The server's retrieve settings, the ranked tools' budget cut so that they and the
+    /// meta-functions (`kinds`) declared beside them stay within [`DIRECT_MAX_TOKENS`] — no more
+    /// per request than a server `auto` declares directly.
+    pub(super) fn retrieve_settings(
+        &self,
+        features: &McpServerFeatures,
+        kinds: &[MetaKind],
+    ) -> RetrieveSettings {
+        let mut settings = self.policies.retrieve(&features.name);
+        let meta = estimate_tokens(&declare(&Shape {
+            server: &features.name,
+            kinds,
+            tools: ToolAccess::Invoke,
+            resources: features.resources,
+        }));
+        settings.max_tokens = settings
+            .max_tokens
+            .min(DIRECT_MAX_TOKENS.saturating_sub(meta));
+        settings
+    }
+
     /// What `retrieve` would declare of `server` for `context` (whatever its exposure), with
     /// the function names a declaration set would give them; `None` when the server's tools
     /// cannot be listed now.

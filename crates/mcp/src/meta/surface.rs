@@ -25,14 +25,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
-use coyote_protocol::{Exposure, FunctionDeclaration, RetrieveSettings};
+use coyote_protocol::{Exposure, FunctionDeclaration};
 
 use super::callable::Callable;
 use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
 use super::exposure::{
-    DIRECT_MAX_TOKENS, EffectiveExposure, ExposurePolicies, ExposureReport, decide,
-    direct_declaration, direct_tools, estimate_tokens, provisional_direct_declarations,
+    EffectiveExposure, ExposurePolicies, ExposureReport, decide, direct_declaration, direct_tools,
+    estimate_tokens, provisional_direct_declarations,
 };
 use super::health::health_declaration;
 use super::retrieve::{RetrieveContext, Retrieved, named, retrieve_declarations, select};
@@ -169,27 +169,6 @@ impl Surface {
             kinds.sort_by_key(|k| MetaKind::ALL.iter().position(|a| a == k));
         }
         kinds
-    }
-
-    /// The server's retrieve settings, the ranked tools' budget cut so that they and the
-    /// meta-functions (`kinds`) declared beside them stay within [`DIRECT_MAX_TOKENS`] — no more
-    /// per request than a server `auto` declares directly.
-    pub(super) fn retrieve_settings(
-        &self,
-        features: &McpServerFeatures,
-        kinds: &[MetaKind],
-    ) -> RetrieveSettings {
-        let mut settings = self.policies.retrieve(&features.name);
-        let meta = estimate_tokens(&declare(&Shape {
-            server: &features.name,
-            kinds,
-            tools: ToolAccess::Invoke,
-            resources: features.resources,
-        }));
-        settings.max_tokens = settings
-            .max_tokens
-            .min(DIRECT_MAX_TOKENS.saturating_sub(meta));
-        settings
     }
 
     /// The kinds a direct server declares beside its tools: discovery when it has more than
