@@ -37,6 +37,17 @@ fn own_peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// Minor page faults of this process so far (`/proc/self/stat` field 10).
+fn own_minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    stat.rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .nth(7)
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(0)
+}
+
 /// User+sys CPU time of this process so far, in seconds (`/proc/self/stat` clock ticks).
 fn own_cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
@@ -102,7 +113,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let mut samples = Vec::with_capacity(runs);
     let mut last = serde_json::Value::Null;
     let cpu_before = own_cpu_seconds();
+    let mut faults = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
     for run in 0..runs {
+        let faults_before = own_minor_faults();
+        let cpu_run_before = own_cpu_seconds();
         let store = SpillStore::new(scratch.path().join(format!("run{run}")));
         let started = Instant::now();
         let contents = handle.read_resource(&uri).await?;
@@ -114,17 +129,25 @@ async fn main() -> Result<(), Box<dyn Error>> {
         };
         last = render_resource_contents(contents, &ReadOptions::default(), &ctx);
         samples.push(started.elapsed());
+        faults.push(own_minor_faults() - faults_before);
+        cpu.push((own_cpu_seconds() - cpu_run_before) * 1e3);
         if last.get("spilled") != Some(&json!(true)) {
             return Err(format!("the blob did not spill: {last}").into());
         }
     }
     let cpu_per_read_ms = (own_cpu_seconds() - cpu_before) * 1e3 / runs as f64;
+    let in_order: Vec<f64> = samples.iter().copied().map(millis).collect();
     samples.sort();
     let report = json!({
         "runs": runs,
         "median_ms": millis(samples[samples.len() / 2]),
         "min_ms": millis(samples[0]),
         "max_ms": millis(samples[samples.len() - 1]),
+        "first_ms": in_order.first(),
+        "last_ms": in_order.last(),
+        "samples_ms": in_order,
+        "minor_faults": faults,
+        "cpu_ms": cpu,
         "cpu_per_read_ms": cpu_per_read_ms,
         "client_peak_rss_kib": own_peak_rss_kib(),
         "sha256": last["sha256"],
