@@ -35,12 +35,14 @@ ROWS, COLS = 24, 80
 class Term:
     """Answers what a terminal would: the cursor position report (ESC[6n, from a rough row
     count: lines written so far, capped at the screen), the device attributes (ESC[c) and the
-    background colour (OSC 11), so the REPL never waits for its query timeouts."""
+    background colour (OSC 11), so the REPL never waits for its query timeouts; and, like a
+    terminal, brackets a paste only when the application enabled bracketed paste (?2004h)."""
 
     def __init__(self, fd):
         self.fd = fd
         self.row = 1
         self.tail = b""
+        self.bracketed_paste = False  # DECSET 2004, as the application last set it
 
     def feed(self, data):
         buf = self.tail + data
@@ -60,10 +62,13 @@ class Term:
             elif rest.startswith(b"\x1b[c"):
                 os.write(self.fd, b"\x1b[?1;2c")
                 i = j + 3
+            elif rest.startswith(b"\x1b[?2004h") or rest.startswith(b"\x1b[?2004l"):
+                self.bracketed_paste = rest[7:8] == b"h"
+                i = j + 8
             elif rest.startswith(b"\x1b]11;?"):
                 os.write(self.fd, b"\x1b]11;rgb:0000/0000/0000\x1b\\")
                 i = j + 7
-            elif len(rest) < 7 and j + len(rest) == len(buf):
+            elif len(rest) < 8 and j + len(rest) == len(buf):
                 self.tail = rest  # a query cut at the end of this read
                 break
             else:
@@ -124,8 +129,11 @@ def one_run(argv, text, gap_s, expect, mode):
             for ch in text.encode():
                 os.write(fd, bytes([ch]))
                 time.sleep(KEY_INTERVAL)
-        elif mode == "paste":  # a terminal's bracketed paste
-            os.write(fd, b"\x1b[200~" + text.encode() + b"\x1b[201~")
+        elif mode == "paste":  # a terminal's paste: bracketed when the application asked for it
+            if term.bracketed_paste:
+                os.write(fd, b"\x1b[200~" + text.encode() + b"\x1b[201~")
+            else:
+                os.write(fd, text.encode())
         else:  # "burst": every key in one write, unbracketed (tmux send-keys, typeahead)
             os.write(fd, text.encode())
         # Everything the keys drew is read before the gap ends, so only the Tab's redraw counts.
