@@ -8,9 +8,11 @@
 //!
 //! The wall time includes the server producing the blob; the CPU time is the client's alone:
 //! receive, parse, decode, sha256, spill. Each run spills into a fresh directory, so the file
-//! is really written every time (no dedup hit).
+//! is really written every time (no dedup hit); with `--same-dir` every run spills into the
+//! same directory, so from the second run on the file exists and is not rewritten (what
+//! `coyote mcp read` does when the blob was read before).
 //!
-//! Usage: `bench_blob [--runs N] URI -- CMD ARGS...`
+//! Usage: `bench_blob [--runs N] [--same-dir] URI -- CMD ARGS...`
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -74,15 +76,25 @@ fn millis(d: Duration) -> f64 {
 async fn main() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1).peekable();
     let mut runs = 5usize;
-    if args.peek().map(String::as_str) == Some("--runs") {
-        args.next();
-        runs = args.next().ok_or("--runs needs a number")?.parse()?;
+    let mut same_dir = false;
+    loop {
+        match args.peek().map(String::as_str) {
+            Some("--runs") => {
+                args.next();
+                runs = args.next().ok_or("--runs needs a number")?.parse()?;
+            }
+            Some("--same-dir") => {
+                args.next();
+                same_dir = true;
+            }
+            _ => break,
+        }
     }
     let uri = args
         .next()
-        .ok_or("usage: bench_blob [--runs N] URI -- CMD ARGS...")?;
+        .ok_or("usage: bench_blob [--runs N] [--same-dir] URI -- CMD ARGS...")?;
     if args.next().as_deref() != Some("--") {
-        return Err("usage: bench_blob [--runs N] URI -- CMD ARGS...".into());
+        return Err("usage: bench_blob [--runs N] [--same-dir] URI -- CMD ARGS...".into());
     }
     let command = args.next().ok_or("missing server command after --")?;
     let spec = McpServerSpec {
@@ -118,7 +130,8 @@ async fn main() -> Result<(), Box<dyn Error>> {
     for run in 0..runs {
         let faults_before = own_minor_faults();
         let cpu_run_before = own_cpu_seconds();
-        let store = SpillStore::new(scratch.path().join(format!("run{run}")));
+        let dir = if same_dir { 0 } else { run };
+        let store = SpillStore::new(scratch.path().join(format!("run{dir}")));
         let started = Instant::now();
         let contents = handle.read_resource(&uri).await?;
         let ctx = RenderContext {
