@@ -8,7 +8,7 @@ Usage: py_list_tools.py -- CMD ARGS...
 import asyncio
 import sys
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 
@@ -23,10 +23,11 @@ async def main():
                 await session.initialize()
                 cursor = None
                 while True:
-                    page = await session.list_tools(cursor=cursor)
+                    params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                    page = await session.list_tools(params=params)
                     for tool in page.tools:
                         print(f"{tool.name}\t{tool.description or ''}")
-                    cursor = page.nextCursor
+                    cursor = getattr(page, "next_cursor", None) or getattr(page, "nextCursor", None)
                     if not cursor:
                         break
 
