@@ -83,6 +83,11 @@ pub const TOPICS: &[Topic] = &[
         "running the end-to-end check with a local model"
     ),
     topic!(
+        "install",
+        ["installing", "dist"],
+        "installing: cargo install, the dist profile, scripts/dist"
+    ),
+    topic!(
         "benchmarks",
         ["bench", "performance"],
         "measured figures and how to reproduce them"

@@ -26,6 +26,7 @@ mod provider;
 mod retry;
 mod sse;
 mod stream;
+mod tls;
 mod types;
 mod validate;
 

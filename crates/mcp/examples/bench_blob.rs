@@ -8,9 +8,11 @@
 //!
 //! The wall time includes the server producing the blob; the CPU time is the client's alone:
 //! receive, parse, decode, sha256, spill. Each run spills into a fresh directory, so the file
-//! is really written every time (no dedup hit).
+//! is really written every time (no dedup hit); with `--same-dir` every run spills into the
+//! same directory, so from the second run on the file exists and is not rewritten (what
+//! `coyote mcp read` does when the blob was read before).
 //!
-//! Usage: `bench_blob [--runs N] URI -- CMD ARGS...`
+//! Usage: `bench_blob [--runs N] [--same-dir] URI -- CMD ARGS...`
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -34,6 +36,17 @@ fn own_peak_rss_kib() -> u64 {
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Minor page faults of this process so far (`/proc/self/stat` field 10).
+fn own_minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    stat.rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .nth(7)
+        .and_then(|f| f.parse().ok())
         .unwrap_or(0)
 }
 
@@ -63,15 +76,25 @@ fn millis(d: Duration) -> f64 {
 async fn main() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1).peekable();
     let mut runs = 5usize;
-    if args.peek().map(String::as_str) == Some("--runs") {
-        args.next();
-        runs = args.next().ok_or("--runs needs a number")?.parse()?;
+    let mut same_dir = false;
+    loop {
+        match args.peek().map(String::as_str) {
+            Some("--runs") => {
+                args.next();
+                runs = args.next().ok_or("--runs needs a number")?.parse()?;
+            }
+            Some("--same-dir") => {
+                args.next();
+                same_dir = true;
+            }
+            _ => break,
+        }
     }
     let uri = args
         .next()
-        .ok_or("usage: bench_blob [--runs N] URI -- CMD ARGS...")?;
+        .ok_or("usage: bench_blob [--runs N] [--same-dir] URI -- CMD ARGS...")?;
     if args.next().as_deref() != Some("--") {
-        return Err("usage: bench_blob [--runs N] URI -- CMD ARGS...".into());
+        return Err("usage: bench_blob [--runs N] [--same-dir] URI -- CMD ARGS...".into());
     }
     let command = args.next().ok_or("missing server command after --")?;
     let spec = McpServerSpec {
@@ -102,8 +125,13 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let mut samples = Vec::with_capacity(runs);
     let mut last = serde_json::Value::Null;
     let cpu_before = own_cpu_seconds();
+    let mut faults = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
     for run in 0..runs {
-        let store = SpillStore::new(scratch.path().join(format!("run{run}")));
+        let faults_before = own_minor_faults();
+        let cpu_run_before = own_cpu_seconds();
+        let dir = if same_dir { 0 } else { run };
+        let store = SpillStore::new(scratch.path().join(format!("run{dir}")));
         let started = Instant::now();
         let contents = handle.read_resource(&uri).await?;
         let ctx = RenderContext {
@@ -114,17 +142,25 @@ async fn main() -> Result<(), Box<dyn Error>> {
         };
         last = render_resource_contents(contents, &ReadOptions::default(), &ctx);
         samples.push(started.elapsed());
+        faults.push(own_minor_faults() - faults_before);
+        cpu.push((own_cpu_seconds() - cpu_run_before) * 1e3);
         if last.get("spilled") != Some(&json!(true)) {
             return Err(format!("the blob did not spill: {last}").into());
         }
     }
     let cpu_per_read_ms = (own_cpu_seconds() - cpu_before) * 1e3 / runs as f64;
+    let in_order: Vec<f64> = samples.iter().copied().map(millis).collect();
     samples.sort();
     let report = json!({
         "runs": runs,
         "median_ms": millis(samples[samples.len() / 2]),
         "min_ms": millis(samples[0]),
         "max_ms": millis(samples[samples.len() - 1]),
+        "first_ms": in_order.first(),
+        "last_ms": in_order.last(),
+        "samples_ms": in_order,
+        "minor_faults": faults,
+        "cpu_ms": cpu,
         "cpu_per_read_ms": cpu_per_read_ms,
         "client_peak_rss_kib": own_peak_rss_kib(),
         "sha256": last["sha256"],

@@ -1,6 +1,7 @@
 //! The line editor: reedline with a history file (mode 0600), Tab completion through
 //! [`ReplCompleter`], multi-line input (a line ending in `\`, or Alt-Enter, continues on the
-//! next line), an empty completion that shows nothing ([`QuietMenu`]), and shell-like keys: Ctrl-C clears the line, Ctrl-D on an empty line exits.
+//! next line; a bracketed paste is inserted whole), an empty completion that shows nothing
+//! ([`QuietMenu`]), and shell-like keys: Ctrl-C clears the line, Ctrl-D on an empty line exits.
 
 use std::borrow::Cow;
 use std::fs::{OpenOptions, Permissions};
@@ -99,7 +100,11 @@ pub fn build(history_file: &Path, completer: ReplCompleter) -> Result<Reedline, 
         .with_ansi_colors(crate::term::caps().color_stdout)
         // A single candidate is inserted at once (like a shell); several open the menu.
         .with_quick_completions(true)
-        .with_partial_completions(true))
+        .with_partial_completions(true)
+        // A paste arrives as one event, inserted whole (a multi-line paste is one message,
+        // sent with Enter). Unbracketed, a paste of more than 10 keys makes reedline batch
+        // input until 100 ms pass without a key, so a Tab right after it waited ~100 ms.
+        .use_bracketed_paste(true))
 }
 
 /// A line ending with `\` continues on the next one.

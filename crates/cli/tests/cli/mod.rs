@@ -32,4 +32,5 @@ mod scoping;
 mod selection;
 mod session;
 mod shell;
+mod tab_paste;
 mod terminal;

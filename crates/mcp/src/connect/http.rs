@@ -162,9 +162,17 @@ pub(crate) fn sse_error(server: &str, error: &SseHttpError, oauth: bool) -> McpE
 }
 
 /// The reqwest client of MCP traffic, as rmcp builds its default one: no idle pooling (avoids
-/// delayed-ACK stalls) and only same-origin 307/308 redirects.
+/// delayed-ACK stalls) and only same-origin 307/308 redirects; the system TLS roots are read on
+/// the first https handshake (`tls.rs`).
 fn http_client() -> reqwest::Client {
-    reqwest::Client::builder()
+    let builder = match super::tls::client_config() {
+        Ok(tls) => reqwest::Client::builder().tls_backend_preconfigured(tls.config),
+        Err(e) => {
+            tracing::debug!(error = %e, "lazy TLS setup failed; reqwest sets up TLS itself");
+            reqwest::Client::builder()
+        }
+    };
+    builder
         .pool_max_idle_per_host(0)
         .redirect(reqwest::redirect::Policy::custom(|attempt| {
             let keeps_body = matches!(

@@ -7,7 +7,8 @@
 //! and the server part only from `[A-Za-z0-9_-]`, so no server-controlled string can steer the
 //! path. After each write, if the whole tree exceeds the eviction limit, the oldest files go
 //! first; `NotFound` is ignored because several coyote processes share the tree. Spilled files
-//! are untrusted: nothing here executes or opens them.
+//! are untrusted: nothing here executes or opens them. A big new file is synced and dropped from
+//! the page cache in the background (`flush.rs`), so reading blob after blob does not grow it.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -18,6 +19,8 @@ use std::time::SystemTime;
 use sha2::{Digest, Sha256};
 
 use super::{RESULT_HANDLE_SCHEME, RenderError, SPILL_EVICTION_LIMIT_BYTES};
+
+mod flush;
 
 /// Spilled files' extension when the mime is not in the allow-list.
 pub const FALLBACK_EXT: &str = "bin";
@@ -241,6 +244,10 @@ impl SpillStore {
                 path: path.clone(),
                 source,
             })?;
+            // A big new file's pages go back to the kernel once on disk (flush.rs).
+            if let Ok(file) = temp.file.try_clone() {
+                flush::release_in_background(file, size_bytes);
+            }
         }
         drop(temp);
         self.evict(&path);

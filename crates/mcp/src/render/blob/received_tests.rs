@@ -126,3 +126,30 @@ fn the_pending_set_is_bounded_by_count_and_bytes() {
     );
     assert!(pending.take(second).is_some() && pending.take(third).is_some());
 }
+
+/// A long-lived process reads blob after blob (issue 24): a finished blob keeps only the bytes
+/// it holds, not the address space reserved for one at the ceiling, and the reserve of a failed
+/// one is freed at once — nothing a read reserved outlives it but its bytes.
+#[test]
+fn a_finished_blob_keeps_only_its_bytes() {
+    let bytes: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    let encoded = STANDARD.encode(&bytes);
+    let kept = receive(&[encoded.as_bytes()])
+        .into_bytes()
+        .expect("decoded");
+    assert_eq!(kept, bytes);
+    assert!(
+        kept.capacity() < bytes.len() + RESERVE_SLACK,
+        "a 300 kB blob keeps {} bytes of capacity",
+        kept.capacity()
+    );
+    let mut rx = BlobReceiver::new();
+    rx.push(b"QUJD");
+    assert!(
+        rx.bytes.capacity() >= MAX_BLOB_DECODED_BYTES,
+        "reserved once"
+    );
+    rx.push(b"!!!!");
+    assert_eq!(rx.bytes.capacity(), 0, "a failed blob frees its reserve");
+    assert!(rx.finish().into_bytes().is_none());
+}
