@@ -87,9 +87,12 @@ clients:
         max_tokens: {MAX_TOKENS}
         context_window: {args.context}
 """)
+    # "approve": "never": the task tools carry no annotations, so MCP's defaults make them
+    # destructive, and a one-shot run refuses them without --yes; the run measures the model,
+    # not the approval prompt (every tool of the fake server only answers a made-up fact).
     mcp = {"mcpServers": {spec["server"]: {
         "command": args.fake_mcp, "args": [scenario_path], "expose": mode,
-        "startupTimeoutSec": 30, "toolTimeoutSec": 30}}}
+        "approve": "never", "startupTimeoutSec": 30, "toolTimeoutSec": 30}}}
     with open(os.path.join(cdir, "mcp.json"), "w") as f:
         json.dump(mcp, f, indent=2)
 

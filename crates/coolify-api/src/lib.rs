@@ -13,7 +13,8 @@ mod hints;
 pub mod models;
 mod path;
 pub mod probe;
-mod tls;
+#[cfg(test)]
+mod tls_tests;
 mod token;
 
 pub use client::{

@@ -97,7 +97,7 @@ impl Prober {
         let base_url = crate::client::normalize_base_url(base_url)?;
         let headers = crate::client::extra_headers(None, headers)?;
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let tls = crate::tls::client_config().map_err(|e| BuildError::Http(e.to_string()))?;
+        let tls = lazy_tls::client_config().map_err(|e| BuildError::Http(e.to_string()))?;
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(tls.config)
             .redirect(reqwest::redirect::Policy::none())

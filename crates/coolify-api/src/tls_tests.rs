@@ -1,55 +1,20 @@
-//! The lazy verifier: no root loading to build a config or to offer signature schemes; the
-//! first certificate check loads the platform roots and refuses an unknown self-signed
-//! certificate (trust is never relaxed by the laziness); a real loopback TLS handshake
-//! through `CoolifyClient` fails with a connect error for that certificate.
+//! TLS through the client (the lazy platform roots of the `lazy-tls` crate, whose own tests cover
+//! the verifier): a real loopback TLS handshake through `CoolifyClient` to a self-signed
+//! certificate fails with a connect error naming the unknown issuer.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::{CertificateError, Error};
 
-use super::*;
 use crate::{ApiError, ApiPath, CoolifyClient, TokenSpec};
 
 /// A self-signed P-256 certificate for `localhost` / `127.0.0.1` (test data only).
 const CERT: &[u8] = include_bytes!("testdata/self_signed_localhost.der");
 /// Its PKCS#8 key (test data only; it protects nothing).
 const KEY: &[u8] = include_bytes!("testdata/self_signed_localhost.key.der");
-
-#[test]
-fn building_the_config_and_offering_schemes_loads_no_roots() {
-    let setup = client_config().unwrap();
-    assert!(!setup.verifier.is_loaded());
-    assert!(!setup.verifier.supported_verify_schemes().is_empty());
-    assert_eq!(
-        setup.config.alpn_protocols,
-        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
-    );
-    assert!(!setup.verifier.is_loaded());
-}
-
-#[test]
-fn the_first_certificate_check_loads_the_roots_and_refuses_an_unknown_issuer() {
-    let setup = client_config().unwrap();
-    let name = ServerName::try_from("localhost").unwrap();
-    let err = setup
-        .verifier
-        .verify_server_cert(
-            &CertificateDer::from(CERT),
-            &[],
-            &name,
-            &[],
-            UnixTime::now(),
-        )
-        .unwrap_err();
-    assert_eq!(
-        err,
-        Error::InvalidCertificate(CertificateError::UnknownIssuer)
-    );
-    assert!(setup.verifier.is_loaded());
-}
 
 /// A one-connection TLS server on 127.0.0.1 serving the self-signed certificate; returns
 /// its port. The thread ends when the handshake ends (the client refuses it).

@@ -77,7 +77,7 @@ impl HttpCore {
         }
         install_crypto_provider();
         // The system roots are read on the first https handshake, not here (tls.rs).
-        let tls = crate::tls::client_config()
+        let tls = lazy_tls::client_config()
             .map_err(|e| LlmError::config(&config.name, format!("cannot set up TLS: {e}")))?;
         let client = reqwest::Client::builder()
             .tls_backend_preconfigured(tls.config)

@@ -26,7 +26,6 @@ mod provider;
 mod retry;
 mod sse;
 mod stream;
-mod tls;
 mod types;
 mod validate;
 

@@ -92,7 +92,7 @@ impl ClientBuilder {
         let _ = rustls::crypto::ring::default_provider().install_default();
         // Our own rustls config, so the system roots are read on the first https handshake
         // instead of here (see `tls`): plain-http instances never pay for them.
-        let tls = crate::tls::client_config().map_err(|e| BuildError::Http(e.to_string()))?;
+        let tls = lazy_tls::client_config().map_err(|e| BuildError::Http(e.to_string()))?;
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(tls.config)
             .timeout(self.request_timeout)

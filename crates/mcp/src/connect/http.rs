@@ -165,7 +165,7 @@ pub(crate) fn sse_error(server: &str, error: &SseHttpError, oauth: bool) -> McpE
 /// delayed-ACK stalls) and only same-origin 307/308 redirects; the system TLS roots are read on
 /// the first https handshake (`tls.rs`).
 fn http_client() -> reqwest::Client {
-    let builder = match super::tls::client_config() {
+    let builder = match lazy_tls::client_config() {
         Ok(tls) => reqwest::Client::builder().tls_backend_preconfigured(tls.config),
         Err(e) => {
             tracing::debug!(error = %e, "lazy TLS setup failed; reqwest sets up TLS itself");

@@ -19,7 +19,6 @@ pub(crate) mod sse;
 mod stderr;
 pub(crate) mod stdio;
 mod stream_ready;
-mod tls;
 mod typed;
 
 use std::sync::Arc;

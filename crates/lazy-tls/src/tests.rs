@@ -1,6 +1,6 @@
-//! The lazy verifier: building an HTTP server's client loads no roots; the first certificate check
-//! loads the platform roots and refuses an unknown self-signed certificate (trust is never
-//! relaxed by the laziness).
+//! The lazy verifier: building a config loads no roots; the first certificate check loads the
+//! platform roots and refuses an unknown self-signed certificate (trust is never relaxed by the
+//! laziness). coolify-api's tests add a real loopback handshake through its client.
 
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, Error};

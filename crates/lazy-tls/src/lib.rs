@@ -1,16 +1,19 @@
-//! TLS trust for the Coolify client: the platform's roots, loaded on the first TLS handshake.
+//! TLS trust for coyote's and coolify-mcp's HTTP clients (the model providers, HTTP MCP
+//! servers, the Coolify API): the platform's roots, loaded on the first TLS handshake.
 //!
-//! reqwest's own rustls setup builds `rustls-platform-verifier` inside
-//! `ClientBuilder::build`, and on Linux that reads the whole system store
-//! (`/etc/ssl/certs/ca-certificates.crt` plus every file in `/etc/ssl/certs`) — milliseconds and
-//! a few hundred KiB for a client that may only ever speak plain `http://` to a loopback or
-//! LAN Coolify. [`LazyPlatformVerifier`] defers exactly that work to the first certificate it
-//! has to check.
+//! reqwest's own rustls setup builds `rustls-platform-verifier` inside `ClientBuilder::build`,
+//! and on Linux that reads the whole system store (`/etc/ssl/certs/ca-certificates.crt` plus
+//! every file in `/etc/ssl/certs`: ~150 opens, ~300 stats here) — milliseconds and a few hundred
+//! KiB for every client, also one that only ever speaks plain `http://` (a local model, a
+//! server on 127.0.0.1, a LAN Coolify). [`LazyPlatformVerifier`] defers exactly that work to the
+//! first certificate it has to check. One crate so the three clients share one implementation
+//! (`coyote-llm` and `coyote-mcp` never depend on each other, and the coolify crates on no
+//! `coyote-*` crate).
 //!
 //! Invariants:
 //! - trust is unchanged: the verifier is `rustls-platform-verifier`'s, so the system store,
 //!   `SSL_CERT_FILE` / `SSL_CERT_DIR` and custom CAs installed into the system store (e.g. a
-//!   private CA in front of Coolify or Cloudflare Access) keep working;
+//!   private CA in front of Coolify) keep working;
 //! - roots are loaded at most once per client; a load failure is reported on every handshake
 //!   (the connection fails), never silently downgraded to "accept";
 //! - ALPN and protocol versions match what reqwest configures itself (h2, http/1.1; the
@@ -25,13 +28,15 @@ use rustls::{DigitallySignedStruct, SignatureScheme};
 
 /// A [`ServerCertVerifier`] that builds the platform verifier on first use.
 #[derive(Debug)]
-pub(crate) struct LazyPlatformVerifier {
+pub struct LazyPlatformVerifier {
     provider: Arc<CryptoProvider>,
     inner: OnceLock<Result<rustls_platform_verifier::Verifier, rustls::Error>>,
 }
 
 impl LazyPlatformVerifier {
-    pub(crate) fn new(provider: Arc<CryptoProvider>) -> Self {
+    /// A verifier that checks with `provider`'s algorithms and loads the platform roots on
+    /// the first certificate it checks.
+    pub fn new(provider: Arc<CryptoProvider>) -> Self {
         Self {
             provider,
             inner: OnceLock::new(),
@@ -40,8 +45,7 @@ impl LazyPlatformVerifier {
 
     /// True once the system roots were loaded (tests assert that building a config or
     /// starting a handshake does not load them).
-    #[cfg(test)]
-    pub(crate) fn is_loaded(&self) -> bool {
+    pub fn is_loaded(&self) -> bool {
         self.inner.get().is_some()
     }
 
@@ -111,16 +115,18 @@ impl ServerCertVerifier for LazyPlatformVerifier {
     }
 }
 
-/// The rustls client configuration handed to reqwest, plus the verifier (for tests).
-pub(crate) struct TlsSetup {
-    pub(crate) config: rustls::ClientConfig,
-    #[cfg_attr(not(test), allow(dead_code))] // read by the unit tests
-    pub(crate) verifier: Arc<LazyPlatformVerifier>,
+/// The rustls client configuration to hand to reqwest (`use_preconfigured_tls`), plus its
+/// verifier (tests ask it whether the roots were loaded).
+pub struct TlsSetup {
+    /// ring provider, TLS 1.2 + 1.3, the lazy verifier, ALPN `h2` then `http/1.1`.
+    pub config: rustls::ClientConfig,
+    /// The verifier inside `config`.
+    pub verifier: Arc<LazyPlatformVerifier>,
 }
 
 /// Build the client configuration: ring provider, TLS 1.2 + 1.3, lazy platform roots, ALPN
 /// `h2` then `http/1.1` (what reqwest sets when it builds the config itself).
-pub(crate) fn client_config() -> Result<TlsSetup, rustls::Error> {
+pub fn client_config() -> Result<TlsSetup, rustls::Error> {
     let provider = CryptoProvider::get_default()
         .cloned()
         .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
@@ -135,5 +141,4 @@ pub(crate) fn client_config() -> Result<TlsSetup, rustls::Error> {
 }
 
 #[cfg(test)]
-#[path = "tls_tests.rs"]
 mod tests;
