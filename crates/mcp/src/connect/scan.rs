@@ -155,8 +155,9 @@ impl<'a> Cursor<'a> {
         while self.i < self.s.len() && (self.s[self.i].is_ascii_digit() || self.s[self.i] == b'-') {
             self.i += 1;
         }
-        // A number running into the end of the head may be cut short.
-        if self.i == self.s.len() {
+        // A number running into the end of the head may be cut short; a fraction or an
+        // exponent is not an integer id (its digits before `.` are not the id).
+        if self.i == self.s.len() || matches!(self.s[self.i], b'.' | b'e' | b'E') {
             return None;
         }
         std::str::from_utf8(&self.s[start..self.i])
@@ -208,6 +209,23 @@ mod tests {
 
     fn num(n: i64) -> Option<RequestId> {
         Some(NumberOrString::Number(n))
+    }
+
+    #[test]
+    fn head_finds_no_id_in_a_fraction_or_an_exponent() {
+        // Found by the line_transport fuzz target: `1111.1…` was read as the id 1111.
+        for head in [
+            &br#"{"jsonrpc":"2.0","id":1111.1111118}"#[..],
+            br#"{"jsonrpc":"2.0","id":12e3,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":7E1,"result":{}}"#,
+        ] {
+            assert_eq!(
+                scan_head(head).id,
+                None,
+                "{}",
+                String::from_utf8_lossy(head)
+            );
+        }
     }
 
     #[test]
