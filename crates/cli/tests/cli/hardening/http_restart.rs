@@ -19,8 +19,11 @@ use coyote_test_support::peers::{ServerEverythingHttp, require};
 use coyote_test_support::{FakeHttpServer, Scenario, ToolBehavior};
 use serde_json::json;
 
-use crate::cli::common::{Home, output_async};
+use crate::cli::common::{Home, output_async, write_fake_model_config};
 use crate::cli::terminal::{Terminal, tmux_available};
+
+/// The fake model's key, as `write_fake_model_config` names it.
+const KEY: (&str, &str) = ("FAKE_LLM_KEY", "sk-fake");
 
 fn port_of(url: &str) -> u16 {
     url.trim_start_matches("http://127.0.0.1:")
@@ -33,12 +36,7 @@ fn port_of(url: &str) -> u16 {
 /// The fake model of `home` (OpenAI wire) answering with `replies`.
 async fn model(home: &Home, replies: Vec<Reply>) -> FakeLlm {
     let llm = FakeLlm::start(LlmWire::OpenAi, replies).await;
-    let config = format!(
-        "model: fake:fake-model\nclients:\n  - type: openai-compatible\n    name: fake\n    \
-         api_base: {}\n    models:\n      - name: fake-model\n",
-        llm.api_base()
-    );
-    std::fs::write(home.config_dir().join("config.yaml"), config).unwrap();
+    write_fake_model_config(home, &llm.api_base(), "");
     llm
 }
 
@@ -101,7 +99,7 @@ async fn after_a_404_the_repl_lists_again_and_the_model_hears_the_call_was_not_r
         ],
     )
     .await;
-    let term = Terminal::start(&home, &[]);
+    let term = Terminal::start(&home, &[KEY]);
     term.wait_prompts(1).await;
     let prompts = wait_ready(&term, "web").await;
 
@@ -171,7 +169,7 @@ async fn after_a_400_the_repl_says_so_at_once_and_mcp_restart_recovers() {
         "url": server.url(), "toolTimeoutSec": 600, "startupTimeoutSec": 120
     }}));
     let _llm = model(&home, Vec::new()).await;
-    let term = Terminal::start(&home, &[]);
+    let term = Terminal::start(&home, &[KEY]);
     term.wait_prompts(1).await;
     let prompts = wait_ready(&term, "everything").await;
 
