@@ -26,7 +26,7 @@ pub mod elicitation;
 pub mod logging;
 pub mod roots;
 pub mod sampling;
-mod updates;
+pub(crate) mod updates;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

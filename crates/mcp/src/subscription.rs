@@ -42,6 +42,21 @@ impl ResourceUpdateStream {
             Err(broadcast::error::RecvError::Closed) => ResourceUpdate::Closed,
         }
     }
+
+    /// The updates still on their way after the connection ended ([`ServerHandle::gone`]):
+    /// rmcp handles each notification in a task of its own, so an update a server sent just
+    /// before it went away can reach this stream a moment after the end is seen. Waits until
+    /// `quiet` passes without one (or the stream closes) and returns what came, in order.
+    pub async fn late(&mut self, quiet: std::time::Duration) -> Vec<ResourceUpdate> {
+        let mut late = Vec::new();
+        while let Ok(update) = tokio::time::timeout(quiet, self.next()).await {
+            if update == ResourceUpdate::Closed {
+                break;
+            }
+            late.push(update);
+        }
+        late
+    }
 }
 
 /// The list changes of one connection (`notifications/*/list_changed`), from the moment it was
@@ -112,5 +127,37 @@ impl ServerHandle {
                     .to_owned(),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{ResourceUpdate, ResourceUpdateStream};
+    use crate::client_handler::updates::ResourceUpdates;
+
+    #[tokio::test]
+    async fn late_updates_are_collected_until_a_quiet_spell() {
+        let updates = std::sync::Arc::new(ResourceUpdates::default());
+        let mut stream = ResourceUpdateStream {
+            rx: updates.watch(),
+        };
+        updates.publish("a://1");
+        let later = updates.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            later.publish("a://2");
+        });
+        let late = stream.late(Duration::from_millis(500)).await;
+        assert_eq!(
+            late,
+            vec![
+                ResourceUpdate::Updated("a://1".into()),
+                ResourceUpdate::Updated("a://2".into())
+            ]
+        );
+        // Nothing more: an empty list after one quiet spell.
+        assert!(stream.late(Duration::from_millis(10)).await.is_empty());
     }
 }

@@ -18,6 +18,9 @@ use crate::exit::{CliError, CliResult};
 use crate::mcp_cmd::mcp_failure;
 use crate::output::print;
 
+/// How long a watch whose server went away waits for updates still on their way.
+const LATE_UPDATES: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// What `watch` was asked for.
 pub struct WatchArgs {
     pub uri: String,
@@ -66,6 +69,19 @@ pub async fn watch(handle: &ServerHandle, d: &MetaDispatcher, a: WatchArgs) -> C
                 ResourceUpdate::Closed => break Err(gone(handle, &a.uri, "the connection closed")),
             },
             state = handle.gone() => {
+                // What the server sent just before it went away is still shown.
+                for update in updates.late(LATE_UPDATES).await {
+                    if a.count.is_some_and(|n| seen >= n) {
+                        break;
+                    }
+                    if let ResourceUpdate::Updated(uri) = update {
+                        seen += 1;
+                        show(d, handle.name(), &uri, &a).await?;
+                    }
+                }
+                if a.count.is_some_and(|n| seen >= n) {
+                    break Ok(());
+                }
                 break Err(gone(handle, &a.uri, &state.to_string()));
             }
             _ = sigint.recv() => break Err(CliError::interrupted("")),
@@ -73,6 +89,7 @@ pub async fn watch(handle: &ServerHandle, d: &MetaDispatcher, a: WatchArgs) -> C
     };
     // Unsubscribe on every way out but a server that is gone (nothing to tell it then).
     if !matches!(&outcome, Err(e) if e.code() == 1)
+        && handle.state() == coyote_mcp::ServerState::Ready
         && let Err(e) = handle.unsubscribe_resource(&a.uri).await
     {
         crate::term::warning_line(&format!("unsubscribing from {} failed: {e}", a.uri));

@@ -182,6 +182,15 @@ async fn follow(
                 }
             }
             state = handle.gone() => {
+                // What the server sent just before it went away is still noted.
+                let late = updates.late(std::time::Duration::from_millis(250)).await;
+                if late.iter().any(|u| match u {
+                    ResourceUpdate::Updated(updated) => *updated == uri,
+                    ResourceUpdate::Skipped(_) => true,
+                    ResourceUpdate::Closed => false,
+                }) {
+                    watches.note(&server, Change::Updated { uri: uri.clone() });
+                }
                 watches.note(&server, Change::Ended { why: state.to_string() });
                 return;
             }
