@@ -12,7 +12,7 @@
 //! Every process runs in its own process group, killed and reaped when its guard drops.
 
 use std::fmt;
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -115,7 +115,7 @@ impl SdkOAuthDemo {
         for port in [self.mcp_port, self.auth_port] {
             let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
             loop {
-                if TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok() {
+                if crate::peers::accepts_connections(&addr, Duration::from_millis(500)) {
                     break;
                 }
                 let exited = self.child.try_wait().ok().flatten();

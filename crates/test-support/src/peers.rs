@@ -437,8 +437,13 @@ impl ServerEverythingHttp {
     fn wait_ready(&mut self) -> Result<(), StartError> {
         let deadline = Instant::now() + HTTP_READY_DEADLINE;
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        // Its own words first: a listener on the port may be another test's server that took
+        // the port between `free_port` and Node's bind (Node then fails with EADDRINUSE).
+        let own = format!("listening on port {}", self.port);
         loop {
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok() {
+            if self.output.snapshot().contains(&own)
+                && accepts_connections(&addr, Duration::from_millis(500))
+            {
                 return Ok(());
             }
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -506,6 +511,20 @@ pub(crate) fn existing(
 
 /// A port that was free a moment ago on 127.0.0.1 (the listener is closed before returning;
 /// the caller retries when another process wins the race).
+/// Whether something listens on `addr`. A probe of a port in the ephemeral range with nothing
+/// listening can connect to itself (Linux TCP simultaneous open: the kernel picks the same
+/// port as the probe's source), which looks like a listener and then holds the port so the
+/// real server cannot bind it. A connection whose two ends are one address is no listener.
+pub(crate) fn accepts_connections(addr: &SocketAddr, timeout: Duration) -> bool {
+    match TcpStream::connect_timeout(addr, timeout) {
+        Ok(stream) => match (stream.local_addr(), stream.peer_addr()) {
+            (Ok(local), Ok(peer)) => local != peer,
+            _ => false,
+        },
+        Err(_) => false,
+    }
+}
+
 pub(crate) fn free_port() -> io::Result<u16> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
     Ok(listener.local_addr()?.port())

@@ -6,7 +6,7 @@
 //! preload it binds 127.0.0.1 only. Its process group is killed and reaped when the guard drops.
 
 use std::fmt;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -86,7 +86,7 @@ impl SdkSimpleSse {
         let deadline = Instant::now() + HTTP_READY_DEADLINE;
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, SIMPLE_SSE_PORT));
         loop {
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok() {
+            if crate::peers::accepts_connections(&addr, Duration::from_millis(500)) {
                 return Ok(());
             }
             let exited = matches!(self.child.try_wait(), Ok(Some(_)));
