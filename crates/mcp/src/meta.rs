@@ -30,7 +30,7 @@ mod surface;
 
 pub use annotations::ANNOTATION_MEMO_CAPACITY;
 pub use callable::Callable;
-pub use declarations::{declarations, declarations_for_all};
+pub use declarations::{META_GUIDE, declarations, declarations_for_all};
 pub use direct::{DirectNames, DirectTool, MAX_FUNCTION_NAME_BYTES};
 pub use dispatch::{DispatchBody, DispatchError, DispatchOutcome, MetaDispatcher};
 pub use exposure::{

@@ -38,7 +38,7 @@ pub use delegate::{
     Delegates, MAX_DELEGATE_DEPTH, delegate_function_name,
 };
 pub use event::{EventLog, EventSink, NoEvents, SessionEvent, StopReason, ToolCallStatus};
-pub use instructions::{INSTRUCTIONS_PREAMBLE, instructions_prompt};
+pub use instructions::{INSTRUCTIONS_PREAMBLE, instructions_prompt, system_context};
 pub use mentions::{Mention, MentionError, find_mentions};
 pub use repeat::MAX_IDENTICAL_CALLS;
 pub use sampling::{

@@ -222,7 +222,12 @@ impl Session {
         tools.extend(crate::delegate::declarations(self));
         warn_not_ready(ctx, &not_ready, warned);
         let mut messages = conversation.request_messages();
-        crate::instructions::add_instructions(&self.runtime, &self.options.servers, &mut messages);
+        crate::instructions::add_system_context(
+            &self.runtime,
+            &self.options.servers,
+            &tools,
+            &mut messages,
+        );
         if tool_choice == ToolChoice::None {
             messages.push(Message::system(ANSWER_FROM_RESULTS));
         }

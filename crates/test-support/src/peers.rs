@@ -439,9 +439,11 @@ impl ServerEverythingHttp {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
         // Its own words first: a listener on the port may be another test's server that took
         // the port between `free_port` and Node's bind (Node then fails with EADDRINUSE).
-        let own = format!("listening on port {}", self.port);
+        // ("MCP Streamable HTTP Server listening on port N", "Server is running on port N").
+        let own = format!(" on port {}", self.port);
         loop {
-            if self.output.snapshot().contains(&own)
+            let said = self.output.snapshot();
+            if said.lines().any(|line| line.trim_end().ends_with(&own))
                 && accepts_connections(&addr, Duration::from_millis(500))
             {
                 return Ok(());

@@ -65,6 +65,11 @@ pub enum McpCommand {
         /// the shell completion scripts).
         #[arg(long, hide = true, conflicts_with = "json")]
         names: bool,
+        /// With --json: each row also carries `declarations`, the functions (name,
+        /// description, JSON Schema) the model is given for that server now — what the
+        /// `declared` column counts.
+        #[arg(long, requires = "json")]
+        declarations: bool,
     },
     /// List tools (of one server, or of all).
     Tools {

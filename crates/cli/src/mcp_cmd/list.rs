@@ -131,11 +131,13 @@ pub async fn servers(
     config: &McpConfig,
     dispatcher: &MetaDispatcher,
     out: OutputArgs,
+    with_declarations: bool,
 ) -> CliResult {
     let mut rows = Vec::new();
     let budgets = dispatcher.budgets();
     for status in runtime.statuses() {
-        let exposure = exposure_json(&dispatcher.exposure_report(&status.name).await);
+        let report = dispatcher.exposure_report(&status.name).await;
+        let exposure = exposure_json(&report);
         let (max_result_bytes, budget_source) = budgets.for_server(&status.name);
         let counts = match runtime.server(&status.name) {
             Ok(handle) => Some(counts(&handle).await),
@@ -174,6 +176,9 @@ pub async fn servers(
             "max_result_bytes_source": budget_source,
             "tool_limits": budgets.tool_limits(&status.name),
         }));
+        if with_declarations && let Some(row) = rows.last_mut() {
+            row["declarations"] = serde_json::to_value(&report.declarations).unwrap_or_default();
+        }
     }
     rows.extend(unstarted_rows(config));
     if out.json {

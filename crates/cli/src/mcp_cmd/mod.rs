@@ -218,13 +218,11 @@ async fn dispatch(
 ) -> CliResult {
     let d = via_meta::dispatcher(runtime, paths);
     match cmd {
-        McpCommand::Servers { out, .. } => {
-            let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
-            let d = d
-                .clone()
-                .with_exposure(exposure)
-                .with_budgets(model_budgets(paths, &config.servers));
-            list::servers(runtime, config, &d, out).await
+        McpCommand::Servers {
+            out, declarations, ..
+        } => {
+            let d = as_the_model_sees(d, config, paths);
+            list::servers(runtime, config, &d, out, declarations).await
         }
         McpCommand::Tools { server, out } => list::tools(runtime, server.as_deref(), out).await,
         McpCommand::Resources { server, out } => {
@@ -319,10 +317,7 @@ async fn dispatch(
             json,
         } => {
             // Direct tool names exist only in a declaration set: build the one the model gets.
-            let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
-            let d = d
-                .with_exposure(exposure)
-                .with_budgets(model_budgets(paths, &config.servers));
+            let d = as_the_model_sees(d, config, paths);
             d.declarations(&runtime.server_names()).await;
             via_meta::meta(&d, &function_name, &json_args, json).await
         }
@@ -351,6 +346,18 @@ fn server_names(paths: &coyote_config::ConfigPaths) -> CliResult {
         text.push('\n');
     }
     crate::output::print(&text)
+}
+
+/// `d` with the configured exposures and the model's result budgets: the declarations and
+/// results a model request would get.
+fn as_the_model_sees(
+    d: coyote_mcp::meta::MetaDispatcher,
+    config: &coyote_config::McpConfig,
+    paths: &coyote_config::ConfigPaths,
+) -> coyote_mcp::meta::MetaDispatcher {
+    let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
+    d.with_exposure(exposure)
+        .with_budgets(model_budgets(paths, &config.servers))
 }
 
 /// The servers' result budgets with the default of config.yaml's model (its

@@ -143,7 +143,7 @@ impl ExposurePolicies {
 }
 
 /// One server's exposure as `coyote mcp servers` and `.info` show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExposureReport {
     /// As configured (`auto` unless set).
     #[serde(serialize_with = "serialize_exposure")]
@@ -156,6 +156,10 @@ pub struct ExposureReport {
     pub direct_tokens: Option<usize>,
     /// Estimated tokens of everything declared for the server now.
     pub declared_tokens: usize,
+    /// Everything declared for the server now: the functions a request would carry
+    /// (`coyote mcp servers --json --declarations`; not serialised with the report).
+    #[serde(skip)]
+    pub declarations: Vec<FunctionDeclaration>,
 }
 
 fn serialize_exposure<S: serde::Serializer>(e: &Exposure, s: S) -> Result<S::Ok, S::Error> {

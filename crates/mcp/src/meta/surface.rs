@@ -359,12 +359,14 @@ impl Surface {
                     Some(Err(state)) => state,
                     Some(Ok(_)) | None => ServerState::Closed,
                 };
+                let declarations = vec![health_declaration(server, &state)];
                 return ExposureReport {
                     configured,
                     effective: EffectiveExposure::Meta,
                     tools: None,
                     direct_tokens: None,
-                    declared_tokens: estimate_tokens(&[health_declaration(server, &state)]),
+                    declared_tokens: estimate_tokens(&declarations),
+                    declarations,
                 };
             }
         };
@@ -387,12 +389,14 @@ impl Surface {
             ),
             Plan::Meta { .. } | Plan::Unavailable { .. } => DirectNames::default(),
         };
+        let declarations = plan_declarations(&plan, &names);
         ExposureReport {
             configured,
             effective,
             tools: listed.as_ref().map(|l| l.tools.len()),
             direct_tokens: listed.as_ref().map(|l| l.direct_tokens),
-            declared_tokens: estimate_tokens(&plan_declarations(&plan, &names)),
+            declared_tokens: estimate_tokens(&declarations),
+            declarations,
         }
     }
 

@@ -66,6 +66,20 @@ fn comparable(events: Vec<SessionEvent>) -> Vec<SessionEvent> {
             SessionEvent::TextDelta { .. } => SessionEvent::TextDelta {
                 text: String::new(),
             },
+            // The meta request also carries the meta-function guide in its system prompt.
+            SessionEvent::Usage { output, .. } => SessionEvent::Usage { input: 0, output },
+            SessionEvent::TurnFinished {
+                stop,
+                rounds,
+                usage,
+            } => SessionEvent::TurnFinished {
+                stop,
+                rounds,
+                usage: coyote_llm::Usage {
+                    input: 0,
+                    output: usage.output,
+                },
+            },
             other => other,
         })
         .collect::<Vec<_>>()

@@ -3,6 +3,7 @@
 //! nothing for a server outside the request's selection.
 
 use coyote_llm::StreamMode;
+use coyote_mcp::meta::META_GUIDE;
 use coyote_session::{Conversation, INSTRUCTIONS_PREAMBLE, ServerSelection, SessionOptions};
 use coyote_test_support::fake_llm::{LlmWire, Reply};
 use coyote_test_support::{Capabilities, Scenario};
@@ -42,8 +43,9 @@ async fn the_selected_servers_instructions_follow_the_system_prompt_labelled() {
     let system = system_texts(&request);
     assert_eq!(system.len(), 2, "{system:?}");
     assert_eq!(system[0], "You are terse.");
+    // The meta-function guide (a meta server is declared), then the instructions.
     assert!(
-        system[1].starts_with(INSTRUCTIONS_PREAMBLE),
+        system[1].starts_with(&format!("{META_GUIDE}\n\n{INSTRUCTIONS_PREAMBLE}")),
         "{}",
         system[1]
     );

@@ -5,6 +5,7 @@
 //! another request or a synthesized answer.
 
 use coyote_llm::Message;
+use coyote_mcp::meta::META_GUIDE;
 use coyote_session::{Conversation, SessionEvent, SessionOptions, StopReason, ToolCallStatus};
 use coyote_test_support::fake_llm::{LlmWire, Reply, tool_results};
 use serde_json::{Value, json};
@@ -60,8 +61,13 @@ async fn an_answer_that_only_repeats_answered_calls_is_set_aside_and_text_is_ask
             LlmWire::Anthropic => {
                 assert_eq!(requests[2]["tool_choice"], json!({"type": "none"}));
                 assert_eq!(requests[1]["messages"], requests[2]["messages"]);
-                assert!(requests[1].get("system").is_none(), "{}", requests[1]);
-                assert_eq!(requests[2]["system"], json!(nudge));
+                // The meta-function guide of every request with meta-functions, then the nudge.
+                assert_eq!(requests[1]["system"], json!(META_GUIDE));
+                let system = requests[2]["system"].as_str().unwrap();
+                assert!(
+                    system.starts_with(META_GUIDE) && system.ends_with(nudge),
+                    "{system}"
+                );
             }
         }
         assert!(requests[1].get("tool_choice").is_none(), "{}", requests[1]);

@@ -356,7 +356,9 @@ async fn a_second_turn_sends_the_whole_history() {
     );
     let last = &h.llm.requests()[2];
     assert_eq!(user_texts(wire, last), vec!["one", "two"]);
-    assert_eq!(last["messages"].as_array().unwrap().len(), 5);
+    // The meta-function guide, then user, assistant call, tool result, answer, user.
+    assert_eq!(last["messages"].as_array().unwrap().len(), 6);
+    assert_eq!(last["messages"][0]["role"], "system");
     assert_eq!(
         conversation.messages[1],
         Message::assistant(AssistantMessage {
