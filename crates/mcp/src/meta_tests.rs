@@ -290,6 +290,53 @@ fn descriptions_only_mention_declared_siblings() {
 }
 
 #[test]
+fn kind_offers_only_the_kinds_the_server_has() {
+    let kind_of = |f: &McpServerFeatures, function: &str| {
+        let d = declarations(f)
+            .into_iter()
+            .find(|d| d.name == function)
+            .unwrap();
+        d.parameters["properties"].get("kind").cloned()
+    };
+    // Tools only: nothing to choose, in search or describe (describe's default is tool).
+    let tools = features(true, false, false, false);
+    assert_eq!(kind_of(&tools, "mcp_search_srv"), None);
+    assert_eq!(kind_of(&tools, "mcp_describe_srv"), None);
+    // Prompts only: search has nothing to choose; describe must be told it is a prompt.
+    let prompts = features(false, false, true, false);
+    assert_eq!(kind_of(&prompts, "mcp_search_srv"), None);
+    assert_eq!(
+        kind_of(&prompts, "mcp_describe_srv").unwrap()["enum"],
+        serde_json::json!(["prompt"])
+    );
+    let tools_and_prompts = features(true, false, true, false);
+    for function in ["mcp_search_srv", "mcp_describe_srv"] {
+        assert_eq!(
+            kind_of(&tools_and_prompts, function).unwrap()["enum"],
+            serde_json::json!(["tool", "prompt"]),
+            "{function}"
+        );
+    }
+    // Argument values exist only for prompts and templates.
+    let describe = |f: &McpServerFeatures| {
+        declarations(f)
+            .into_iter()
+            .find(|d| d.name == "mcp_describe_srv")
+            .unwrap()
+    };
+    assert!(
+        describe(&tools).parameters["properties"]
+            .get("complete")
+            .is_none()
+    );
+    assert!(
+        describe(&prompts).parameters["properties"]
+            .get("complete")
+            .is_some()
+    );
+}
+
+#[test]
 fn a_server_with_every_function_declares_at_most_600_tokens_by_the_estimate() {
     // The real-tokenizer figure (o200k_base, ≤ 600) is scripts/bench's; the bytes/4
     // estimate runs 10–15% above it, so this bound keeps the wording from creeping back.

@@ -104,17 +104,27 @@ pub async fn search(handle: &ServerHandle, req: SearchRequest) -> Result<Value, 
     }
     if hits_empty(&out) {
         let what = req.kind.map_or("item".to_owned(), |k| k.to_string());
+        let of_kind = catalog
+            .items
+            .iter()
+            .filter(|item| req.kind.is_none_or(|kind| item.kind == kind))
+            .count();
         out["hint"] = Value::from(if req.offset > 0 && req.offset >= total {
             format!(
                 "offset {} is past the last of {total} result(s)",
                 req.offset
             )
+        } else if of_kind == 0 {
+            format!(
+                "MCP server '{}' has no {what}s ({} item(s) of other kinds); search without `kind`",
+                handle.name(),
+                catalog.items.len()
+            )
         } else {
             format!(
-                "nothing matched {:?} among {} {what}(s); try other words, or an empty query to \
-                 list items",
-                req.query,
-                catalog.items.len()
+                "nothing matched {:?} among {of_kind} {what}(s); try other words, or an empty \
+                 query to list items",
+                req.query
             )
         });
     }

@@ -110,12 +110,26 @@ fn describe_name(shape: &Shape<'_>) -> Option<String> {
         .then(|| MetaKind::Describe.function_name(shape.server))
 }
 
-/// The item kinds of the catalog, as search answers and describe takes them.
-fn kind_enum() -> Value {
-    json!({
-        "type": "string",
-        "enum": ["tool", "resource", "resource_template", "prompt"]
-    })
+/// The item kinds the server's catalog can hold, as search answers and describe takes them:
+/// only the kinds it advertises, so a small model is never offered `prompt` for a server
+/// without prompts.
+fn catalog_kinds(shape: &Shape<'_>) -> Vec<&'static str> {
+    let mut kinds = Vec::new();
+    if shape.tools != ToolAccess::None {
+        kinds.push("tool");
+    }
+    if shape.resources {
+        kinds.extend(["resource", "resource_template"]);
+    }
+    if shape.kinds.contains(&MetaKind::Prompt) {
+        kinds.push("prompt");
+    }
+    kinds
+}
+
+/// The `kind` parameter over `kinds`.
+fn kind_parameter(kinds: Vec<&'static str>) -> Value {
+    json!({ "type": "string", "enum": kinds })
 }
 
 fn search(shape: &Shape<'_>) -> (String, Value) {
@@ -130,22 +144,28 @@ fn search(shape: &Shape<'_>) -> (String, Value) {
     if shape.tools == ToolAccess::Direct {
         description.push_str(" Its tools are declared as own functions too.");
     }
-    let parameters = json!({
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "description": "Keywords; empty lists items in catalog order."
-            },
-            "kind": kind_enum(),
-            "offset": {
-                "type": "integer",
-                "description": "next_offset of the previous page."
-            },
-            "top_k": { "type": "integer", "maximum": MAX_TOP_K }
-        },
-        "required": ["query"]
-    });
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "query".into(),
+        json!({
+            "type": "string",
+            "description": "Keywords; empty lists items in catalog order."
+        }),
+    );
+    // One kind or none: nothing to choose.
+    let kinds = catalog_kinds(shape);
+    if kinds.len() > 1 {
+        properties.insert("kind".into(), kind_parameter(kinds));
+    }
+    properties.insert(
+        "offset".into(),
+        json!({ "type": "integer", "description": "next_offset of the previous page." }),
+    );
+    properties.insert(
+        "top_k".into(),
+        json!({ "type": "integer", "maximum": MAX_TOP_K }),
+    );
+    let parameters = json!({ "type": "object", "properties": properties, "required": ["query"] });
     (description, parameters)
 }
 
@@ -155,17 +175,32 @@ fn describe(shape: &Shape<'_>) -> (String, Value) {
          schema, a prompt's or template's arguments.",
         shape.server
     );
-    let mut kind = kind_enum();
-    kind["description"] = json!("Default tool.");
-    let parameters = json!({
-        "type": "object",
-        "properties": {
-            "tool": {
-                "type": "string",
-                "description": "The item's id from search."
-            },
-            "kind": kind,
-            "complete": {
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "tool".into(),
+        json!({ "type": "string", "description": "The item's id from search." }),
+    );
+    // Left out only when tools are all there is: `kind` defaults to tool.
+    let kinds = catalog_kinds(shape);
+    if kinds.iter().any(|&k| k != "tool") {
+        let tools = kinds.contains(&"tool");
+        let mut kind = kind_parameter(kinds);
+        if tools {
+            kind["description"] = json!("Default tool.");
+        }
+        properties.insert("kind".into(), kind);
+    }
+    // Argument values exist only for prompts and resource templates.
+    if shape.resources || shape.kinds.contains(&MetaKind::Prompt) {
+        properties.insert("complete".into(), complete_schema());
+    }
+    let parameters = json!({ "type": "object", "properties": properties, "required": ["tool"] });
+    (description, parameters)
+}
+
+/// describe's `complete`: the values of one prompt argument or template variable.
+fn complete_schema() -> Value {
+    json!({
                 "type": "object",
                 "description": "Prompt or resource_template only: values for `argument` \
                                 starting with `value`, given the arguments chosen in `context`.",
@@ -175,18 +210,14 @@ fn describe(shape: &Shape<'_>) -> (String, Value) {
                     "context": { "type": "object" }
                 },
                 "required": ["argument"]
-            }
-        },
-        "required": ["tool"]
-    });
-    (description, parameters)
+    })
 }
 
 fn invoke(shape: &Shape<'_>) -> (String, Value) {
     let mut description = format!("Run a tool of MCP server '{}'", shape.server);
     match describe_name(shape) {
         Some(describe) => description.push_str(&format!(
-            "; `arguments` must match its input schema from {describe}."
+            "; call {describe} first for its input schema, which `arguments` must match."
         )),
         None => description.push('.'),
     }

@@ -278,6 +278,28 @@ async fn search_spans_kinds() {
 }
 
 #[tokio::test]
+async fn a_search_for_a_kind_the_server_lacks_says_so() {
+    let tools_only = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .build();
+    let f = Fixture::new(tools_only).await;
+    let out = f
+        .json(
+            "mcp_search_srv",
+            json!({"query": "order", "kind": "prompt"}),
+        )
+        .await;
+    assert_eq!(out["results"], json!([]));
+    let hint = out["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with("MCP server 'srv' has no prompts"),
+        "{hint}"
+    );
+    assert!(hint.contains("search without `kind`"), "{hint}");
+    f.close().await;
+}
+
+#[tokio::test]
 async fn describe_every_kind() {
     let f = Fixture::new(full().build()).await;
     let tool = f.json("mcp_describe_srv", json!({"tool": "echo"})).await;
