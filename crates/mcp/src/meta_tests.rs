@@ -317,6 +317,20 @@ fn kind_offers_only_the_kinds_the_server_has() {
             "{function}"
         );
     }
+    // The search description names only the kinds there are, and `kind` only when declared.
+    let search = |f: &McpServerFeatures| {
+        declarations(f)
+            .into_iter()
+            .find(|d| d.name == "mcp_search_srv")
+            .unwrap()
+            .description
+    };
+    assert!(search(&tools).contains("by keywords (tools); an empty query lists everything."));
+    assert!(!search(&tools).contains("prompt"), "{}", search(&tools));
+    assert!(
+        search(&tools_and_prompts)
+            .contains("by keywords (tools, prompts); an empty query with `kind` lists one kind.")
+    );
     // Argument values exist only for prompts and templates.
     let describe = |f: &McpServerFeatures| {
         declarations(f)

@@ -134,10 +134,28 @@ fn kind_parameter(kinds: Vec<&'static str>) -> Value {
 
 fn search(shape: &Shape<'_>) -> (String, Value) {
     let server = shape.server;
-    let mut description = format!(
-        "Search MCP server '{server}' by keywords (tools, resources, templates, prompts); an \
-         empty query with `kind` lists one kind."
-    );
+    let kinds = catalog_kinds(shape);
+    let mut what: Vec<&str> = Vec::new();
+    for kind in &kinds {
+        what.push(match *kind {
+            "tool" => "tools",
+            "resource" => "resources",
+            "resource_template" => "templates",
+            _ => "prompts",
+        });
+    }
+    let what = if what.is_empty() {
+        "what it offers".to_owned()
+    } else {
+        what.join(", ")
+    };
+    let mut description = format!("Search MCP server '{server}' by keywords ({what});");
+    // Only a `kind` that is declared is named.
+    description.push_str(if kinds.len() > 1 {
+        " an empty query with `kind` lists one kind."
+    } else {
+        " an empty query lists everything."
+    });
     if let Some(describe) = describe_name(shape) {
         description.push_str(&format!(" Then call {describe} with a result's id."));
     }
@@ -153,7 +171,6 @@ fn search(shape: &Shape<'_>) -> (String, Value) {
         }),
     );
     // One kind or none: nothing to choose.
-    let kinds = catalog_kinds(shape);
     if kinds.len() > 1 {
         properties.insert("kind".into(), kind_parameter(kinds));
     }
