@@ -15,6 +15,7 @@ use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use super::auth::{AuthContext, ServerAuth, SignInClient, uses_oauth};
+use super::post::StatusClient;
 use super::restart::RestartAware;
 use super::sse::{self, FirstError, SseHttpError, SseRequests, SseTransport};
 use crate::client_handler::Generations;
@@ -41,7 +42,7 @@ pub fn install_crypto_provider() {
 /// Both refuse to resend a request that may have run when the server restarted
 /// ([`RestartAware`]).
 pub(crate) enum HttpTransport {
-    Plain(StreamableHttpClientTransport<RestartAware<reqwest::Client>>),
+    Plain(StreamableHttpClientTransport<RestartAware<StatusClient>>),
     OAuth(
         StreamableHttpClientTransport<RestartAware<SignInClient>>,
         Arc<ServerAuth>,
@@ -60,7 +61,7 @@ pub(crate) async fn transport(
     if !uses_oauth(spec) {
         return Ok(HttpTransport::Plain(
             StreamableHttpClientTransport::with_client(
-                RestartAware::new(http_client(), generations),
+                RestartAware::new(StatusClient(http_client()), generations),
                 config,
             ),
         ));
@@ -115,7 +116,7 @@ pub(crate) async fn sse_transport(
     if !uses_oauth(spec) {
         let transport = sse::open(
             server,
-            requests(http_client(), &config, max_message_bytes),
+            requests(StatusClient(http_client()), &config, max_message_bytes),
             errors.clone(),
         )
         .await

@@ -284,24 +284,9 @@ where
     }
 
     fn deliver_too_large(&mut self, ids: Vec<RequestId>, size: u64, lower_bound: bool) {
-        let plus = if lower_bound { "+" } else { "" };
-        let limit = fmt_bytes(self.limit as u64);
         for id in ids {
             self.in_flight.lock().remove(&id);
-            let error = ErrorData::new(
-                ErrorCode(MESSAGE_TOO_LARGE_CODE),
-                format!(
-                    "message too large: {size}{plus} bytes exceeds the limit of {limit} \
-                     (MAX_MESSAGE_BYTES)"
-                ),
-                Some(serde_json::json!({
-                    TOO_LARGE_DATA_KEY: {
-                        "size": size,
-                        "sizeIsLowerBound": lower_bound,
-                        "limit": self.limit,
-                    }
-                })),
-            );
+            let error = too_large_error(size, lower_bound, self.limit);
             self.queued
                 .push_back(JsonRpcMessage::error(error, Some(id)));
         }
@@ -431,6 +416,27 @@ where
         }
         Ok(())
     }
+}
+
+/// The error a request gets when its answer was over the limit (`size` bytes, at least that
+/// many when `lower_bound`); [`too_large_details`] recognises it. The HTTP transport uses it
+/// for an SSE event over the limit too (`post.rs`).
+pub(crate) fn too_large_error(size: u64, lower_bound: bool, limit: usize) -> ErrorData {
+    let plus = if lower_bound { "+" } else { "" };
+    let shown = fmt_bytes(limit as u64);
+    ErrorData::new(
+        ErrorCode(MESSAGE_TOO_LARGE_CODE),
+        format!(
+            "message too large: {size}{plus} bytes exceeds the limit of {shown} (MAX_MESSAGE_BYTES)"
+        ),
+        Some(serde_json::json!({
+            TOO_LARGE_DATA_KEY: {
+                "size": size,
+                "sizeIsLowerBound": lower_bound,
+                "limit": limit,
+            }
+        })),
+    )
 }
 
 /// True when `error` is the synthesized "message too large" error of this module.

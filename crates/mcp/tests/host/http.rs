@@ -128,15 +128,22 @@ async fn an_http_message_over_the_limit_is_an_error() {
         .expect("ready")
         .call_tool("big", Map::new())
         .await;
-    // rmcp's HTTP client drops the oversized SSE event and closes the request's stream: the
-    // call fails at once (never a hang) and says what probably happened.
+    // The oversized SSE event is cut off before it is parsed (`connect/post.rs`): the call
+    // fails at once (never a hang) with the same error a stdio server's oversized line gets.
     match result {
-        Err(error @ McpError::Transport { .. }) => assert_eq!(
-            error.to_string(),
-            "MCP server 'web': connection failed: the response stream closed before the response \
-             arrived (a response over 1 MiB (MAX_MESSAGE_BYTES) is dropped this way; see the log)"
-        ),
-        other => panic!("expected a transport error, got {other:?}"),
+        Err(
+            ref error @ McpError::MessageTooLarge {
+                size,
+                size_is_lower_bound: true,
+                limit,
+                ..
+            },
+        ) => {
+            assert_eq!((size, limit), (1024 * 1024 + 1, 1024 * 1024));
+            let text = error.to_string();
+            assert!(text.contains("(MAX_MESSAGE_BYTES)"), "{text}");
+        }
+        other => panic!("expected the message-too-large error, got {other:?}"),
     }
     assert_eq!(runtime.state("web"), Some(ServerState::Ready));
     runtime.shutdown().await;

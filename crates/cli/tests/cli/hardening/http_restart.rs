@@ -179,7 +179,9 @@ async fn after_a_400_the_repl_says_so_at_once_and_mcp_restart_recovers() {
         .expect("server-everything restarted on its port");
     let (prompts, screen) = command(&term, prompts, ".list tools").await;
     assert!(
-        screen.contains("rejected the request") && screen.contains("No valid session ID"),
+        screen.contains("rejected the request")
+            && screen.contains("400")
+            && screen.contains("No valid session ID"),
         "the server's answer, at once:\n{screen}"
     );
 

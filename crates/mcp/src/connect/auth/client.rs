@@ -20,20 +20,22 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Error as SseError, Sse};
 
+use crate::connect::post::StatusClient;
+
 use super::server_auth::{Attempts, Challenge, ServerAuth, Verdict, challenge_scope};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
 #[derive(Clone)]
 pub(crate) struct SignInClient {
-    inner: AuthClient<reqwest::Client>,
+    inner: AuthClient<StatusClient>,
     auth: Arc<ServerAuth>,
 }
 
 impl SignInClient {
     pub(crate) fn new(http: reqwest::Client, auth: Arc<ServerAuth>) -> Self {
         let mut inner = auth.http.clone();
-        inner.http_client = http;
+        inner.http_client = StatusClient(http);
         SignInClient { inner, auth }
     }
 

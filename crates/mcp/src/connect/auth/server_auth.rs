@@ -19,6 +19,7 @@ use super::credentials::CellCredentials;
 use super::oauth_http::{Journal, JournalingClient};
 use super::store::RecordCell;
 use super::{AuthContext, MAX_SIGN_INS_PER_REQUEST, SignIn, flow, store_key};
+use crate::connect::post::StatusClient;
 use crate::error::AuthFailure;
 
 /// A 401 or 403 with its `WWW-Authenticate` header.
@@ -64,7 +65,7 @@ pub(crate) struct ServerAuth {
     /// The manager inside the transport's `AuthClient`; replaced whole after a sign-in.
     pub(crate) manager: Arc<tokio::sync::Mutex<AuthorizationManager>>,
     /// `AuthClient` sharing [`Self::manager`] (its HTTP client is replaced per transport).
-    pub(crate) http: AuthClient<reqwest::Client>,
+    pub(crate) http: AuthClient<StatusClient>,
     pub(crate) journal: Journal,
     pub(crate) sign_in: SignIn,
     pub(crate) login_timeout: Duration,
@@ -97,7 +98,7 @@ impl ServerAuth {
         let cell = RecordCell::load(store_key(http), store).await?;
         let journal = Journal::default();
         let manager = fresh_manager(&http.url, &cell, &journal).await?;
-        let client = AuthClient::new(reqwest::Client::new(), manager);
+        let client = AuthClient::new(StatusClient(reqwest::Client::new()), manager);
         let auth = ServerAuth {
             server: server.to_owned(),
             url: http.url.clone(),
