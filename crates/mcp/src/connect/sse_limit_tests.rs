@@ -93,3 +93,66 @@ async fn events_within_the_limit_pass_untouched() {
         .collect();
     assert_eq!(data, ["1", "123456789", "2"]);
 }
+
+/// Whether some event of `bytes` grows past `max`, counted the slow way: split into lines
+/// (`\r\n`, `\n` or `\r` ends one), an empty line ends an event, an event's size is the bytes
+/// of its lines.
+fn reference_overflows(bytes: &[u8], max: usize) -> bool {
+    let mut lines: Vec<&[u8]> = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\r' | b'\n' => {
+                lines.push(&bytes[start..i]);
+                if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    lines.push(&bytes[start..]);
+    let mut size = 0;
+    for line in lines {
+        if line.is_empty() {
+            size = 0;
+            continue;
+        }
+        size += line.len();
+        if size > max {
+            return true;
+        }
+    }
+    false
+}
+
+#[test]
+fn the_limit_matches_a_line_by_line_count_however_the_bytes_are_cut() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(24);
+    let alphabet = [b'a', b'b', b':', b' ', b'\r', b'\n'];
+    for _ in 0..5_000 {
+        let len = rng.random_range(0..60);
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.random_range(0..alphabet.len())])
+            .collect();
+        let max = rng.random_range(0..12);
+        let mut limit = EventLimit::new(max);
+        let mut fits = true;
+        let mut at = 0;
+        while at < bytes.len() && fits {
+            let step = rng.random_range(1..=bytes.len() - at);
+            fits = limit.feed(&bytes[at..at + step]);
+            at += step;
+        }
+        assert_eq!(
+            !fits,
+            reference_overflows(&bytes, max),
+            "max {max}, bytes {:?}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+}
