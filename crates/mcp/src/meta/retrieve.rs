@@ -8,7 +8,8 @@
 //! Invariants:
 //! - Tools the model called earlier in the turn stay declared (no tool disappears mid-task),
 //!   and tools the user's message names (exactly, or one edit away when no name matches
-//!   exactly) are declared whatever their rank; neither counts against the budget.
+//!   exactly) are declared whatever their rank; neither counts against the budget. The
+//!   server's own name in the message does not rank its tools.
 //! - The selection is a pure function of the tools, the context and the settings (ties keep
 //!   catalog order), so `coyote mcp retrieve` shows exactly what a request would declare.
 
@@ -159,9 +160,11 @@ pub fn select(
     for i in mentioned {
         take(i, Why::Mention, &mut chosen);
     }
-    // The words that named a tool have done their work: the rest of the message ranks.
+    // The words that named a tool have done their work: the rest of the message ranks, less
+    // the server's own name ("the github server"), which says which server, not which tool
+    // (it would favour the tools whose descriptions repeat it).
     let context = RetrieveContext {
-        user: rest,
+        user: without_word(&rest, server),
         ..context.clone()
     };
     let forced = chosen.len();
@@ -233,6 +236,15 @@ fn ranking(tools: &[ToolInfo], context: &RetrieveContext) -> Vec<(usize, f64)> {
 fn without_stopwords(text: &str) -> String {
     text.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
         .filter(|w| !w.is_empty() && !STOPWORDS.contains(&w.to_lowercase().as_str()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` without the words equal to `name` (case and `-`/`_` aside).
+fn without_word(text: &str, name: &str) -> String {
+    let name = fold(name);
+    text.split_whitespace()
+        .filter(|w| fold(w.trim_matches(|c: char| !c.is_alphanumeric())) != name)
         .collect::<Vec<_>>()
         .join(" ")
 }

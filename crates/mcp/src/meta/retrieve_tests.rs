@@ -114,3 +114,35 @@ fn one_edit_away() {
     assert!(!within_one_edit("get_user", "get_uzzr"));
     assert!(!within_one_edit("abc", "abcde"));
 }
+
+#[test]
+fn the_servers_own_name_does_not_rank_its_tools() {
+    let settings = RetrieveSettings {
+        top_k: 3,
+        max_tokens: 10_000,
+    };
+    let mut listed = tools();
+    listed.push(tool(
+        "get_github_status",
+        "Status of the GitHub service: whether GitHub is up.",
+    ));
+    let chosen = select(
+        "github",
+        &listed,
+        &RetrieveContext::user("Use the GitHub server to list pull requests."),
+        settings,
+    );
+    assert_eq!(chosen[0].tool, "list_pull_requests", "{chosen:?}");
+    assert!(
+        !chosen.iter().any(|r| r.tool == "get_github_status"),
+        "the name of the server ranked a tool: {chosen:?}"
+    );
+    // Another server's tools still rank on the word.
+    let chosen = select(
+        "ci",
+        &listed,
+        &RetrieveContext::user("is github up"),
+        settings,
+    );
+    assert_eq!(names(&chosen), [("get_github_status", "rank 1".into())]);
+}
