@@ -225,11 +225,21 @@ pub async fn start_lazily(
 /// questions on the terminal when there is one (declined with a stderr line otherwise) and
 /// server log lines on stderr. The `coyote mcp` commands start their servers in it (always
 /// live: they talk to the servers) under the signal watcher (`signals.rs`).
-pub fn runtime(global: &GlobalArgs, paths: &ConfigPaths) -> McpRuntime {
-    McpRuntime::new(cli_runtime_options(global, paths))
+/// With `elicitation`, the servers' questions go there instead (a session daemon forwards
+/// them to the command that is running).
+pub fn runtime_with(
+    global: &GlobalArgs,
+    paths: &ConfigPaths,
+    elicitation: Option<Arc<dyn coyote_mcp::ElicitationHook>>,
+) -> McpRuntime {
+    let mut options = cli_runtime_options(global, paths);
+    if let Some(elicitation) = elicitation {
+        options.elicitation = elicitation;
+    }
+    McpRuntime::new(options)
 }
 
-/// The options of a command-line run's runtime (see [`runtime`]).
+/// The options of a command-line run's runtime (see [`runtime_with`]).
 fn cli_runtime_options(global: &GlobalArgs, paths: &ConfigPaths) -> RuntimeOptions {
     let config = load_app_config(paths, &ProcessEnv).map_err(|e| e.to_string());
     let questions = Questions::new(Screen::new(), Interactivity::detect());

@@ -5,9 +5,10 @@
 //! next command starts what it needs afresh, so it sees what it would see run alone.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use coyote_config::ConfigPaths;
-use coyote_mcp::McpRuntime;
+use coyote_mcp::{ElicitationHook, McpRuntime};
 use coyote_protocol::McpServerSpec;
 
 use crate::args::GlobalArgs;
@@ -21,6 +22,9 @@ pub struct ServerPool<'a> {
     /// The resolved entries the running servers were started from.
     config: Vec<McpServerSpec>,
     started: HashSet<String>,
+    /// Who answers the servers' questions instead of this process's terminal (a session
+    /// daemon's forwarder).
+    elicitation: Option<Arc<dyn ElicitationHook>>,
 }
 
 impl<'a> ServerPool<'a> {
@@ -32,7 +36,14 @@ impl<'a> ServerPool<'a> {
             runtime: None,
             config: Vec::new(),
             started: HashSet::new(),
+            elicitation: None,
         }
+    }
+
+    /// A pool whose servers' questions go to `elicitation`.
+    pub fn with_elicitation(mut self, elicitation: Arc<dyn ElicitationHook>) -> Self {
+        self.elicitation = Some(elicitation);
+        self
     }
 
     /// The global options the commands run with.
@@ -58,7 +69,9 @@ impl<'a> ServerPool<'a> {
         }
         let runtime = self
             .runtime
-            .get_or_insert_with(|| setup::runtime(self.global, self.paths))
+            .get_or_insert_with(|| {
+                setup::runtime_with(self.global, self.paths, self.elicitation.clone())
+            })
             .clone();
         let fresh: Vec<McpServerSpec> = specs
             .into_iter()

@@ -367,3 +367,95 @@ fn the_daemon_fits_tables_and_colours_to_the_calling_client() {
     assert!(!f.run(&["mcp", "tools", "fake"]).1.contains('…'));
     assert_eq!(f.status().1["served"], 3);
 }
+
+/// A server's form question during a command the daemon runs is asked on the terminal of the
+/// command that is running (and answered there); a command without a terminal declines it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_question_is_asked_on_the_terminal_of_the_command_the_daemon_runs() {
+    use super::terminal::{Terminal, tmux_available};
+    use coyote_test_support::Capabilities;
+    if !tmux_available() {
+        return;
+    }
+    let home = Home::new();
+    let server = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .safe_tool(
+            "ask",
+            ToolBehavior::Elicit {
+                message: "Who is asking?".into(),
+                schema: json!({"type": "object",
+                               "properties": {"name": {"type": "string", "title": "Your name"}},
+                               "required": ["name"]}),
+            },
+        )
+        .event_log(&home.path().join("events.jsonl"))
+        .write_to(home.path())
+        .unwrap();
+    home.write_servers(json!({ "fake": server.mcp_json_entry() }));
+    let run_dir = home.path().join("run");
+    let coyote = |args: &[&str]| {
+        let out = home
+            .coyote()
+            .env("XDG_RUNTIME_DIR", &run_dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, err) = coyote(&["mcp", "session", "start"]);
+    assert_eq!(code, 0, "{err}");
+    let stop = Stop(&coyote);
+
+    let run_env = [("XDG_RUNTIME_DIR", run_dir.to_str().unwrap())];
+    let term = Terminal::run(&home, &["mcp", "call", "fake", "ask"], &run_env);
+    term.wait_text("MCP server `fake` asks: Who is asking?")
+        .await;
+    term.keys(&["Enter"]);
+    term.wait_text("Your name").await;
+    term.type_text("Ada");
+    term.keys(&["Enter"]);
+    let screen = term.wait_text("[coyote exited 0]").await;
+    assert!(
+        screen.contains(r#"{"action":"accept","content":{"name":"Ada"}}"#),
+        "{screen}"
+    );
+
+    // Without a terminal to ask on, the question is declined (nothing answered for the user).
+    let (code, out, err) = coyote(&["mcp", "call", "fake", "ask"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(r#""action":"decline""#), "{out}");
+
+    assert_eq!(
+        server.events().elicitations(),
+        vec![
+            ("accept".to_owned(), Some(json!({"name": "Ada"}))),
+            ("decline".to_owned(), None)
+        ]
+    );
+    // Both calls were the daemon's: its one server answered them.
+    let started = server
+        .events()
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Started { .. }))
+        .count();
+    assert_eq!(started, 1, "the server was started once, by the daemon");
+    let (_, status, _) = coyote(&["mcp", "session", "status", "--json"]);
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["served"], 2, "{status}");
+    drop(stop);
+}
+
+/// Stops the daemon when dropped (also when the test fails).
+struct Stop<'a, F: Fn(&[&str]) -> (i32, String, String)>(&'a F);
+
+impl<F: Fn(&[&str]) -> (i32, String, String)> Drop for Stop<'_, F> {
+    fn drop(&mut self) {
+        (self.0)(&["mcp", "session", "stop"]);
+    }
+}

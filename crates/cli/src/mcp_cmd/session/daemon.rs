@@ -3,10 +3,11 @@
 //! the private directory; a socket left by a crashed daemon is replaced), starts the configured
 //! servers in one [`ServerPool`], and answers one JSON request per connection: a command runs
 //! with the client's terminal capabilities and its output captured; clients wait for each
-//! other only while a command's servers are made ready (the pool is shared); a client that goes away cancels its own command only. It exits on `stop`,
+//! other only while a command's servers are made ready (the pool is shared); a client that goes away cancels its own command only; a server's question goes to the running command whose client can ask its user (`forward.rs`). It exits on `stop`,
 //! SIGTERM/SIGINT/SIGHUP, or after the idle timeout, shutting every server down and removing
 //! its socket.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -15,14 +16,17 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
-use tokio::io::{AsyncReadExt, BufReader};
+use tokio::io::BufReader;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{Mutex, Notify};
+use tokio::sync::{Mutex, Notify, mpsc, oneshot};
 
+use super::forward::Forwarder;
 use super::wire::{self, Request, Response, ServerLine, Status};
 use crate::args::{Cli, Command, GlobalArgs};
 use crate::exit::{CliError, CliResult};
 use crate::mcp_cmd::pool::ServerPool;
+use coyote_mcp::ElicitationResponse;
 
 struct Daemon {
     global: &'static GlobalArgs,
@@ -38,6 +42,8 @@ struct Daemon {
     served: AtomicU64,
     started: Instant,
     stop: Notify,
+    /// Where the servers' questions go: the running command that can ask its user.
+    forwarder: Arc<Forwarder>,
 }
 
 /// Serves until stopped or idle; `global` and `paths` live as long as the process.
@@ -52,11 +58,12 @@ pub async fn serve(
     let socket = wire::socket_path(paths.config_dir());
     let listener = bind(&socket).await?;
     let config = crate::setup::load_mcp(global, paths)?;
+    let forwarder = Arc::new(Forwarder::default());
     let daemon = Arc::new(Daemon {
         global,
         paths,
         key: Mutex::new(wire::key(global, paths, &config.servers)),
-        pool: Mutex::new(ServerPool::new(global, paths)),
+        pool: Mutex::new(ServerPool::new(global, paths).with_elicitation(forwarder.clone())),
         socket: socket.clone(),
         idle_timeout: idle,
         last_ms: AtomicU64::new(0),
@@ -64,6 +71,7 @@ pub async fn serve(
         served: AtomicU64::new(0),
         started: Instant::now(),
         stop: Notify::new(),
+        forwarder,
     });
     // The configured servers start now, before the first command waits for them.
     daemon
@@ -140,7 +148,8 @@ impl Daemon {
             && self.started.elapsed().saturating_sub(since) >= self.idle_timeout
     }
 
-    /// One client: one request, one answer. Only this user's processes are served.
+    /// One client: one request, one answer (and, while a command runs, the server questions
+    /// it is asked and answers). Only this user's processes are served.
     async fn connection(self: Arc<Self>, stream: UnixStream) {
         let ours = stream
             .peer_cred()
@@ -152,7 +161,7 @@ impl Daemon {
         let (read, mut write) = stream.into_split();
         let mut reader = BufReader::new(read);
         let response = match wire::read::<Request>(&mut reader).await {
-            Ok(Some(request)) => self.answer(request, &mut reader).await,
+            Ok(Some(request)) => self.answer(request, reader, &mut write).await,
             _ => None,
         };
         if let Some(response) = response {
@@ -167,7 +176,8 @@ impl Daemon {
     async fn answer(
         &self,
         request: Request,
-        reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
+        mut reader: BufReader<OwnedReadHalf>,
+        write: &mut OwnedWriteHalf,
     ) -> Option<Response> {
         match request {
             Request::Status => Some(Response::Status(self.status().await)),
@@ -175,13 +185,53 @@ impl Daemon {
                 self.stop.notify_one();
                 Some(Response::Stopping)
             }
+            Request::Answer { .. } => None,
             Request::Run { key, argv, caps } => {
-                let mut byte = [0u8; 1];
-                tokio::select! {
-                    response = self.run(key, argv, caps) => Some(response),
-                    // The client writes nothing more: a read returning is its end.
-                    _ = reader.read(&mut byte) => None,
-                }
+                // The client's next lines are answers; its end of the stream means it left.
+                let (lines_tx, mut lines) = mpsc::unbounded_channel::<Request>();
+                let read_lines = tokio::spawn(async move {
+                    while let Ok(Some(line)) = wire::read::<Request>(&mut reader).await {
+                        if lines_tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                });
+                let mut attached = caps.can_ask().then(|| self.forwarder.attach());
+                let mut waiting: HashMap<u64, oneshot::Sender<ElicitationResponse>> =
+                    HashMap::new();
+                let mut next_id = 0u64;
+                let run = self.run(key, argv, caps);
+                tokio::pin!(run);
+                let response = loop {
+                    tokio::select! {
+                        response = &mut run => break Some(response),
+                        Some(ask) = async {
+                            match attached.as_mut() {
+                                Some(a) => a.asks.recv().await,
+                                None => std::future::pending().await,
+                            }
+                        } => {
+                            next_id += 1;
+                            let question = Response::Question { id: next_id, question: ask.question };
+                            if wire::write(write, &question).await.is_err() {
+                                break None;
+                            }
+                            waiting.insert(next_id, ask.answer);
+                        }
+                        line = lines.recv() => match line {
+                            Some(Request::Answer { id, answer }) => {
+                                if let Some(waiter) = waiting.remove(&id) {
+                                    let _ = waiter.send(answer);
+                                }
+                            }
+                            // Anything else, or the end of the stream: the client left.
+                            _ => break None,
+                        },
+                    }
+                };
+                drop(attached);
+                read_lines.abort();
+                response
             }
         }
     }

@@ -6,6 +6,7 @@
 //! started implicitly.
 
 mod daemon;
+mod forward;
 mod wire;
 
 use std::process::Stdio;
@@ -191,11 +192,21 @@ pub async fn route(
     wire::write(&mut write, &request).await.ok()?;
     // From here the daemon may be running the command: never run it a second time.
     let answer = super::until_signal(async {
-        match wire::read(&mut BufReader::new(read)).await {
-            Ok(Some(response)) => Ok(response),
-            _ => Err(CliError::failure(
-                "the session daemon went away while it ran the command",
-            )),
+        let mut reader = BufReader::new(read);
+        loop {
+            match wire::read(&mut reader).await {
+                // A server asks during the command: this terminal asks the user.
+                Ok(Some(Response::Question { id, question })) => {
+                    let answer = forward::ask_here(question).await;
+                    let _ = wire::write(&mut write, &Request::Answer { id, answer }).await;
+                }
+                Ok(Some(response)) => return Ok(response),
+                _ => {
+                    return Err(CliError::failure(
+                        "the session daemon went away while it ran the command",
+                    ));
+                }
+            }
         }
     })
     .await;

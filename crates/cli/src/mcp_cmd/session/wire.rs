@@ -1,6 +1,7 @@
 //! What a session daemon and its clients share: where the socket is (one per config dir, in a
 //! private directory), the key a command must match to be served (a hash of everything its
-//! output depends on), and the messages — one JSON object per line each way.
+//! output depends on), and the messages — one JSON object per line each way; while a command
+//! runs, the daemon may send questions and the client answers them.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -132,6 +133,11 @@ impl ClientCaps {
         }
     }
 
+    /// Whether the client can ask its user (stdin and stderr are terminals).
+    pub fn can_ask(&self) -> bool {
+        self.stdin && self.stderr
+    }
+
     /// The capabilities the daemon prints with: the client's, its width as `$COLUMNS` (the
     /// daemon's stdout has no size to ask).
     pub fn caps(&self) -> Caps {
@@ -165,6 +171,11 @@ pub enum Request {
     Status,
     /// Shut the servers down and exit.
     Stop,
+    /// The user's answer to the [`Response::Question`] `id` (while a command runs).
+    Answer {
+        id: u64,
+        answer: coyote_mcp::ElicitationResponse,
+    },
 }
 
 /// The daemon's answer.
@@ -183,6 +194,12 @@ pub enum Response {
     Status(Status),
     /// The daemon is going away.
     Stopping,
+    /// A server asked a question while the command ran: ask the user, send a
+    /// [`Request::Answer`] with `id`, and read on.
+    Question {
+        id: u64,
+        question: super::forward::Question,
+    },
 }
 
 /// `coyote mcp session status --json`.
