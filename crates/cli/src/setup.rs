@@ -215,7 +215,7 @@ pub async fn start_lazily(
 ) -> McpRuntime {
     let runtime = McpRuntime::new(RuntimeOptions {
         catalog_cache: Some(catalog_cache(paths)),
-        ..cli_runtime_options(global, paths)
+        ..cli_runtime_options(global, paths, None)
     });
     runtime.start_all_lazily(specs).await;
     runtime
@@ -225,28 +225,34 @@ pub async fn start_lazily(
 /// questions on the terminal when there is one (declined with a stderr line otherwise) and
 /// server log lines on stderr. The `coyote mcp` commands start their servers in it (always
 /// live: they talk to the servers) under the signal watcher (`signals.rs`).
-/// With `elicitation`, the servers' questions go there instead (a session daemon forwards
-/// them to the command that is running).
+/// With `askers`, the servers' questions go there instead (a session daemon forwards them
+/// to the command that is running).
 pub fn runtime_with(
     global: &GlobalArgs,
     paths: &ConfigPaths,
-    elicitation: Option<Arc<dyn coyote_mcp::ElicitationHook>>,
+    askers: Option<crate::client::Askers>,
 ) -> McpRuntime {
-    let mut options = cli_runtime_options(global, paths);
-    if let Some(elicitation) = elicitation {
-        options.elicitation = elicitation;
-    }
-    McpRuntime::new(options)
+    McpRuntime::new(cli_runtime_options(global, paths, askers))
 }
 
 /// The options of a command-line run's runtime (see [`runtime_with`]).
-fn cli_runtime_options(global: &GlobalArgs, paths: &ConfigPaths) -> RuntimeOptions {
+fn cli_runtime_options(
+    global: &GlobalArgs,
+    paths: &ConfigPaths,
+    askers: Option<crate::client::Askers>,
+) -> RuntimeOptions {
     let config = load_app_config(paths, &ProcessEnv).map_err(|e| e.to_string());
-    let questions = Questions::new(Screen::new(), Interactivity::detect());
-    crate::client::runtime_options(
+    let askers = askers.unwrap_or_else(|| {
+        let questions = Questions::new(Screen::new(), Interactivity::detect());
+        crate::client::Askers {
+            elicitation: Arc::new(questions.clone()),
+            consent: Arc::new(questions),
+        }
+    });
+    crate::client::runtime_options_asking(
         global,
         config,
-        &questions,
+        askers,
         Arc::new(crate::client::log_view::StderrLog::new()),
         paths,
     )

@@ -26,9 +26,9 @@ The daemon listens on a socket (0600) in $XDG_RUNTIME_DIR/coyote/, else $TMPDIR/
 else /tmp/coyote-$UID/ (0700), one per config dir. A command uses it only when its
 configuration is the daemon's (same mcp.json entries and project files, git root, global
 options); otherwise it runs alone, as it always does. Output and exit codes are the same
-either way. A server's question (a form, a page to open) is asked on the terminal of the
-command that is running; without one it is declined; sampling is declined. Nothing starts a
-session but `coyote mcp session start`.
+either way. A server's question (a form, a page to open, sampling consent) is asked on the
+terminal of the command that is running; without one it is declined. Nothing starts a session
+but `coyote mcp session start`.
 Examples:
   coyote mcp session start --idle-timeout 600
   coyote mcp session status

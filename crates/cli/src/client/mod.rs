@@ -19,7 +19,7 @@ pub mod progress;
 use std::sync::Arc;
 
 use coyote_config::{AppConfig, ConfigPaths};
-use coyote_mcp::{Roots, RuntimeOptions, ServerLogSink};
+use coyote_mcp::{ElicitationHook, Roots, RuntimeOptions, ServerLogSink};
 use coyote_session::{AllowSampling, Sampler, SamplingConsent};
 
 use crate::args::GlobalArgs;
@@ -35,10 +35,32 @@ pub fn runtime_options(
     server_log: Arc<dyn ServerLogSink>,
     paths: &ConfigPaths,
 ) -> RuntimeOptions {
+    let asker = Askers {
+        elicitation: Arc::new(questions.clone()),
+        consent: Arc::new(questions.clone()),
+    };
+    runtime_options_asking(global, config, asker, server_log, paths)
+}
+
+/// Who asks the user a server's questions: elicitation and sampling consent.
+pub struct Askers {
+    pub elicitation: Arc<dyn ElicitationHook>,
+    pub consent: Arc<dyn SamplingConsent>,
+}
+
+/// [`runtime_options`] with the questions asked by `askers` (a session daemon forwards them
+/// to the command that is running); `--allow-sampling` still approves sampling without asking.
+pub fn runtime_options_asking(
+    global: &GlobalArgs,
+    config: Result<AppConfig, String>,
+    askers: Askers,
+    server_log: Arc<dyn ServerLogSink>,
+    paths: &ConfigPaths,
+) -> RuntimeOptions {
     let consent: Arc<dyn SamplingConsent> = if global.allow_sampling {
         Arc::new(AllowSampling)
     } else {
-        Arc::new(questions.clone())
+        askers.consent
     };
     let models = models::ConfigModels::new(config, global.sampling_model.clone());
     let sampler = Sampler::new(Arc::new(models), consent);
@@ -50,7 +72,7 @@ pub fn runtime_options(
         }
     };
     RuntimeOptions {
-        elicitation: Arc::new(questions.clone()),
+        elicitation: askers.elicitation,
         sampling: Some(Arc::new(sampler)),
         roots,
         server_log,

@@ -8,10 +8,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use coyote_config::ConfigPaths;
-use coyote_mcp::{ElicitationHook, McpRuntime};
+use coyote_mcp::McpRuntime;
 use coyote_protocol::McpServerSpec;
 
 use crate::args::GlobalArgs;
+use crate::client::Askers;
 use crate::setup;
 
 /// A lazily created runtime and the servers started in it.
@@ -24,7 +25,7 @@ pub struct ServerPool<'a> {
     started: HashSet<String>,
     /// Who answers the servers' questions instead of this process's terminal (a session
     /// daemon's forwarder).
-    elicitation: Option<Arc<dyn ElicitationHook>>,
+    askers: Option<Arc<dyn Fn() -> Askers + Send + Sync>>,
 }
 
 impl<'a> ServerPool<'a> {
@@ -36,13 +37,13 @@ impl<'a> ServerPool<'a> {
             runtime: None,
             config: Vec::new(),
             started: HashSet::new(),
-            elicitation: None,
+            askers: None,
         }
     }
 
-    /// A pool whose servers' questions go to `elicitation`.
-    pub fn with_elicitation(mut self, elicitation: Arc<dyn ElicitationHook>) -> Self {
-        self.elicitation = Some(elicitation);
+    /// A pool whose servers' questions go to the askers `askers` makes (for each runtime).
+    pub fn with_askers(mut self, askers: Arc<dyn Fn() -> Askers + Send + Sync>) -> Self {
+        self.askers = Some(askers);
         self
     }
 
@@ -70,7 +71,7 @@ impl<'a> ServerPool<'a> {
         let runtime = self
             .runtime
             .get_or_insert_with(|| {
-                setup::runtime_with(self.global, self.paths, self.elicitation.clone())
+                setup::runtime_with(self.global, self.paths, self.askers.as_ref().map(|f| f()))
             })
             .clone();
         let fresh: Vec<McpServerSpec> = specs

@@ -459,3 +459,78 @@ impl<F: Fn(&[&str]) -> (i32, String, String)> Drop for Stop<'_, F> {
         (self.0)(&["mcp", "session", "stop"]);
     }
 }
+
+/// Sampling during a command the daemon runs: the consent question and the review of the
+/// answer are asked on that command's terminal; the daemon's model answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampling_consent_is_asked_on_the_terminal_of_the_command_the_daemon_runs() {
+    use super::terminal::{Terminal, tmux_available};
+    use coyote_test_support::Capabilities;
+    use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply};
+    if !tmux_available() {
+        return;
+    }
+    let llm = FakeLlm::start(LlmWire::OpenAi, vec![Reply::text("SAMPLED-ANSWER")]).await;
+    let home = Home::new();
+    let server = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .safe_tool(
+            "sample",
+            ToolBehavior::Sample {
+                prompt: "Say something".into(),
+                system: None,
+                max_tokens: 50,
+                hints: Vec::new(),
+            },
+        )
+        .event_log(&home.path().join("events.jsonl"))
+        .write_to(home.path())
+        .unwrap();
+    home.write_servers(json!({ "fake": server.mcp_json_entry() }));
+    let config = format!(
+        "model: fake:fake-model\nclients:\n  - type: openai-compatible\n    name: fake\n    \
+         api_base: {}\n    models:\n      - name: fake-model\n",
+        llm.api_base()
+    );
+    std::fs::write(home.config_dir().join("config.yaml"), config).unwrap();
+    let run_dir = home.path().join("run");
+    let coyote = |args: &[&str]| {
+        let out = home
+            .coyote()
+            .env("XDG_RUNTIME_DIR", &run_dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, err) = coyote(&["mcp", "session", "start"]);
+    assert_eq!(code, 0, "{err}");
+    let stop = Stop(&coyote);
+
+    let run_env = [("XDG_RUNTIME_DIR", run_dir.to_str().unwrap())];
+    let term = Terminal::run(&home, &["mcp", "call", "fake", "sample"], &run_env);
+    term.wait_text("Let this server use the model?").await;
+    term.keys(&["Enter"]);
+    let screen = term.wait_text("Send this answer?").await;
+    assert!(screen.contains("SAMPLED-ANSWER"), "{screen}");
+    term.keys(&["Enter"]);
+    let screen = term.wait_text("[coyote exited 0]").await;
+    assert!(screen.contains("SAMPLED-ANSWER"), "{screen}");
+    assert_eq!(llm.requests().len(), 1, "the model answered once");
+
+    // Without a terminal: declined, saying how to allow it; the model is not asked.
+    let (code, out, err) = coyote(&["mcp", "call", "fake", "sample"]);
+    assert!(
+        out.contains("--allow-sampling") || err.contains("--allow-sampling"),
+        "{code} {out} {err}"
+    );
+    assert_eq!(llm.requests().len(), 1, "no model request after a decline");
+    let (_, status, _) = coyote(&["mcp", "session", "status", "--json"]);
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["served"], 2, "{status}");
+    drop(stop);
+}

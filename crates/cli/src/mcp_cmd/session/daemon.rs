@@ -21,12 +21,11 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{Mutex, Notify, mpsc, oneshot};
 
-use super::forward::Forwarder;
+use super::forward::{Answer, Forwarder};
 use super::wire::{self, Request, Response, ServerLine, Status};
 use crate::args::{Cli, Command, GlobalArgs};
 use crate::exit::{CliError, CliResult};
 use crate::mcp_cmd::pool::ServerPool;
-use coyote_mcp::ElicitationResponse;
 
 struct Daemon {
     global: &'static GlobalArgs,
@@ -63,7 +62,13 @@ pub async fn serve(
         global,
         paths,
         key: Mutex::new(wire::key(global, paths, &config.servers)),
-        pool: Mutex::new(ServerPool::new(global, paths).with_elicitation(forwarder.clone())),
+        pool: Mutex::new(ServerPool::new(global, paths).with_askers({
+            let forwarder = forwarder.clone();
+            Arc::new(move || crate::client::Askers {
+                elicitation: forwarder.clone(),
+                consent: forwarder.clone(),
+            })
+        })),
         socket: socket.clone(),
         idle_timeout: idle,
         last_ms: AtomicU64::new(0),
@@ -197,8 +202,7 @@ impl Daemon {
                     }
                 });
                 let mut attached = caps.can_ask().then(|| self.forwarder.attach());
-                let mut waiting: HashMap<u64, oneshot::Sender<ElicitationResponse>> =
-                    HashMap::new();
+                let mut waiting: HashMap<u64, oneshot::Sender<Answer>> = HashMap::new();
                 let mut next_id = 0u64;
                 let run = self.run(key, argv, caps);
                 tokio::pin!(run);

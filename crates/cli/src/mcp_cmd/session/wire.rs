@@ -174,7 +174,7 @@ pub enum Request {
     /// The user's answer to the [`Response::Question`] `id` (while a command runs).
     Answer {
         id: u64,
-        answer: coyote_mcp::ElicitationResponse,
+        answer: super::forward::Answer,
     },
 }
 
