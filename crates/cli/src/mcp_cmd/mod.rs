@@ -12,7 +12,7 @@ mod import;
 mod list;
 mod login;
 mod pool;
-mod session;
+pub(crate) mod session;
 mod via_meta;
 pub(crate) mod watch;
 

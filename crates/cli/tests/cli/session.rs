@@ -534,3 +534,36 @@ async fn sampling_consent_is_asked_on_the_terminal_of_the_command_the_daemon_run
     assert_eq!(status["served"], 2, "{status}");
     drop(stop);
 }
+
+/// A batch run while a daemon serves its configuration sends its commands to the daemon: the
+/// same output (text and `--json` lines) as without it, and no server of its own.
+#[test]
+fn a_batch_uses_the_running_daemon_and_prints_the_same() {
+    let f = Fixture::new("fake");
+    let script = f.home.path().join("script.batch");
+    std::fs::write(
+        &script,
+        "tools fake\ncall fake echo 'text=hi there'\ncall fake fail\n\
+         {\"id\": \"r\", \"argv\": [\"read\", \"fake\", \"fake://doc\"]}\ntools nope\n",
+    )
+    .unwrap();
+    let script = script.to_str().unwrap();
+    let text_alone = f.run(&["mcp", "batch", script]);
+    let json_alone = f.run(&["mcp", "batch", "--json", script]);
+    assert_eq!(text_alone.0, json_alone.0);
+    assert_ne!(text_alone.0, 0, "a failing line sets the exit code");
+    let spawned_alone = f.spawns();
+    assert_eq!(spawned_alone, 2, "one server per batch process");
+
+    let _session = f.start(&[]);
+    assert_eq!(f.run(&["mcp", "batch", script]), text_alone);
+    assert_eq!(f.run(&["mcp", "batch", "--json", script]), json_alone);
+    assert_eq!(
+        f.spawns(),
+        spawned_alone + 1,
+        "only the daemon started a server"
+    );
+    // Every line of both batches was the daemon's (the unknown server's too: it fails there
+    // as it does alone).
+    assert_eq!(f.status().1["served"], 10, "{:?}", f.status());
+}

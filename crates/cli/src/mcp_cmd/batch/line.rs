@@ -15,6 +15,8 @@ pub struct Entry {
     /// The JSON line's `id`, else the line number.
     pub id: Value,
     pub parsed: Result<McpCommand, Rejected>,
+    /// The words after `coyote mcp` (what a session daemon is sent).
+    pub words: Vec<String>,
 }
 
 /// A line that is not a command to run.
@@ -65,20 +67,25 @@ pub fn entry(number: usize, line: &str) -> Option<Entry> {
         return Some(match serde_json::from_str::<JsonLine>(text) {
             Ok(json) => Entry {
                 id: json.id.unwrap_or(line_id),
-                parsed: parse(json.argv),
+                parsed: parse(json.argv.clone()),
+                words: json.argv,
             },
             Err(e) => Entry {
                 id: line_id,
+                words: Vec::new(),
                 parsed: Err(Rejected::Usage(format!(
                     "line {number}: not a batch JSON line ({e}); write {{\"id\": …, \"argv\": [\"tools\", \"SERVER\"]}}"
                 ))),
             },
         });
     }
-    let parsed = match shlex::split(text) {
-        None => Err(Rejected::Usage(format!(
-            "line {number}: a quote is not closed or a backslash ends the line"
-        ))),
+    let (parsed, words) = match shlex::split(text) {
+        None => (
+            Err(Rejected::Usage(format!(
+                "line {number}: a quote is not closed or a backslash ends the line"
+            ))),
+            Vec::new(),
+        ),
         Some(words) if words.is_empty() => return None,
         Some(mut words) => {
             if words.first().is_some_and(|w| w == "coyote") {
@@ -87,12 +94,13 @@ pub fn entry(number: usize, line: &str) -> Option<Entry> {
                     words.remove(0);
                 }
             }
-            parse(words)
+            (parse(words.clone()), words)
         }
     };
     Some(Entry {
         id: line_id,
         parsed,
+        words,
     })
 }
 

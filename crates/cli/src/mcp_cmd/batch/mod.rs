@@ -5,7 +5,8 @@
 //! command prints what it prints alone; with `--json` it runs as with its own `--json`, its
 //! output is captured ([`crate::capture`]) and reported as one line `{"id", "exit", "stdout",
 //! "stderr"}`. A failing command does not stop the batch unless `--fail-fast`; the batch exits
-//! with the highest exit code seen.
+//! with the highest exit code seen. When a session daemon serves the batch's configuration,
+//! each command it would serve alone runs there instead (its servers are already running).
 
 mod line;
 
@@ -15,7 +16,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader};
 
 use super::pool::ServerPool;
-use crate::args::GlobalArgs;
+use crate::args::{GlobalArgs, McpCommand};
 use crate::capture::{Captured, capture};
 use crate::exit::{CliError, CliResult};
 
@@ -75,7 +76,7 @@ async fn run_lines(
         let code = if options.json {
             run_json(pool, entry).await?
         } else {
-            run_entry(pool, entry.parsed).await
+            run_entry(pool, entry.parsed, &entry.words).await
         };
         highest = highest.max(code);
         if code != crate::exit::CODE_OK && options.fail_fast {
@@ -88,18 +89,46 @@ async fn run_lines(
     }
 }
 
-/// Runs one command as the command line would, printing what it prints; its exit code.
+/// Runs one command as the command line would, printing what it prints; its exit code. A
+/// session daemon serving the batch's configuration runs it when it would run the command
+/// alone (`words` are sent to it); otherwise it runs in the batch's own pool.
 async fn run_entry(
     pool: &mut ServerPool<'_>,
-    parsed: Result<crate::args::McpCommand, line::Rejected>,
+    parsed: Result<McpCommand, line::Rejected>,
+    words: &[String],
 ) -> u8 {
     match parsed {
         Err(rejected) => rejected.report(),
-        Ok(cmd) => match super::run_in(pool, cmd).await {
-            Ok(()) => crate::exit::CODE_OK,
-            Err(e) => e.report(),
-        },
+        Ok(cmd) => {
+            if let Some(words) = daemon_words(words, &cmd)
+                && let Some(result) =
+                    super::session::route_words(pool.global(), pool.paths(), &cmd, words).await
+            {
+                return match result {
+                    Ok(()) => crate::exit::CODE_OK,
+                    Err(e) => e.report(),
+                };
+            }
+            match super::run_in(pool, cmd).await {
+                Ok(()) => crate::exit::CODE_OK,
+                Err(e) => e.report(),
+            }
+        }
     }
+}
+
+/// The words that mean exactly `cmd` to a session daemon: the line's own, or with `--json`
+/// added when the batch forced it; `None` when neither does (the batch's pool runs it).
+fn daemon_words(words: &[String], cmd: &McpCommand) -> Option<Vec<String>> {
+    let means = |w: &[String]| {
+        line::parse(w.to_vec()).is_ok_and(|parsed| format!("{parsed:?}") == format!("{cmd:?}"))
+    };
+    if means(words) {
+        return Some(words.to_vec());
+    }
+    let mut with_json = words.to_vec();
+    with_json.push("--json".to_owned());
+    means(&with_json).then_some(with_json)
 }
 
 /// Runs one command with its `--json`, captured, and prints its result line.
@@ -108,7 +137,7 @@ async fn run_json(pool: &mut ServerPool<'_>, entry: line::Entry) -> CliResult<u8
         line::force_json(&mut cmd);
         cmd
     });
-    let (code, captured) = capture(run_entry(pool, parsed)).await;
+    let (code, captured) = capture(run_entry(pool, parsed, &entry.words)).await;
     let mut text = serde_json::to_string(&result_line(entry.id, code, captured))
         .map_err(|e| CliError::failure(format!("cannot encode JSON output: {e}")))?;
     text.push('\n');

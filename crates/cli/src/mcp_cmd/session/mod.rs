@@ -168,6 +168,33 @@ pub async fn route(
     paths: &coyote_config::ConfigPaths,
     cmd: &McpCommand,
 ) -> Option<CliResult> {
+    let argv = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    route_argv(global, paths, cmd, argv).await
+}
+
+/// [`route`] for a command of a batch: `words` are what follows `coyote mcp` (the batch's
+/// global options are the daemon's, or the key would not match).
+pub async fn route_words(
+    global: &GlobalArgs,
+    paths: &coyote_config::ConfigPaths,
+    cmd: &McpCommand,
+    words: Vec<String>,
+) -> Option<CliResult> {
+    let argv = ["coyote".to_owned(), "mcp".to_owned()]
+        .into_iter()
+        .chain(words)
+        .collect();
+    route_argv(global, paths, cmd, argv).await
+}
+
+async fn route_argv(
+    global: &GlobalArgs,
+    paths: &coyote_config::ConfigPaths,
+    cmd: &McpCommand,
+    argv: Vec<String>,
+) -> Option<CliResult> {
     if !served(cmd) {
         return None;
     }
@@ -183,9 +210,7 @@ pub async fn route(
     let key = wire::key(global, paths, &config.ok()?.servers);
     let request = Request::Run {
         key,
-        argv: std::env::args_os()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect(),
+        argv,
         caps: wire::ClientCaps::here(),
     };
     let (read, mut write) = stream.into_split();
