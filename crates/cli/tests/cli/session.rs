@@ -394,19 +394,7 @@ async fn a_servers_question_is_asked_on_the_terminal_of_the_command_the_daemon_r
         .unwrap();
     home.write_servers(json!({ "fake": server.mcp_json_entry() }));
     let run_dir = home.path().join("run");
-    let coyote = |args: &[&str]| {
-        let out = home
-            .coyote()
-            .env("XDG_RUNTIME_DIR", &run_dir)
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let coyote = runner(&home, &run_dir);
     let (code, _, err) = coyote(&["mcp", "session", "start"]);
     assert_eq!(code, 0, "{err}");
     let stop = Stop(&coyote);
@@ -494,19 +482,7 @@ async fn sampling_consent_is_asked_on_the_terminal_of_the_command_the_daemon_run
     );
     std::fs::write(home.config_dir().join("config.yaml"), config).unwrap();
     let run_dir = home.path().join("run");
-    let coyote = |args: &[&str]| {
-        let out = home
-            .coyote()
-            .env("XDG_RUNTIME_DIR", &run_dir)
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let coyote = runner(&home, &run_dir);
     let (code, _, err) = coyote(&["mcp", "session", "start"]);
     assert_eq!(code, 0, "{err}");
     let stop = Stop(&coyote);
@@ -566,4 +542,21 @@ fn a_batch_uses_the_running_daemon_and_prints_the_same() {
     // Every line of both batches was the daemon's (the unknown server's too: it fails there
     // as it does alone).
     assert_eq!(f.status().1["served"], 10, "{:?}", f.status());
+}
+
+/// Runs `coyote ARGS…` in `home` with its runtime dir at `run_dir`: (exit code, stdout, stderr).
+fn runner<'a>(home: &'a Home, run_dir: &'a Path) -> impl Fn(&[&str]) -> (i32, String, String) + 'a {
+    move |args: &[&str]| {
+        let out = home
+            .coyote()
+            .env("XDG_RUNTIME_DIR", run_dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
 }
