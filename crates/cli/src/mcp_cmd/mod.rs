@@ -132,15 +132,15 @@ pub(crate) async fn prepare(
         McpCommand::Servers { names: true, .. } => return server_names(paths).map(|()| None),
         McpCommand::Login { name } => {
             let config = setup::load_mcp(global, paths)?;
-            return until_signal(login::login(&config, paths, &name))
-                .await
-                .map(|()| None);
+            until_signal(login::login(&config, paths, &name)).await?;
+            signed_in_or_out(pool, &name).await;
+            return Ok(None);
         }
         McpCommand::Logout { name } => {
             let config = setup::load_mcp(global, paths)?;
-            return until_signal(login::logout(&config, paths, &name))
-                .await
-                .map(|()| None);
+            until_signal(login::logout(&config, paths, &name)).await?;
+            signed_in_or_out(pool, &name).await;
+            return Ok(None);
         }
         McpCommand::Cache { action, out } => return cache::run(paths, action, out).map(|()| None),
         McpCommand::Batch { .. } | McpCommand::Session { .. } => {
@@ -162,6 +162,14 @@ pub(crate) async fn prepare(
         config,
         cmd,
     }))
+}
+
+/// After a sign-in or sign-out of `name`: the server restarts with its new credentials where
+/// it runs — in this process's pool (a batch) and in the session daemon of this config dir —
+/// so the next command does not meet the old needs-auth state or the old tokens.
+async fn signed_in_or_out(pool: &mut ServerPool<'_>, name: &str) {
+    pool.restart(name).await;
+    session::restart_in_daemon(pool.paths(), name).await;
 }
 
 /// `work`, or an interruption error as soon as a signal arrived (`work` is then dropped).

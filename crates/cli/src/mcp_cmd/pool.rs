@@ -95,6 +95,16 @@ impl<'a> ServerPool<'a> {
         })
     }
 
+    /// Closes `name` if it was started, so the next command that needs it starts it afresh
+    /// (after a sign-in or sign-out its credentials changed).
+    pub async fn restart(&mut self, name: &str) {
+        if self.started.remove(name)
+            && let Some(runtime) = &self.runtime
+        {
+            runtime.close_server(name).await;
+        }
+    }
+
     /// Shuts every started server down (process groups included); the pool can start again.
     pub async fn shutdown(&mut self) {
         if let Some(runtime) = self.runtime.take() {

@@ -514,3 +514,65 @@ async fn a_refused_bearer_token_is_a_sentence_not_a_sign_in() {
         "no sign-in for a bearer-token entry"
     );
 }
+
+/// `coyote mcp login` and `logout` reach a running session daemon: the daemon's server starts
+/// afresh with the new credentials instead of staying needs-auth (or signed in) until the
+/// daemon restarts.
+#[test]
+fn a_sign_in_or_out_reaches_a_running_session_daemon() {
+    let Some(demo) = peers::require(SdkOAuthDemo::start()) else {
+        return;
+    };
+    let Some(browser) = peers::require(browser_command()) else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({"demo": {"url": demo.url()}}));
+    let opened = home.path().join("browser.log");
+    let opened_env = opened.to_string_lossy().into_owned();
+    let run_dir = home.path().join("run").to_string_lossy().into_owned();
+    let env = [
+        ("COYOTE_TEST_BROWSER_LOG", opened_env.as_str()),
+        ("XDG_RUNTIME_DIR", run_dir.as_str()),
+    ];
+    let run = |args: &[&str]| run_with_browser(&home, &browser, &env, args);
+    let (code, _, err) = run(&["mcp", "session", "start"]);
+    assert_eq!(code, 0, "{err}");
+    type Run<'a> = &'a dyn Fn(&[&str]) -> (i32, String, String);
+    struct Stop<'a>(Run<'a>);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            (self.0)(&["mcp", "session", "stop"]);
+        }
+    }
+    let _stop = Stop(&run);
+    let call = ["mcp", "call", "demo", "greet", "name=x"];
+
+    let (code, _, err) = run(&call);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("needs sign-in"), "{err}");
+    let (code, _, err) = run(&["mcp", "login", "demo"]);
+    assert_eq!(code, 0, "{err}\n{}", demo.output_tail());
+    assert!(
+        err.contains("the session daemon will start 'demo' again"),
+        "{err}"
+    );
+    let (code, out, err) = run(&call);
+    assert_eq!(
+        code, 0,
+        "the daemon still had the old needs-auth state: {err}"
+    );
+    assert!(out.contains("Hello, x"), "{out}");
+
+    let (code, _, err) = run(&["mcp", "logout", "demo"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&call);
+    assert_eq!(code, 1, "the daemon kept the old tokens: {err}");
+    assert!(err.contains("needs sign-in"), "{err}");
+    let (_, status, _) = run(&["mcp", "session", "status", "--json"]);
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(
+        status["served"], 3,
+        "the three calls were the daemon's: {status}"
+    );
+}

@@ -191,6 +191,14 @@ impl Daemon {
                 Some(Response::Stopping)
             }
             Request::Answer { .. } => None,
+            Request::Restart { server } => {
+                self.pool.lock().await.restart(&server).await;
+                tracing::info!(
+                    server,
+                    "restarting a server on its next use (sign-in changed)"
+                );
+                Some(Response::Restarted)
+            }
             Request::Run { key, argv, caps } => {
                 // The client's next lines are answers; its end of the stream means it left.
                 let (lines_tx, mut lines) = mpsc::unbounded_channel::<Request>();

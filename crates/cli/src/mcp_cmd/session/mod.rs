@@ -161,6 +161,23 @@ async fn status(paths: &coyote_config::ConfigPaths, json: bool) -> CliResult {
     crate::output::print(&text)
 }
 
+/// Tells the daemon serving `paths`' config dir, if one runs, to start `server` afresh on
+/// its next use (after `coyote mcp login`/`logout` changed its credentials).
+pub async fn restart_in_daemon(paths: &coyote_config::ConfigPaths, server: &str) {
+    let socket = wire::socket_path(paths.config_dir());
+    if !socket.exists() {
+        return;
+    }
+    let request = Request::Restart {
+        server: server.to_owned(),
+    };
+    if let Some(Response::Restarted) = ask(paths, &request).await {
+        crate::term::note_line(&format!(
+            "the session daemon will start '{server}' again with the new sign-in"
+        ));
+    }
+}
+
 /// Runs `cmd` in the daemon serving its config dir, when one is running and its key matches:
 /// its output is printed and its exit code returned. `None`: run it alone.
 pub async fn route(

@@ -171,6 +171,8 @@ pub enum Request {
     Status,
     /// Shut the servers down and exit.
     Stop,
+    /// Start `server` afresh on its next use (its sign-in changed).
+    Restart { server: String },
     /// The user's answer to the [`Response::Question`] `id` (while a command runs).
     Answer {
         id: u64,
@@ -194,6 +196,8 @@ pub enum Response {
     Status(Status),
     /// The daemon is going away.
     Stopping,
+    /// The server will start afresh on its next use.
+    Restarted,
     /// A server asked a question while the command ran: ask the user, send a
     /// [`Request::Answer`] with `id`, and read on.
     Question {
