@@ -576,3 +576,37 @@ fn a_sign_in_or_out_reaches_a_running_session_daemon() {
         "the three calls were the daemon's: {status}"
     );
 }
+
+/// A `login` line of a batch makes the batch's own server start again with the new sign-in.
+#[test]
+fn a_login_line_of_a_batch_is_used_by_the_next_lines() {
+    let Some(demo) = peers::require(SdkOAuthDemo::start()) else {
+        return;
+    };
+    let Some(browser) = peers::require(browser_command()) else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({"demo": {"url": demo.url()}}));
+    let opened = home.path().join("browser.log");
+    let opened_env = opened.to_string_lossy().into_owned();
+    let env = [("COYOTE_TEST_BROWSER_LOG", opened_env.as_str())];
+    let script = home.path().join("login.batch");
+    std::fs::write(
+        &script,
+        "call demo greet name=before\nlogin demo\ncall demo greet name=after\n",
+    )
+    .unwrap();
+    let (code, out, err) = run_with_browser(
+        &home,
+        &browser,
+        &env,
+        &["mcp", "batch", script.to_str().unwrap()],
+    );
+    assert_eq!(code, 1, "the first call needed sign-in: {err}");
+    assert!(err.contains("needs sign-in"), "{err}");
+    assert!(
+        out.contains("Hello, after"),
+        "the call after the login line still met the old state:\n{out}\n{err}"
+    );
+}
