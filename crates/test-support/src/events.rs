@@ -159,6 +159,10 @@ pub(crate) struct EventSink {
     memory: Mutex<Vec<Event>>,
     file: Option<Mutex<std::fs::File>>,
     changed: tokio::sync::watch::Sender<u64>,
+    /// Request ids whose `notifications/cancelled` the line transport recorded as it read
+    /// it; the handler, which rmcp runs in a task of its own (perhaps never, when end of
+    /// input follows at once and the process exits), skips those.
+    cancels_read: Mutex<Vec<Value>>,
 }
 
 impl EventSink {
@@ -176,7 +180,23 @@ impl EventSink {
             memory: Mutex::new(Vec::new()),
             file,
             changed: tokio::sync::watch::Sender::new(0),
+            cancels_read: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Records a `notifications/cancelled`: `read` from the line transport as it arrives, or
+    /// from the handler (which records it only when the transport did not).
+    pub(crate) fn record_cancelled(&self, request_id: Value, reason: Option<String>, read: bool) {
+        {
+            let mut seen = self.cancels_read.lock().unwrap_or_else(|e| e.into_inner());
+            if read {
+                seen.push(request_id.clone());
+            } else if let Some(i) = seen.iter().position(|id| *id == request_id) {
+                seen.remove(i);
+                return;
+            }
+        }
+        self.record(Event::Cancelled { request_id, reason });
     }
 
     pub(crate) fn record(&self, event: Event) {

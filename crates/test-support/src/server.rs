@@ -236,10 +236,11 @@ impl ServerHandler for FakeServer {
         let request_id = notification
             .request_id
             .map(|id| serde_json::to_value(id).unwrap_or(Value::Null));
-        self.record(Event::Cancelled {
-            request_id: request_id.unwrap_or(Value::Null),
-            reason: notification.reason,
-        });
+        self.shared.events.record_cancelled(
+            request_id.unwrap_or(Value::Null),
+            notification.reason,
+            false,
+        );
     }
 
     async fn list_tools(

@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex as StdMutex};
 
 use rmcp::RoleServer;
-use rmcp::model::RequestId;
+use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -181,6 +181,17 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for FakeTransp
         if message.is_none() && !self.disconnected.is_cancelled() {
             self.events.record(Event::Disconnect);
             self.disconnected.cancel();
+        }
+        // A cancellation is recorded as it is read: its handler runs in a task of its own,
+        // which an end of input right after it can leave unrun.
+        if let Some(JsonRpcMessage::Notification(n)) = &message
+            && let ClientNotification::CancelledNotification(c) = &n.notification
+        {
+            let id = c.params.request_id.as_ref().map_or(Value::Null, |id| {
+                serde_json::to_value(id).unwrap_or(Value::Null)
+            });
+            self.events
+                .record_cancelled(id, c.params.reason.clone(), true);
         }
         message
     }
