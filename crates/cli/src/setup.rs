@@ -243,11 +243,7 @@ fn cli_runtime_options(
 ) -> RuntimeOptions {
     let config = load_app_config(paths, &ProcessEnv).map_err(|e| e.to_string());
     let askers = askers.unwrap_or_else(|| {
-        let questions = Questions::new(Screen::new(), Interactivity::detect());
-        crate::client::Askers {
-            elicitation: Arc::new(questions.clone()),
-            consent: Arc::new(questions),
-        }
+        crate::client::Askers::on(&Questions::new(Screen::new(), Interactivity::detect()))
     });
     crate::client::runtime_options_asking(
         global,

@@ -35,17 +35,24 @@ pub fn runtime_options(
     server_log: Arc<dyn ServerLogSink>,
     paths: &ConfigPaths,
 ) -> RuntimeOptions {
-    let asker = Askers {
-        elicitation: Arc::new(questions.clone()),
-        consent: Arc::new(questions.clone()),
-    };
-    runtime_options_asking(global, config, asker, server_log, paths)
+    runtime_options_asking(global, config, Askers::on(questions), server_log, paths)
 }
 
 /// Who asks the user a server's questions: elicitation and sampling consent.
+#[derive(Clone)]
 pub struct Askers {
     pub elicitation: Arc<dyn ElicitationHook>,
     pub consent: Arc<dyn SamplingConsent>,
+}
+
+impl Askers {
+    /// Both asked by `questions` (on this process's terminal, or declined without one).
+    pub fn on(questions: &Questions) -> Self {
+        Askers {
+            elicitation: Arc::new(questions.clone()),
+            consent: Arc::new(questions.clone()),
+        }
+    }
 }
 
 /// [`runtime_options`] with the questions asked by `askers` (a session daemon forwards them

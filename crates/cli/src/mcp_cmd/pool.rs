@@ -5,7 +5,6 @@
 //! next command starts what it needs afresh, so it sees what it would see run alone.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use coyote_config::ConfigPaths;
 use coyote_mcp::McpRuntime;
@@ -25,7 +24,7 @@ pub struct ServerPool<'a> {
     started: HashSet<String>,
     /// Who answers the servers' questions instead of this process's terminal (a session
     /// daemon's forwarder).
-    askers: Option<Arc<dyn Fn() -> Askers + Send + Sync>>,
+    askers: Option<Askers>,
 }
 
 impl<'a> ServerPool<'a> {
@@ -41,8 +40,8 @@ impl<'a> ServerPool<'a> {
         }
     }
 
-    /// A pool whose servers' questions go to the askers `askers` makes (for each runtime).
-    pub fn with_askers(mut self, askers: Arc<dyn Fn() -> Askers + Send + Sync>) -> Self {
+    /// A pool whose servers' questions go to `askers`.
+    pub fn with_askers(mut self, askers: Askers) -> Self {
         self.askers = Some(askers);
         self
     }
@@ -71,7 +70,7 @@ impl<'a> ServerPool<'a> {
         let runtime = self
             .runtime
             .get_or_insert_with(|| {
-                setup::runtime_with(self.global, self.paths, self.askers.as_ref().map(|f| f()))
+                setup::runtime_with(self.global, self.paths, self.askers.clone())
             })
             .clone();
         let fresh: Vec<McpServerSpec> = specs

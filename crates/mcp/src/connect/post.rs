@@ -33,6 +33,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Error as SseError, Sse};
 
+use super::auth::challenge_scope;
 use super::line::too_large_error;
 use super::sse_limit::limited_events;
 
@@ -130,25 +131,9 @@ fn challenge(response: &reqwest::Response) -> Result<Option<HttpError>, HttpErro
     Ok(Some(if status == StatusCode::UNAUTHORIZED {
         StreamableHttpError::AuthRequired(AuthRequiredError::new(header))
     } else {
-        let scope = scope_of(&header);
+        let scope = challenge_scope(&header);
         StreamableHttpError::InsufficientScope(InsufficientScopeError::new(header, scope))
     }))
-}
-
-/// The `scope` parameter of a challenge, quoted or not.
-fn scope_of(header: &str) -> Option<String> {
-    let at = header.to_ascii_lowercase().find("scope=")? + "scope=".len();
-    let rest = &header[at..];
-    let value = match rest.strip_prefix('"') {
-        Some(quoted) => &quoted[..quoted.find('"')?],
-        None => {
-            let end = rest
-                .find(|c: char| c == ',' || c == ';' || c.is_whitespace())
-                .unwrap_or(rest.len());
-            &rest[..end]
-        }
-    };
-    (!value.is_empty()).then(|| value.to_owned())
 }
 
 /// Whether `message` leaves nothing waiting for an answer.

@@ -13,8 +13,10 @@
 //! ran: the resumption of the broken response stream meets "no such session"
 //! (`Generations::session_lost`), and the request is reported as not retried.
 //!
-//! A server that answers a stale session with 400 and a JSON-RPC error without `id` instead
-//! (server-everything) gets that error tied to the request, which then fails at once.
+//! A 4xx answer (server-everything answers a stale session with 400) already fails the
+//! request with its status (`post.rs`); an answer that carries a JSON-RPC error without `id`
+//! (a 5xx, or a 2xx from an off-spec server) gets that error tied to the request, which then
+//! fails at once.
 //!
 //! Invariants: only a request that met an expired session (404 with a session id) is ever
 //! refused, and only its one resend; every other POST, GET and DELETE passes through.
@@ -81,10 +83,9 @@ fn session_unknown<T, E: std::error::Error + Send + Sync + 'static>(
         .is_some_and(|s| s == http::StatusCode::NOT_FOUND || s == http::StatusCode::BAD_REQUEST)
 }
 
-/// An HTTP error answer whose JSON-RPC error names no request (server-everything answers a
-/// stale session with `400 {"error": {"message": "Bad Request: No valid session ID
-/// provided"}}` and no `id`) would reach nobody, and the request would hang until its
-/// timeout: tie it to the request it answers, so that request fails at once with the server's
+/// An answer whose JSON-RPC error names no request (a 5xx with `{"error": {…}}` and no `id`;
+/// 4xx answers fail in `post.rs` with their status) would reach nobody, and the request would
+/// hang until its timeout: tie it to the request it answers, so that request fails at once with the server's
 /// words (at most [`ERROR_TEXT_MAX`] bytes of them).
 fn tie_error_to_request<E: std::error::Error + Send + Sync + 'static>(
     message: &ClientJsonRpcMessage,

@@ -100,7 +100,9 @@ async fn run_entry(
     match parsed {
         Err(rejected) => rejected.report(),
         Ok(cmd) => {
-            if let Some(words) = daemon_words(words, &cmd)
+            // Without a daemon (one stat) the line is not parsed again for it.
+            if super::session::daemon_socket(pool.paths()).is_some()
+                && let Some(words) = daemon_words(words, &cmd)
                 && let Some(result) =
                     super::session::route_words(pool.global(), pool.paths(), &cmd, words).await
             {

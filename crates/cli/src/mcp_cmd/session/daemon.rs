@@ -62,13 +62,12 @@ pub async fn serve(
         global,
         paths,
         key: Mutex::new(wire::key(global, paths, &config.servers)),
-        pool: Mutex::new(ServerPool::new(global, paths).with_askers({
-            let forwarder = forwarder.clone();
-            Arc::new(move || crate::client::Askers {
+        pool: Mutex::new(
+            ServerPool::new(global, paths).with_askers(crate::client::Askers {
                 elicitation: forwarder.clone(),
                 consent: forwarder.clone(),
-            })
-        })),
+            }),
+        ),
         socket: socket.clone(),
         idle_timeout: idle,
         last_ms: AtomicU64::new(0),

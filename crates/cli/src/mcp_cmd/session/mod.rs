@@ -161,11 +161,17 @@ async fn status(paths: &coyote_config::ConfigPaths, json: bool) -> CliResult {
     crate::output::print(&text)
 }
 
+/// The socket of a daemon that may serve `paths`' config dir: it exists in the private
+/// directory. The common case, no daemon, costs one stat.
+pub fn daemon_socket(paths: &coyote_config::ConfigPaths) -> Option<std::path::PathBuf> {
+    let socket = wire::socket_path(paths.config_dir());
+    (socket.exists() && wire::check_private(&wire::socket_dir()).is_ok()).then_some(socket)
+}
+
 /// Tells the daemon serving `paths`' config dir, if one runs, to start `server` afresh on
 /// its next use (after `coyote mcp login`/`logout` changed its credentials).
 pub async fn restart_in_daemon(paths: &coyote_config::ConfigPaths, server: &str) {
-    let socket = wire::socket_path(paths.config_dir());
-    if !socket.exists() {
+    if daemon_socket(paths).is_none() {
         return;
     }
     let request = Request::Restart {
@@ -215,11 +221,7 @@ async fn route_argv(
     if !served(cmd) {
         return None;
     }
-    let socket = wire::socket_path(paths.config_dir());
-    // The common case, no daemon: one stat.
-    if !socket.exists() || wire::check_private(&wire::socket_dir()).is_err() {
-        return None;
-    }
+    let socket = daemon_socket(paths)?;
     let stream = UnixStream::connect(&socket).await.ok()?;
     // The key of this command's configuration, loaded quietly: the daemon prints its warnings.
     let (config, _quiet) =

@@ -47,7 +47,7 @@ pub use oauth_http::OAUTH_HTTP_TIMEOUT;
 pub use store::StoreKey;
 
 pub(crate) use client::SignInClient;
-pub(crate) use server_auth::ServerAuth;
+pub(crate) use server_auth::{ServerAuth, challenge_scope};
 
 use crate::error::McpError;
 use store::{FileStore, MemoryStore, TokenStore};
