@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalArgs, OutputArgs};
 use crate::exit::{CliError, CliResult};
-use crate::output::{Table, print, print_json, print_table};
+use crate::output::{Table, print_json, print_table, print_wrapped};
 
 #[derive(Debug, Serialize)]
 struct ClientView {
@@ -45,7 +45,7 @@ pub async fn run(global: &GlobalArgs, out: OutputArgs) -> CliResult {
         return print_json(&views);
     }
     if views.is_empty() {
-        return print(&format!(
+        return print_wrapped(&format!(
             "No models configured. Add `clients:` to {} or export OPENAI_API_KEY, \
              ANTHROPIC_API_KEY or OLLAMA_HOST (see `coyote help chat`).\n",
             app.path.display()

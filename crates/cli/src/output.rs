@@ -40,6 +40,47 @@ pub struct Table {
     headers: Vec<&'static str>,
     rows: Vec<Vec<String>>,
     flexible: Option<usize>,
+    /// Columns left out, in this order, when the table cannot fit otherwise.
+    optional: Vec<usize>,
+}
+
+/// Which columns a fitted table shows, and how wide each is.
+#[derive(Debug, PartialEq, Eq)]
+struct Layout {
+    /// Indices of the shown columns, in table order.
+    shown: Vec<usize>,
+    /// Width of each column (by table index); only the shown ones are used.
+    widths: Vec<usize>,
+}
+
+impl Layout {
+    /// Display width of a line: the shown columns plus the gaps between them.
+    fn total(&self) -> usize {
+        let cells: usize = self.shown.iter().map(|&i| self.widths[i]).sum();
+        cells.saturating_add(GAP.saturating_mul(self.shown.len().saturating_sub(1)))
+    }
+
+    /// How far the table is over `limit` (0 when it fits).
+    fn over(&self, limit: usize) -> usize {
+        self.total().saturating_sub(limit)
+    }
+
+    /// Cuts the widest shown column wider than `floor` by what is over `limit`, never below
+    /// `floor`; false when no column can give more.
+    fn cut_widest(&mut self, limit: usize, floor: usize) -> bool {
+        let widest = self
+            .shown
+            .iter()
+            .copied()
+            .filter(|&i| self.widths[i] > floor)
+            .max_by_key(|&i| self.widths[i]);
+        let Some(i) = widest else {
+            return false;
+        };
+        let over = self.over(limit);
+        self.widths[i] = self.widths[i].saturating_sub(over).max(floor);
+        true
+    }
 }
 
 impl Table {
@@ -50,12 +91,24 @@ impl Table {
             headers,
             rows: Vec::new(),
             flexible,
+            optional: Vec::new(),
         }
     }
 
     /// Names the column that is cut first when the table is too wide.
     pub fn flexible(mut self, header: &str) -> Self {
         self.flexible = self.headers.iter().position(|h| *h == header);
+        self
+    }
+
+    /// Names columns that may be left out, first named first, when the table cannot fit the
+    /// output with only the flexible column cut. A note under the table names what was left
+    /// out; `--wide` and `--json` always show everything.
+    pub fn optional(mut self, headers: &[&str]) -> Self {
+        self.optional = headers
+            .iter()
+            .filter_map(|name| self.headers.iter().position(|h| h == name))
+            .collect();
         self
     }
 
@@ -81,18 +134,27 @@ impl Table {
 
     /// The table fitted to `fit`; `bold` headers.
     fn render_with(&self, fit: Fit, bold: bool) -> String {
-        let widths = self.widths(fit);
+        let layout = self.layout(fit);
         let mut out = String::new();
         let headers: Vec<String> = self.headers.iter().map(|h| h.to_uppercase()).collect();
-        push_line(&mut out, &headers, &widths, bold);
+        push_line(&mut out, &headers, &layout, bold);
         for row in &self.rows {
-            push_line(&mut out, row, &widths, false);
+            push_line(&mut out, row, &layout, false);
+        }
+        let hidden: Vec<&str> = (0..self.headers.len())
+            .filter(|i| !layout.shown.contains(i))
+            .map(|i| self.headers[i])
+            .collect();
+        if let (Fit::Columns(limit), false) = (fit, hidden.is_empty()) {
+            let note = format!("(not shown at this width: {})", hidden.join(", "));
+            out.push_str(&clip(&note, limit));
+            out.push('\n');
         }
         out
     }
 
-    /// Column widths: natural, then cut to fit.
-    fn widths(&self, fit: Fit) -> Vec<usize> {
+    /// Natural column widths: the widest cell or header of each column.
+    fn natural_widths(&self) -> Vec<usize> {
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.width()).collect();
         for row in &self.rows {
             for (i, cell) in row.iter().enumerate() {
@@ -101,43 +163,61 @@ impl Table {
                 }
             }
         }
-        let Fit::Columns(limit) = fit else {
-            return widths;
-        };
-        let total = |w: &[usize]| w.iter().sum::<usize>() + GAP * w.len().saturating_sub(1);
-        if let Some(flex) = self.flexible {
-            let over = total(&widths).saturating_sub(limit);
-            widths[flex] = widths[flex]
-                .saturating_sub(over)
-                .max(MIN_CUT_WIDTH.min(widths[flex]));
-        }
-        // Still too wide: cut the widest column, one step at a time.
-        while total(&widths) > limit {
-            let Some((i, w)) = widths
-                .iter()
-                .copied()
-                .enumerate()
-                .max_by_key(|(_, w)| *w)
-                .filter(|(_, w)| *w > MIN_CUT_WIDTH)
-            else {
-                break;
-            };
-            widths[i] = (w - (total(&widths) - limit)).max(MIN_CUT_WIDTH);
-        }
         widths
+    }
+
+    /// Which columns to show and how wide, so that no line is wider than `fit`: optional
+    /// columns are left out while the table does not fit with only its flexible column cut;
+    /// then the flexible column is cut, then the widest others down to [`MIN_CUT_WIDTH`];
+    /// on very narrow outputs, trailing columns are then left out until the rest fits, and a
+    /// lone first column is cut to the width.
+    fn layout(&self, fit: Fit) -> Layout {
+        let natural = self.natural_widths();
+        let mut layout = Layout {
+            shown: (0..natural.len()).collect(),
+            widths: natural.clone(),
+        };
+        let Fit::Columns(limit) = fit else {
+            return layout;
+        };
+        let limit = limit.max(1);
+        let flex_floor = |i: usize| MIN_CUT_WIDTH.min(natural[i]);
+        if let Some(flex) = self.flexible {
+            layout.widths[flex] = flex_floor(flex);
+        }
+        for &drop in &self.optional {
+            if layout.over(limit) == 0 || layout.shown.len() <= 1 {
+                break;
+            }
+            layout.shown.retain(|&i| i != drop);
+        }
+        if let Some(flex) = self.flexible {
+            // Give the flexible column back what the others leave free.
+            let free = limit.saturating_sub(layout.total());
+            layout.widths[flex] = natural[flex].min(flex_floor(flex).saturating_add(free));
+        }
+        while layout.over(limit) > 0 && layout.cut_widest(limit, MIN_CUT_WIDTH) {}
+        while layout.over(limit) > 0 && layout.shown.len() > 1 {
+            layout.shown.pop();
+        }
+        if let [only] = layout.shown[..] {
+            layout.widths[only] = layout.widths[only].min(limit);
+        }
+        layout
     }
 }
 
-/// One line: each cell cut to its width and padded, the last one not padded.
-fn push_line(out: &mut String, cells: &[String], widths: &[usize], bold: bool) {
-    let last = cells.len().saturating_sub(1);
-    for (i, cell) in cells.iter().enumerate() {
-        let width = widths.get(i).copied().unwrap_or(0);
-        let cell = clip(cell, width);
+/// One line: each shown cell cut to its width and padded, the last one not padded.
+fn push_line(out: &mut String, cells: &[String], layout: &Layout, bold: bool) {
+    let last = layout.shown.last().copied();
+    for &i in &layout.shown {
+        let width = layout.widths[i];
+        let cell = clip(cells.get(i).map_or("", String::as_str), width);
         let shown = cell.width();
         out.push_str(&term::paint(&cell, Paint::Bold, bold));
-        if i < last {
-            out.extend(std::iter::repeat_n(' ', width - shown.min(width) + GAP));
+        if Some(i) != last {
+            let pad = width.saturating_sub(shown).saturating_add(GAP);
+            out.extend(std::iter::repeat_n(' ', pad));
         }
     }
     out.push('\n');
@@ -152,6 +232,9 @@ pub fn clip(s: &str, max: usize) -> String {
     if s.width() <= max {
         return s.to_owned();
     }
+    if max == 0 {
+        return String::new();
+    }
     let mut out = String::new();
     let mut used = 0;
     for c in s.chars() {
@@ -164,6 +247,23 @@ pub fn clip(s: &str, max: usize) -> String {
     }
     out.push('…');
     out
+}
+
+/// Prints text for people, each paragraph wrapped to stdout's width (see [`Fit::stdout`]).
+pub fn print_wrapped(text: &str) -> CliResult {
+    let Fit::Columns(width) = Fit::stdout(false) else {
+        return print(text);
+    };
+    let mut out = String::new();
+    for (i, paragraph) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if !paragraph.trim().is_empty() {
+            out.push_str(&term::wrap(paragraph, width).join("\n"));
+        }
+    }
+    print(&out)
 }
 
 /// Prints a table fitted to stdout (`wide`: every cell whole), headers bold when colour is
@@ -245,6 +345,124 @@ mod tests {
         ]);
         let r = t.render_fit(Fit::Columns(22));
         assert_eq!(r.lines().nth(1), Some("srv   tools,resour…  3"));
+    }
+
+    /// A small deterministic generator (xorshift), so a failing case can be replayed.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            usize::try_from(self.next() % n.max(1) as u64).unwrap_or(0)
+        }
+    }
+
+    const HEADERS: [&str; 13] = [
+        "name",
+        "transport",
+        "state",
+        "protocol",
+        "capabilities",
+        "tools",
+        "resources",
+        "templates",
+        "prompts",
+        "exposure",
+        "declared",
+        "budget",
+        "description",
+    ];
+
+    fn random_cell(rng: &mut Rng) -> String {
+        const PIECES: [&str; 8] = ["a", "word", "日本", "…", "x-y_z", "1234567890", " ", "é"];
+        (0..rng.below(12))
+            .map(|_| PIECES[rng.below(PIECES.len())])
+            .collect()
+    }
+
+    fn random_table(rng: &mut Rng) -> Table {
+        let columns = 1 + rng.below(HEADERS.len());
+        let headers: Vec<&'static str> = HEADERS[..columns].to_vec();
+        let flexible = headers[rng.below(columns)];
+        let optional: Vec<&str> = headers
+            .iter()
+            .copied()
+            .filter(|_| rng.below(2) == 0)
+            .collect();
+        let mut t = Table::new(headers).optional(&optional);
+        if rng.below(2) == 0 {
+            t = t.flexible(flexible);
+        }
+        for _ in 0..rng.below(6) {
+            // Rows may be shorter or longer than the headers.
+            let cells = columns.saturating_add(rng.below(3)).saturating_sub(1);
+            t.row((0..cells).map(|_| random_cell(rng)).collect());
+        }
+        t
+    }
+
+    #[test]
+    fn random_tables_at_every_width_never_panic_and_never_exceed_it() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for case in 0..400 {
+            let table = random_table(&mut rng);
+            for width in 1..=300 {
+                let out = table.render_fit(Fit::Columns(width));
+                for line in out.lines() {
+                    assert!(
+                        line.width() <= width,
+                        "case {case}, width {width}: {} columns in {line:?}\n{out}",
+                        line.width()
+                    );
+                }
+                assert_eq!(
+                    out.lines().count(),
+                    table.rows.len()
+                        + 1
+                        + usize::from(
+                            table.layout(Fit::Columns(width)).shown.len() < table.headers.len()
+                        ),
+                    "case {case}, width {width}: a row was lost or split\n{out}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn optional_columns_are_left_out_first_and_named_under_the_table() {
+        let mut t =
+            Table::new(vec!["name", "state", "source", "description"]).optional(&["source"]);
+        t.row(vec![
+            "everything".into(),
+            "ready".into(),
+            "/home/someone/.config/coyote/mcp.json".into(),
+            "the reference server".into(),
+        ]);
+        assert_eq!(
+            t.render_fit(Fit::Columns(40)),
+            "NAME        STATE  DESCRIPTION\n\
+             everything  ready  the reference server\n\
+             (not shown at this width: source)\n"
+        );
+        // Wide enough: everything shows and no note is added.
+        assert!(!t.render_fit(Fit::Columns(200)).contains("not shown"));
+        assert!(t.render_fit(Fit::Unlimited).contains("mcp.json"));
+    }
+
+    #[test]
+    fn wrapping_breaks_at_spaces_and_inside_words_only_when_they_are_too_long() {
+        assert_eq!(term::wrap("one two three", 7), ["one two", "three"]);
+        assert_eq!(term::wrap("abcdefghij k", 4), ["abcd", "efgh", "ij k"]);
+        assert_eq!(term::wrap("", 10), [""]);
+        for line in term::wrap("日本語 テキスト https://example.com/a/very/long/path", 5) {
+            assert!(line.width() <= 5, "{line}");
+        }
     }
 
     #[test]

@@ -352,6 +352,22 @@ impl AppConfig {
     /// client. A model not listed under the client is allowed (servers offer more than the
     /// file lists) with default options.
     pub fn resolve_model(&self, requested: Option<&str>) -> Result<ResolvedModel, AppConfigError> {
+        let (client, model, origin) = self.select_model(requested)?;
+        self.resolved(client, model, origin)
+    }
+
+    /// The model [`Self::resolve_model`] would pick, whether or not its client's API key is
+    /// set: what limits derived from the model (its context window) are computed from, so
+    /// they never depend on credentials.
+    pub fn selected_model(&self, requested: Option<&str>) -> Result<ModelConfig, AppConfigError> {
+        self.select_model(requested).map(|(_, model, _)| model)
+    }
+
+    /// The client and model for `requested` (see [`Self::resolve_model`]), key not checked.
+    fn select_model(
+        &self,
+        requested: Option<&str>,
+    ) -> Result<(&ClientEntry, ModelConfig, ModelOrigin), AppConfigError> {
         let (text, origin) = match (requested, &self.model) {
             (Some(r), _) => (r.trim().to_owned(), ModelOrigin::CommandLine),
             (None, Some(m)) => (m.trim().to_owned(), ModelOrigin::ConfigFile),
@@ -402,16 +418,16 @@ impl AppConfig {
                 }
             },
         };
-        self.resolved(client, model, origin)
+        Ok((client, model, origin))
     }
 
-    fn default_model(&self) -> Result<ResolvedModel, AppConfigError> {
+    fn default_model(&self) -> Result<(&ClientEntry, ModelConfig, ModelOrigin), AppConfigError> {
         let found = self
             .clients
             .iter()
             .find_map(|c| c.provider.models.first().map(|m| (c, m.clone())));
         match found {
-            Some((client, model)) => self.resolved(client, model, ModelOrigin::Default),
+            Some((client, model)) => Ok((client, model, ModelOrigin::Default)),
             None if !self.clients.is_empty() => Err(AppConfigError::ModellessClients {
                 path: self.path.clone(),
                 clients: self.client_names(),

@@ -117,7 +117,7 @@ fn human(outcome: &ToolCallOutcome) -> String {
                 mime_type,
                 data_base64,
             } => s.push_str(&format!(
-                "[image {} , {} bytes base64; use --json or `coyote mcp meta` to save it]",
+                "[image {}, {} bytes base64; use --json or `coyote mcp meta` to save it]",
                 mime_type.as_deref().unwrap_or("?"),
                 data_base64.len()
             )),

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::args::OutputArgs;
 use crate::exit::{CliError, CliResult};
-use crate::output::{Table, print, print_json, print_table};
+use crate::output::{Table, print_json, print_table, print_wrapped};
 
 /// Rows of one kind from every targeted server, plus the failures.
 struct Gathered<T> {
@@ -191,6 +191,16 @@ pub async fn servers(
         ));
         return Ok(());
     }
+    let (table, failures) = servers_table(&rows);
+    print_table(&table, out.wide)?;
+    for f in failures {
+        print_wrapped(&format!("\n{f}\n"))?;
+    }
+    Ok(())
+}
+
+/// The `mcp servers` table of `rows`, and a `name: reason` line per server that failed.
+fn servers_table(rows: &[Value]) -> (Table, Vec<String>) {
     let mut table = Table::new(vec![
         "name",
         "transport",
@@ -206,9 +216,21 @@ pub async fn servers(
         "budget",
         "source",
     ])
-    .flexible("capabilities");
+    .flexible("capabilities")
+    // Left out, in this order, where the terminal is too narrow (`--wide` shows them).
+    .optional(&[
+        "source",
+        "budget",
+        "declared",
+        "templates",
+        "protocol",
+        "transport",
+        "exposure",
+        "prompts",
+        "resources",
+    ]);
     let mut failures = Vec::new();
-    for r in &rows {
+    for r in rows {
         let s = |k: &str| r[k].as_str().unwrap_or("-").to_owned();
         let c = |k: &str| {
             r["counts"][k]
@@ -246,11 +268,7 @@ pub async fn servers(
             failures.push(format!("{}: {reason}", s("name")));
         }
     }
-    print_table(&table, out.wide)?;
-    for f in failures {
-        print(&format!("\n{f}\n"))?;
-    }
-    Ok(())
+    (table, failures)
 }
 
 /// `20000 B`, `51200 B (default)`, plus `+N tool limits` when tools have their own.
@@ -451,7 +469,7 @@ pub async fn prompts(runtime: &McpRuntime, only: Option<&str>, out: OutputArgs) 
             .iter()
             .any(|(_, p)| p.arguments.iter().any(|a| a.required))
     {
-        print("(* = required argument)\n")?;
+        print_wrapped("(* = required argument)\n")?;
     }
     Ok(())
 }

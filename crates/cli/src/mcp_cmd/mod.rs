@@ -370,20 +370,17 @@ fn as_the_model_sees(
 
 /// The servers' result budgets with the default of config.yaml's model (its
 /// `context_window`, else the window known for its name, else 128,000 tokens): what the model
-/// would get. A config.yaml that does not load leaves the 128,000-token assumption.
+/// would get. A config.yaml that does not load leaves the 128,000-token assumption; unset
+/// variables in it (an API key) do not change the answer.
 fn model_budgets(
     paths: &coyote_config::ConfigPaths,
     specs: &[coyote_protocol::McpServerSpec],
 ) -> coyote_mcp::render::ResultBudgets {
     let window = coyote_config::load_app_config(paths, &coyote_config::ProcessEnv)
         .ok()
-        .and_then(|app| app.resolve_model(None).ok())
-        .map_or(coyote_session::DEFAULT_CONTEXT_WINDOW, |resolved| {
-            coyote_session::ContextPolicy::for_model(
-                &resolved.model.name,
-                resolved.model.context_window,
-            )
-            .window
+        .and_then(|app| app.selected_model(None).ok())
+        .map_or(coyote_session::DEFAULT_CONTEXT_WINDOW, |model| {
+            coyote_session::ContextPolicy::for_model(&model.name, model.context_window).window
         });
     coyote_mcp::render::ResultBudgets::from_specs(specs)
         .with_default(coyote_mcp::render::default_result_bytes(u64::from(window)))

@@ -91,6 +91,18 @@ impl Caps {
         self.columns_env.filter(|c| *c > 0)
     }
 
+    /// The width prose on stderr is wrapped to: the terminal's when stderr is one, else
+    /// `$COLUMNS`, else `None` (not wrapped: a log or a pipe keeps each message on one line).
+    pub fn stderr_width(&self) -> Option<usize> {
+        if self.ttys.stderr
+            && let Ok(size) = rustix::termios::tcgetwinsize(std::io::stderr())
+            && size.ws_col > 0
+        {
+            return Some(usize::from(size.ws_col));
+        }
+        self.columns_env.filter(|c| *c > 0)
+    }
+
     /// Questions can be asked: stdin and stderr are terminals.
     pub fn interactive(&self) -> bool {
         self.ttys.stdin && self.ttys.stderr

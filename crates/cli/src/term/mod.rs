@@ -5,11 +5,13 @@
 
 pub mod caps;
 pub mod sanitize;
+mod wrap;
 
 use std::borrow::Cow;
 
 pub use self::caps::caps;
 pub use self::sanitize::sanitize;
+pub use self::wrap::{wrap, wrap_hanging};
 
 /// `text` as it may be written to stdout: sanitized when stdout is a terminal.
 pub fn for_stdout(text: &str) -> Cow<'_, str> {
@@ -97,9 +99,53 @@ pub fn note_line(message: &str) {
     eprint_line_prefixed("coyote:", message);
 }
 
-/// Writes coyote's own `prefix` as it is and the (sanitized) message after it.
+/// Writes coyote's own `prefix` as it is and the (sanitized) message after it; on a terminal
+/// (or with `$COLUMNS`) each line of the message is wrapped to the width, continuation lines
+/// indented, so that no line is wider than the terminal.
 fn eprint_line_prefixed(prefix: &str, message: &str) {
-    crate::capture::stderr_line(&format!("{prefix} {}", for_stderr(message)));
+    let message = for_stderr(message);
+    let Some(width) = caps().stderr_width() else {
+        crate::capture::stderr_line(&format!("{prefix} {message}"));
+        return;
+    };
+    // Wrap with a plain stand-in of the prefix's width, then put the (painted) prefix back.
+    let plain = "x".repeat(visible_width(prefix));
+    let mut out = Vec::new();
+    for (i, line) in message.split('\n').enumerate() {
+        if i == 0 {
+            out.extend(wrap_hanging(&format!("{plain} {line}"), width, 2));
+            continue;
+        }
+        // Later lines keep their own indentation (hints, listed items).
+        let body = line.trim_start_matches(' ');
+        let lead = " ".repeat(line.len().saturating_sub(body.len()).min(width / 2));
+        out.extend(
+            wrap_hanging(body, width.saturating_sub(lead.len()), 2)
+                .into_iter()
+                .map(|l| format!("{lead}{l}")),
+        );
+    }
+    if let Some(first) = out.first_mut()
+        && let Some(rest) = first.strip_prefix(&plain)
+    {
+        *first = format!("{prefix}{rest}");
+    }
+    crate::capture::stderr_line(&out.join("\n"));
+}
+
+/// Display width of coyote's own styled text (SGR sequences take no room).
+fn visible_width(styled: &str) -> usize {
+    let mut width = 0;
+    let mut in_escape = false;
+    for c in styled.chars() {
+        match (in_escape, c) {
+            (false, '\x1b') => in_escape = true,
+            (true, c) if c.is_ascii_alphabetic() => in_escape = false,
+            (true, _) => {}
+            (false, c) => width += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0),
+        }
+    }
+    width
 }
 
 #[cfg(test)]

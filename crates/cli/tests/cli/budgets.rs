@@ -70,3 +70,45 @@ fn the_budget_bounds_what_the_model_gets_and_is_shown_in_servers() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, big_text(5_000));
 }
+
+/// The model's budget depends on its context window, never on whether its API key is set:
+/// before, an unset key made `mcp servers` report the 128,000-token default (51,200 B).
+#[test]
+fn the_budget_does_not_depend_on_the_models_api_key() {
+    let home = home();
+    let mut entry = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools())
+        .safe_tool("big", ToolBehavior::BigText { bytes: 10 })
+        .write_to(home.path())
+        .unwrap()
+        .mcp_json_entry();
+    entry["expose"] = json!("meta");
+    home.write_servers(json!({ "fake": entry }));
+    std::fs::write(
+        home.config_dir().join("config.yaml"),
+        "model: small:tiny\nclients:\n  - type: openai-compatible\n    name: small\n    \
+         api_base: http://127.0.0.1:9/v1\n    api_key_env: SMALL_MODEL_KEY\n    models:\n      \
+         - name: tiny\n        context_window: 8000\n",
+    )
+    .unwrap();
+    let without_key = home.json(&["mcp", "servers"]);
+    let mut cmd = home.coyote();
+    cmd.args(["mcp", "servers", "--json"])
+        .env("SMALL_MODEL_KEY", "sk-test");
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let with_key: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        without_key[0]["max_result_bytes"], with_key[0]["max_result_bytes"],
+        "without the key: {without_key:#}\nwith it: {with_key:#}"
+    );
+    let bytes = with_key[0]["max_result_bytes"].as_u64().unwrap();
+    assert!(
+        bytes < 51_200,
+        "an 8,000-token window gets a small budget: {bytes}"
+    );
+}

@@ -21,6 +21,7 @@ mod lazy;
 mod legacy_sse;
 mod markdown;
 mod mentions;
+mod narrow;
 mod oauth;
 mod progress;
 mod project_files;
