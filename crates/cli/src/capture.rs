@@ -6,6 +6,7 @@
 //! a capture: they go to the process's stderr.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 tokio::task_local! {
@@ -40,6 +41,10 @@ pub async fn capture<F: Future>(work: F) -> (F::Output, Captured) {
     (output, captured)
 }
 
+/// Whether the process's stdout is in the middle of a line (its last byte written was not a
+/// line end): [`end_stdout_line`] ends it.
+static STDOUT_MID_LINE: AtomicBool = AtomicBool::new(false);
+
 /// Writes `bytes` to stdout (flushed), or to the capture.
 pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
     if SINK
@@ -50,7 +55,18 @@ pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
     }
     let mut out = std::io::stdout().lock();
     out.write_all(bytes)?;
+    if let Some(last) = bytes.last() {
+        STDOUT_MID_LINE.store(*last != b'\n', Ordering::Relaxed);
+    }
     out.flush()
+}
+
+/// Ends stdout's current line when the output so far stopped in the middle of one: between
+/// the commands of a batch, so that one command's text never runs into the next's.
+pub fn end_stdout_line() {
+    if STDOUT_MID_LINE.load(Ordering::Relaxed) {
+        let _ = write_stdout(b"\n");
+    }
 }
 
 /// Writes `bytes` to stderr (flushed), or to the capture; a failing stderr is ignored.

@@ -13,6 +13,7 @@ mod client;
 mod coerce;
 mod exit;
 mod help_cmd;
+mod line_reader;
 mod logging;
 mod markdown;
 mod mcp_cmd;

@@ -284,3 +284,58 @@ fn the_documented_workflow_file_runs_against_the_example_config() {
         "The sum of 2 and 3 is 5."
     );
 }
+
+/// A huge line and a line that is not UTF-8 are each reported with their line number and
+/// skipped; the batch goes on with the next line. Before, the first invalid line ended the
+/// batch ("stream did not contain valid UTF-8", no line number) and a long line was held whole.
+#[test]
+fn an_oversized_or_invalid_line_is_reported_by_number_and_the_batch_goes_on() {
+    let (home, _scenario) = fake_home();
+    let mut input = b"call fake echo message=one\n".to_vec();
+    input.extend(std::iter::repeat_n(b'x', 5 * 1024 * 1024));
+    input.extend(b"\ncall fake echo message=\xff\xfe\ncall fake echo message=four\n");
+    let out = home
+        .coyote()
+        .args(["mcp", "batch"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("one") && stdout.contains("four"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("line 2: 5242880 bytes is longer than a batch line may be"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("line 3: not valid UTF-8"), "{stderr}");
+}
+
+/// Text that does not end its line (a resource read) gets a line end before the next
+/// command's output, so two reads do not run together.
+#[test]
+fn text_without_a_line_end_does_not_run_into_the_next_command() {
+    let home = Home::new();
+    let scenario = Scenario::builder()
+        .resource(
+            "fake://bare",
+            "bare",
+            ResourceBody::Text {
+                text: "no line end".into(),
+            },
+        )
+        .write_to(home.path())
+        .unwrap();
+    home.write_servers(json!({ "fake": scenario.mcp_json_entry() }));
+    let (code, out, err) = batch(&home, &[], "read fake fake://bare\nread fake fake://bare\n");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "no line end\nno line end\n");
+    // Alone and piped, the exact bytes are kept.
+    let (code, out, _) = home.run(&["mcp", "read", "fake", "fake://bare"]);
+    assert_eq!((code, out.as_str()), (0, "no line end"));
+}

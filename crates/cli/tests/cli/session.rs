@@ -560,3 +560,77 @@ fn runner<'a>(home: &'a Home, run_dir: &'a Path) -> impl Fn(&[&str]) -> (i32, St
         )
     }
 }
+
+/// Without `$XDG_RUNTIME_DIR`, the socket directory is a fresh, randomly named one recorded in
+/// the state dir: another user who creates `$TMPDIR/coyote-$UID` first no longer blocks
+/// `session start` (before, it failed with "is not private to you").
+#[test]
+fn without_a_runtime_dir_a_directory_made_by_someone_else_does_not_block_the_session() {
+    let f = Fixture::new("fake");
+    let tmp = f.home.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let uid = std::fs::metadata(f.home.path()).unwrap().uid();
+    let squatted = tmp.join(format!("coyote-{uid}"));
+    std::fs::create_dir(&squatted).unwrap();
+    std::fs::set_permissions(&squatted, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let run = |args: &[&str]| {
+        let out = f
+            .home
+            .coyote()
+            .env("TMPDIR", &tmp)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, err) = run(&["mcp", "session", "start"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["mcp", "session", "status", "--json"]);
+    let stop = run(&["mcp", "session", "stop"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(stop.0, 0, "{}", stop.2);
+    let status: Value = serde_json::from_str(&out).unwrap();
+    let socket = PathBuf::from(status["socket"].as_str().unwrap());
+    let dir = socket.parent().unwrap();
+    assert_eq!(dir.parent(), Some(tmp.as_path()), "{status:#}");
+    assert_ne!(dir, squatted.as_path());
+    let meta = std::fs::metadata(dir).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o700);
+    let recorded = std::fs::read_to_string(f.home.path().join("state/session-dir")).unwrap();
+    assert_eq!(Path::new(&recorded), dir);
+}
+
+/// A client's message over 4 MiB is refused without being held, and the daemon goes on
+/// serving (before, it buffered a frame of any size: 2 GiB → 2.1 GB RSS).
+#[test]
+fn an_oversized_message_is_refused_and_the_daemon_goes_on() {
+    use std::io::{BufRead, Write};
+    let f = Fixture::new("fake");
+    let _session = f.start(&[]);
+    let (_, status) = f.status();
+    let socket = PathBuf::from(status["socket"].as_str().unwrap());
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    let mut line = vec![b'x'; 5 * 1024 * 1024];
+    line.push(b'\n');
+    stream.write_all(&line).unwrap();
+    let mut answer = String::new();
+    std::io::BufReader::new(&stream)
+        .read_line(&mut answer)
+        .unwrap();
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["exit"], 2, "{answer}");
+    assert!(
+        answer["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("longer than the 4194304-byte limit"),
+        "{answer}"
+    );
+    let (code, out, err) = f.run(&["mcp", "call", "fake", "echo", "message=still"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("still"), "{out}");
+}

@@ -19,6 +19,17 @@ pub struct Entry {
     pub words: Vec<String>,
 }
 
+impl Entry {
+    /// A line that cannot be read as a command (exit 2 with `message`).
+    pub fn rejected(number: usize, message: String) -> Entry {
+        Entry {
+            id: Value::from(number),
+            parsed: Err(Rejected::Usage(message)),
+            words: Vec::new(),
+        }
+    }
+}
+
 /// A line that is not a command to run.
 #[derive(Debug)]
 pub enum Rejected {

@@ -13,12 +13,13 @@ mod line;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufRead, BufReader};
 
 use super::pool::ServerPool;
 use crate::args::{GlobalArgs, McpCommand};
 use crate::capture::{Captured, capture};
 use crate::exit::{CliError, CliResult};
+use crate::line_reader;
 
 /// The options of `coyote mcp batch`.
 #[derive(Debug)]
@@ -58,25 +59,42 @@ async fn open(file: Option<&std::path::Path>) -> CliResult<Box<dyn AsyncBufRead 
 
 async fn run_lines(
     pool: &mut ServerPool<'_>,
-    input: Box<dyn AsyncBufRead + Unpin>,
+    mut input: Box<dyn AsyncBufRead + Unpin>,
     options: &BatchOptions,
 ) -> CliResult {
-    let mut lines = input.lines();
-    let mut number = 0;
+    let mut number: usize = 0;
     let mut highest = crate::exit::CODE_OK;
-    while let Some(text) = lines
-        .next_line()
+    while let Some(read) = line_reader::next_line(&mut input, line_reader::MAX_LINE_BYTES)
         .await
         .map_err(|e| CliError::failure(format!("cannot read the batch: {e}")))?
     {
-        number += 1;
-        let Some(entry) = line::entry(number, &text) else {
+        number = number.saturating_add(1);
+        let entry = match read {
+            line_reader::Line::Text(text) => line::entry(number, &text),
+            line_reader::Line::TooLong { bytes } => Some(line::Entry::rejected(
+                number,
+                format!(
+                    "line {number}: {bytes} bytes is longer than a batch line may be ({} bytes); \
+                     it was skipped",
+                    line_reader::MAX_LINE_BYTES
+                ),
+            )),
+            line_reader::Line::NotUtf8 => Some(line::Entry::rejected(
+                number,
+                format!("line {number}: not valid UTF-8; it was skipped"),
+            )),
+        };
+        let Some(entry) = entry else {
             continue;
         };
         let code = if options.json {
             run_json(pool, entry).await?
         } else {
-            run_entry(pool, entry.parsed, &entry.words).await
+            let code = run_entry(pool, entry.parsed, &entry.words).await;
+            // Text that did not end its line (a resource read) must not run into the next
+            // command's output.
+            crate::capture::end_stdout_line();
+            code
         };
         highest = highest.max(code);
         if code != crate::exit::CODE_OK && options.fail_fast {

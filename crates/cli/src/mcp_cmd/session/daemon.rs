@@ -53,8 +53,7 @@ pub async fn serve(
 ) -> CliResult {
     let global: &'static GlobalArgs = Box::leak(Box::new(global));
     let paths: &'static coyote_config::ConfigPaths = Box::leak(Box::new(paths));
-    wire::private_dir()?;
-    let socket = wire::socket_path(paths.config_dir());
+    let socket = wire::private_dir(paths)?.join(wire::socket_name(paths.config_dir()));
     let listener = bind(&socket).await?;
     let config = crate::setup::load_mcp(global, paths)?;
     let forwarder = Arc::new(Forwarder::default());
@@ -164,9 +163,17 @@ impl Daemon {
         self.busy.fetch_add(1, Ordering::AcqRel);
         let (read, mut write) = stream.into_split();
         let mut reader = BufReader::new(read);
-        let response = match wire::read::<Request>(&mut reader).await {
+        let response = match wire::read::<Request>(&mut reader, wire::Bound::Request).await {
             Ok(Some(request)) => self.answer(request, reader, &mut write).await,
-            _ => None,
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!("a client's request was refused: {e}");
+                Some(Response::Done {
+                    exit: crate::exit::CODE_USAGE,
+                    stdout: String::new(),
+                    stderr: format!("coyote: the session daemon refused the request: {e}\n"),
+                })
+            }
         };
         if let Some(response) = response {
             let _ = wire::write(&mut write, &response).await;
@@ -202,7 +209,9 @@ impl Daemon {
                 // The client's next lines are answers; its end of the stream means it left.
                 let (lines_tx, mut lines) = mpsc::unbounded_channel::<Request>();
                 let read_lines = tokio::spawn(async move {
-                    while let Ok(Some(line)) = wire::read::<Request>(&mut reader).await {
+                    while let Ok(Some(line)) =
+                        wire::read::<Request>(&mut reader, wire::Bound::Request).await
+                    {
                         if lines_tx.send(line).is_err() {
                             break;
                         }

@@ -47,17 +47,19 @@ pub async fn run(
 
 /// One request to the daemon of `paths`; `None` when none answers.
 async fn ask(paths: &coyote_config::ConfigPaths, request: &Request) -> Option<Response> {
-    let socket = wire::socket_path(paths.config_dir());
+    let socket = wire::socket_path(paths)?;
     let stream = UnixStream::connect(&socket).await.ok()?;
     let (read, mut write) = stream.into_split();
     wire::write(&mut write, request).await.ok()?;
-    wire::read(&mut BufReader::new(read)).await.ok()?
+    wire::read(&mut BufReader::new(read), wire::Bound::Response)
+        .await
+        .ok()?
 }
 
 /// Starts the daemon detached (its own process group, no terminal streams) and waits until it
 /// answers with its servers started.
 async fn start(paths: &coyote_config::ConfigPaths) -> CliResult {
-    wire::private_dir()?;
+    wire::private_dir(paths)?;
     if let Some(Response::Status(s)) = ask(paths, &Request::Status).await {
         crate::term::note_line(&format!("a session is already running (pid {})", s.pid));
         return Ok(());
@@ -132,7 +134,7 @@ async fn stop(paths: &coyote_config::ConfigPaths) -> CliResult {
 
 /// What the daemon serves; exit 1 when none is running.
 async fn status(paths: &coyote_config::ConfigPaths, json: bool) -> CliResult {
-    let socket = wire::socket_path(paths.config_dir());
+    let socket = wire::socket_path(paths);
     let Some(Response::Status(s)) = ask(paths, &Request::Status).await else {
         if json {
             crate::output::print_json(&serde_json::json!({ "running": false, "socket": socket }))?;
@@ -164,8 +166,12 @@ async fn status(paths: &coyote_config::ConfigPaths, json: bool) -> CliResult {
 /// The socket of a daemon that may serve `paths`' config dir: it exists in the private
 /// directory. The common case, no daemon, costs one stat.
 pub fn daemon_socket(paths: &coyote_config::ConfigPaths) -> Option<std::path::PathBuf> {
-    let socket = wire::socket_path(paths.config_dir());
-    (socket.exists() && wire::check_private(&wire::socket_dir()).is_ok()).then_some(socket)
+    let socket = wire::socket_path(paths)?;
+    (socket.exists()
+        && socket
+            .parent()
+            .is_some_and(|dir| wire::check_private(dir).is_ok()))
+    .then_some(socket)
 }
 
 /// Tells the daemon serving `paths`' config dir, if one runs, to start `server` afresh on
@@ -238,7 +244,7 @@ async fn route_argv(
     let answer = super::until_signal(async {
         let mut reader = BufReader::new(read);
         loop {
-            match wire::read(&mut reader).await {
+            match wire::read(&mut reader, wire::Bound::Response).await {
                 // A server asks during the command: this terminal asks the user.
                 Ok(Some(Response::Question { id, question })) => {
                     let answer = forward::ask_here(question).await;

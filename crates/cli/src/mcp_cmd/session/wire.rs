@@ -13,47 +13,121 @@ use crate::args::GlobalArgs;
 use crate::exit::{CliError, CliResult};
 use crate::term::caps::{Caps, Ttys};
 
-/// The directory holding the sockets: `$XDG_RUNTIME_DIR/coyote`, else `$TMPDIR/coyote-$UID`,
-/// else `/tmp/coyote-$UID`.
-pub fn socket_dir() -> PathBuf {
-    socket_dir_for(
-        &|name| std::env::var_os(name),
-        rustix::process::getuid().as_raw(),
-    )
+/// The file in the state dir that records the socket directory made when there is no
+/// `$XDG_RUNTIME_DIR` (a fresh, randomly named directory under `$TMPDIR` or `/tmp`, so no other
+/// user can create it first).
+const RECORD: &str = "session-dir";
+
+/// The directory holding the sockets, when one is known: `$XDG_RUNTIME_DIR/coyote`, else the
+/// directory recorded in the state dir by the first `session start`.
+pub fn socket_dir(state_dir: &Path) -> Option<PathBuf> {
+    socket_dir_for(&|name| std::env::var_os(name), state_dir)
 }
 
-/// [`socket_dir`] for an environment lookup and a uid (pure).
-fn socket_dir_for(env: &dyn Fn(&str) -> Option<std::ffi::OsString>, uid: u32) -> PathBuf {
-    let var = |name: &str| env(name).filter(|v| !v.is_empty());
-    if let Some(runtime) = var("XDG_RUNTIME_DIR") {
-        return PathBuf::from(runtime).join("coyote");
+/// [`socket_dir`] for an environment lookup (pure but for reading the record).
+fn socket_dir_for(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    state_dir: &Path,
+) -> Option<PathBuf> {
+    if let Some(runtime) = env("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(runtime).join("coyote"));
     }
-    let tmp = var("TMPDIR").map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
-    tmp.join(format!("coyote-{uid}"))
+    let recorded = std::fs::read_to_string(state_dir.join(RECORD)).ok()?;
+    Some(PathBuf::from(recorded.trim_end_matches('\n'))).filter(|p| p.is_absolute())
 }
 
-/// The socket of the daemon serving `config_dir`.
-pub fn socket_path(config_dir: &Path) -> PathBuf {
+/// The socket of the daemon serving `paths`' config dir, when a socket directory is known.
+pub fn socket_path(paths: &coyote_config::ConfigPaths) -> Option<PathBuf> {
+    socket_dir(paths.state_dir()).map(|dir| dir.join(socket_name(paths.config_dir())))
+}
+
+/// The socket's file name: a hash of the canonical config dir.
+pub fn socket_name(config_dir: &Path) -> String {
     let dir = std::fs::canonicalize(config_dir).unwrap_or_else(|_| config_dir.to_owned());
     let digest = Sha256::digest(dir.as_os_str().as_encoded_bytes());
-    socket_dir().join(format!("{}.sock", &hex(&digest)[..24]))
+    format!("{}.sock", &hex(&digest)[..24])
 }
 
-/// Creates the socket directory (0700) if needed and checks that it is ours and private.
-pub fn private_dir() -> CliResult<PathBuf> {
-    let dir = socket_dir();
-    if let Err(e) = std::fs::DirBuilder::new()
+/// The socket directory, made if needed, and checked to be ours and private.
+/// `$XDG_RUNTIME_DIR/coyote` is created 0700 (the runtime dir is the user's own); without it,
+/// the recorded directory is used while it is private to us, else a fresh one is made with a
+/// name nobody can guess or take first (`create` fails on an existing path) and recorded.
+pub fn private_dir(paths: &coyote_config::ConfigPaths) -> CliResult<PathBuf> {
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(runtime) = env("XDG_RUNTIME_DIR") {
+        let dir = PathBuf::from(runtime).join("coyote");
+        if let Err(e) = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+        {
+            return Err(CliError::failure(format!(
+                "cannot create {}: {e}",
+                dir.display()
+            )));
+        }
+        check_private(&dir)?;
+        return Ok(dir);
+    }
+    if let Some(dir) = socket_dir_for(&|_| None, paths.state_dir()) {
+        match check_private(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if dir.exists() => crate::term::warning_line(&format!(
+                "{}; using a new directory for the session socket",
+                e
+            )),
+            Err(_) => {}
+        }
+    }
+    let tmp = env("TMPDIR").map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+    let dir = fresh_dir(&tmp)?;
+    let state = paths.state_dir();
+    let recorded = std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
-        .create(&dir)
-    {
+        .create(state)
+        .and_then(|()| std::fs::write(state.join(RECORD), dir.as_os_str().as_encoded_bytes()));
+    if let Err(e) = recorded {
+        let _ = std::fs::remove_dir(&dir);
         return Err(CliError::failure(format!(
-            "cannot create {}: {e}",
-            dir.display()
+            "cannot record the session directory in {}: {e}",
+            state.display()
         )));
     }
-    check_private(&dir)?;
     Ok(dir)
+}
+
+/// A new 0700 directory `coyote-UID-RANDOM` under `tmp` that did not exist before.
+fn fresh_dir(tmp: &Path) -> CliResult<PathBuf> {
+    let uid = rustix::process::getuid().as_raw();
+    for attempt in 0u32..16 {
+        let seed = format!(
+            "{}:{:?}:{attempt}:{:p}",
+            std::process::id(),
+            std::time::SystemTime::now(),
+            &attempt
+        );
+        let random = &hex(&Sha256::digest(seed.as_bytes()))[..12];
+        let dir = tmp.join(format!("coyote-{uid}-{random}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {
+                check_private(&dir)?;
+                return Ok(dir);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(CliError::failure(format!(
+                    "cannot create a directory for the session socket in {}: {e}; set \
+                     XDG_RUNTIME_DIR or TMPDIR to a directory of yours",
+                    tmp.display()
+                )));
+            }
+        }
+    }
+    Err(CliError::failure(format!(
+        "cannot create a directory for the session socket in {}: every name tried exists",
+        tmp.display()
+    )))
 }
 
 /// `path` is owned by this user and nobody else may enter or read it.
@@ -226,18 +300,39 @@ pub struct ServerLine {
     pub state: String,
 }
 
-/// Reads one JSON line; `None` at the end of the stream.
+/// How long a message may be.
+#[derive(Debug, Clone, Copy)]
+pub enum Bound {
+    /// A client's request or answer, read by the daemon: at most
+    /// [`crate::line_reader::MAX_LINE_BYTES`] (a command line, a form's answer).
+    Request,
+    /// The daemon's response, read by the client: a command's whole output (this user's own
+    /// daemon, so only the memory it already holds bounds it).
+    Response,
+}
+
+/// Reads one JSON line of at most `bound`; `None` at the end of the stream. A longer line is
+/// skipped without being held and is an `InvalidData` error.
 pub async fn read<T: serde::de::DeserializeOwned>(
     reader: &mut (impl tokio::io::AsyncBufRead + Unpin),
+    bound: Bound,
 ) -> std::io::Result<Option<T>> {
-    use tokio::io::AsyncBufReadExt;
-    let mut line = String::new();
-    if reader.read_line(&mut line).await? == 0 {
-        return Ok(None);
+    use crate::line_reader::{Line, MAX_LINE_BYTES, next_line};
+    let invalid = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidData, message);
+    let max = match bound {
+        Bound::Request => MAX_LINE_BYTES,
+        Bound::Response => usize::MAX,
+    };
+    match next_line(reader, max).await? {
+        None => Ok(None),
+        Some(Line::Text(line)) => serde_json::from_str(&line)
+            .map(Some)
+            .map_err(|e| invalid(e.to_string())),
+        Some(Line::TooLong { bytes }) => Err(invalid(format!(
+            "a message of {bytes} bytes is longer than the {max}-byte limit"
+        ))),
+        Some(Line::NotUtf8) => Err(invalid("a message that is not UTF-8".to_owned())),
     }
-    serde_json::from_str(&line)
-        .map(Some)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 /// Writes one JSON line.
@@ -258,35 +353,51 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_socket_dir_is_the_runtime_dir_else_tmpdir_else_tmp_with_the_uid() {
-        let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                vars.iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| std::ffi::OsString::from(v))
-            }
+    fn the_socket_dir_is_the_runtime_dir_else_the_recorded_one() {
+        let state = tempfile_dir();
+        let runtime = |name: &str| {
+            (name == "XDG_RUNTIME_DIR").then(|| std::ffi::OsString::from("/run/user/7"))
         };
-        let both = env(&[("XDG_RUNTIME_DIR", "/run/user/7"), ("TMPDIR", "/var/tmp")]);
         assert_eq!(
-            socket_dir_for(&both, 7),
-            PathBuf::from("/run/user/7/coyote")
+            socket_dir_for(&runtime, &state),
+            Some(PathBuf::from("/run/user/7/coyote"))
         );
-        let tmpdir = env(&[("XDG_RUNTIME_DIR", ""), ("TMPDIR", "/var/tmp")]);
+        let none = |_: &str| None;
+        assert_eq!(socket_dir_for(&none, &state), None, "nothing recorded yet");
+        std::fs::write(state.join(RECORD), "/tmp/coyote-7-abc").unwrap();
         assert_eq!(
-            socket_dir_for(&tmpdir, 7),
-            PathBuf::from("/var/tmp/coyote-7")
+            socket_dir_for(&none, &state),
+            Some(PathBuf::from("/tmp/coyote-7-abc"))
         );
-        assert_eq!(
-            socket_dir_for(&env(&[]), 1000),
-            PathBuf::from("/tmp/coyote-1000")
-        );
+        std::fs::write(state.join(RECORD), "relative").unwrap();
+        assert_eq!(socket_dir_for(&none, &state), None, "only absolute paths");
+        let _ = std::fs::remove_dir_all(&state);
+    }
+
+    #[test]
+    fn a_fresh_dir_is_new_private_and_never_one_that_exists() {
+        let tmp = tempfile_dir();
+        let a = fresh_dir(&tmp).unwrap();
+        let b = fresh_dir(&tmp).unwrap();
+        assert_ne!(a, b);
+        let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("coyote-wire-test-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 
     #[test]
     fn a_socket_is_named_by_its_config_dir() {
-        let a = socket_path(Path::new("/nonexistent/a"));
-        assert_eq!(a, socket_path(Path::new("/nonexistent/a")));
-        assert_ne!(a, socket_path(Path::new("/nonexistent/b")));
-        assert_eq!(a.parent(), Some(socket_dir().as_path()));
+        let a = socket_name(Path::new("/nonexistent/a"));
+        assert_eq!(a, socket_name(Path::new("/nonexistent/a")));
+        assert_ne!(a, socket_name(Path::new("/nonexistent/b")));
+        assert!(a.ends_with(".sock") && a.len() == 29, "{a}");
     }
 }
