@@ -1,5 +1,7 @@
 //! Opening a URL in the user's browser, for every flow that sends the user to a web page (URL
-//! elicitation; OAuth sign-in can use the same rules). `$BROWSER` is a `:`-separated list of
+//! elicitation, OAuth sign-in), with one rule for what may be opened: `https`, or plain `http`
+//! to this computer (127.0.0.0/8, `::1`, `localhost`) — never `javascript:`, `file:`, `data:`,
+//! custom schemes or plain http across the network ([`openable_origin`]). `$BROWSER` is a `:`-separated list of
 //! commands; each runs without a shell, split on white space, with `%s` replaced by the URL (or
 //! the URL appended as the last argument when there is no `%s`); the first that starts wins.
 //! Without `$BROWSER`: `xdg-open` (Linux) or `open` (macOS). A browser that does not start is
@@ -8,6 +10,47 @@
 //! Ground floor: imports no other module of the crate.
 
 use std::process::{Command, Stdio};
+
+/// Why a URL is not opened in a browser.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotOpenable {
+    /// Not a URL at all.
+    #[error("it is not a valid URL")]
+    Invalid,
+    /// A scheme other than http(s).
+    #[error("its scheme `{0}:` is not https")]
+    Scheme(String),
+    /// Plain http to another computer.
+    #[error(
+        "it is plain http to {0}, which is not this computer (only https is opened, or http to 127.0.0.1, ::1 or localhost)"
+    )]
+    PlainHttp(String),
+}
+
+/// The origin (`https://example.com:8443`) of a URL that may be opened in a browser — what the
+/// user should check before opening it — or why it may not be.
+pub fn openable_origin(url: &str) -> Result<String, NotOpenable> {
+    let parsed = reqwest::Url::parse(url).map_err(|_| NotOpenable::Invalid)?;
+    let host = parsed.host();
+    let loopback = match &host {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match parsed.scheme() {
+        "https" if host.is_some() => {}
+        "http" if loopback => {}
+        "http" => {
+            return Err(NotOpenable::PlainHttp(
+                host.map_or_else(String::new, |h| h.to_string()),
+            ));
+        }
+        "https" => return Err(NotOpenable::Invalid),
+        other => return Err(NotOpenable::Scheme(other.to_owned())),
+    }
+    Ok(parsed.origin().ascii_serialization())
+}
 
 /// The commands to try, in order: `$BROWSER`'s entries (`browser_env` is its value), else the
 /// platform's opener.
@@ -44,8 +87,12 @@ pub fn with_url(command: &[String], url: &str) -> Vec<String> {
 }
 
 /// Starts the first of `browsers` that starts, with `url`; returns its program, or `None`
-/// when none started. The browser is never waited for (a thread reaps it).
+/// when none started or the URL may not be opened ([`openable_origin`]). The browser is never waited for (a thread reaps it).
 pub fn open_with(browsers: &[Vec<String>], url: &str) -> Option<String> {
+    if let Err(why) = openable_origin(url) {
+        tracing::warn!("not opening a page in the browser: {why}");
+        return None;
+    }
     for command in browsers {
         let words = with_url(command, url);
         let Some((program, args)) = words.split_first() else {
@@ -129,6 +176,50 @@ mod tests {
         );
         assert_eq!(
             open_with(&[vec!["/nonexistent/b".to_owned()]], "http://x"),
+            None
+        );
+    }
+
+    #[test]
+    fn only_https_or_http_to_this_computer_is_opened() {
+        assert_eq!(
+            openable_origin("https://user:pw@pay.example.com:8443/x?y=1"),
+            Ok("https://pay.example.com:8443".to_owned())
+        );
+        for ok in [
+            "http://127.0.0.1:8080/cb",
+            "http://127.1.2.3/",
+            "http://localhost:3000/authorize",
+            "http://[::1]:9/a",
+        ] {
+            assert!(openable_origin(ok).is_ok(), "{ok}");
+        }
+        for (bad, why) in [
+            (
+                "javascript:alert(1)",
+                NotOpenable::Scheme("javascript".into()),
+            ),
+            ("file:///etc/passwd", NotOpenable::Scheme("file".into())),
+            (
+                "data:text/html,<b>x</b>",
+                NotOpenable::Scheme("data".into()),
+            ),
+            ("vscode://open?x", NotOpenable::Scheme("vscode".into())),
+            (
+                "http://auth.example.com/authorize",
+                NotOpenable::PlainHttp("auth.example.com".into()),
+            ),
+            (
+                "http://192.168.1.10/a",
+                NotOpenable::PlainHttp("192.168.1.10".into()),
+            ),
+            ("not a url", NotOpenable::Invalid),
+        ] {
+            assert_eq!(openable_origin(bad), Err(why), "{bad}");
+        }
+        // A refused URL is never handed to a browser.
+        assert_eq!(
+            open_with(&[vec!["true".to_owned()]], "file:///etc/passwd"),
             None
         );
     }

@@ -33,6 +33,9 @@ pub enum Misbehaviour {
     TokenEndpointGarbage,
     /// Everything works, but `/mcp` answers 401 even with the token it issued.
     Loops401,
+    /// The metadata names this `authorization_endpoint` (a `javascript:` or `file:` URL, plain
+    /// http to another computer): the page a client must never open.
+    AuthorizationEndpoint(&'static str),
 }
 
 #[derive(Clone)]
@@ -126,7 +129,10 @@ async fn server_metadata(State(app): State<App>) -> Response {
     let base = &app.base;
     axum::Json(json!({
         "issuer": base,
-        "authorization_endpoint": format!("{base}/authorize"),
+        "authorization_endpoint": match app.misbehaviour {
+            Misbehaviour::AuthorizationEndpoint(url) => url.to_owned(),
+            _ => format!("{base}/authorize"),
+        },
         "token_endpoint": format!("{base}/token"),
         "registration_endpoint": format!("{base}/register"),
         "response_types_supported": ["code"],
@@ -175,7 +181,9 @@ async fn token(State(app): State<App>, _headers: HeaderMap) -> Response {
             "<html><body>maintenance</body></html>",
         )
             .into_response(),
-        Misbehaviour::MalformedMetadata | Misbehaviour::Loops401 => axum::Json(json!({
+        Misbehaviour::MalformedMetadata
+        | Misbehaviour::Loops401
+        | Misbehaviour::AuthorizationEndpoint(_) => axum::Json(json!({
             "access_token": CANARIES[1],
             "refresh_token": CANARIES[2],
             "token_type": "Bearer",

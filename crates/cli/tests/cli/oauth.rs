@@ -610,3 +610,47 @@ fn a_login_line_of_a_batch_is_used_by_the_next_lines() {
         "the call after the login line still met the old state:\n{out}\n{err}"
     );
 }
+
+/// `coyote mcp login` opens the sign-in page only under the rule for any page a server asks
+/// to open: https, or http to this computer. Before, it handed `javascript:`, `file:`,
+/// custom-scheme and plain-http-across-the-network URLs to the browser.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_never_opens_a_sign_in_page_that_is_not_https_or_loopback() {
+    use std::os::unix::fs::PermissionsExt;
+    for endpoint in [
+        "javascript:alert(document.cookie)",
+        "file:///etc/passwd",
+        "data:text/html,<script>alert(1)</script>",
+        "x-launcher://run?cmd=sh",
+        "http://auth.example.com/authorize",
+    ] {
+        let fake = FakeOAuthServer::start(Misbehaviour::AuthorizationEndpoint(endpoint))
+            .await
+            .unwrap();
+        let home = Home::new();
+        home.write_servers(json!({"bad": {"url": fake.url()}}));
+        let opened = home.path().join("opened");
+        let browser = home.path().join("browser.sh");
+        std::fs::write(
+            &browser,
+            format!("#!/bin/sh\necho \"$1\" >> '{}'\n", opened.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (code, _out, err) = run_with_browser_async(
+            &home,
+            browser.to_str().unwrap(),
+            &[],
+            &["mcp", "login", "bad"],
+        )
+        .await;
+        assert_eq!(code, 1, "{endpoint}: {err}");
+        assert!(err.contains("is not opened"), "{endpoint}: {err}");
+        assert_sentence(&err);
+        assert!(
+            !opened.exists(),
+            "{endpoint} was handed to the browser: {:?}",
+            std::fs::read_to_string(&opened)
+        );
+    }
+}

@@ -34,13 +34,10 @@ pub struct UrlElicitationRequest {
 
 impl UrlElicitationRequest {
     /// The URL's origin (`https://example.com:8443`), what the user should check before
-    /// opening it; `None` when the URL cannot be parsed or is not http(s).
+    /// opening it; `None` when it may not be opened: not https, nor http to this computer
+    /// ([`crate::browser::openable_origin`]).
     pub fn origin(&self) -> Option<String> {
-        let url = reqwest::Url::parse(&self.url).ok()?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return None;
-        }
-        Some(url.origin().ascii_serialization())
+        crate::browser::openable_origin(&self.url).ok()
     }
 }
 

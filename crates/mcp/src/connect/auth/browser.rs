@@ -84,6 +84,14 @@ impl PendingSignIn for BrowserSignIn {
     ) -> BoxFuture<'static, Result<RedirectParams, AuthFailure>> {
         Box::pin(async move {
             let url = &prompt.authorization_url;
+            // The authorization server chose this URL: the same rule as a server's page to
+            // open (no javascript:, file:, custom schemes, or plain http across the network).
+            if let Err(why) = crate::browser::openable_origin(url) {
+                let shown: String = url.chars().take(200).collect();
+                return Err(AuthFailure::Unusable {
+                    detail: format!("its sign-in page {shown} is not opened: {why}"),
+                });
+            }
             (self.notice)(&format!(
                 "Sign in to MCP server '{}': open this URL in a browser (waiting for the \
                  redirect to {}):\n  {url}",
@@ -138,14 +146,14 @@ mod tests {
             ],
         ];
         assert_eq!(
-            open_with(&browsers, "http://x/?a=1&b=2").as_deref(),
+            open_with(&browsers, "https://x/?a=1&b=2").as_deref(),
             Some("sh")
         );
         for _ in 0..100 {
             if let Ok(text) = std::fs::read_to_string(&out)
                 && !text.is_empty()
             {
-                assert_eq!(text.trim(), "http://x/?a=1&b=2");
+                assert_eq!(text.trim(), "https://x/?a=1&b=2");
                 return;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
