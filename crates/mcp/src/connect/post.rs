@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use futures::TryStreamExt;
 use futures::stream::BoxStream;
-use http::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderName, HeaderValue, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::model::{ErrorData, RequestId};
@@ -28,12 +28,12 @@ use rmcp::transport::common::http_header::{
     EVENT_STREAM_MIME_TYPE, HEADER_LAST_EVENT_ID, HEADER_SESSION_ID, JSON_MIME_TYPE,
 };
 use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, HttpStatusError, InsufficientScopeError, StreamableHttpClient,
-    StreamableHttpError, StreamableHttpPostResponse, StreamableHttpResponseLimits,
+    HttpStatusError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
 };
 use sse_stream::{Error as SseError, Sse};
 
-use super::auth::challenge_scope;
+use super::challenge;
 use super::line::too_large_error;
 use super::sse_limit::limited_events;
 
@@ -95,7 +95,7 @@ impl StatusClient {
         }
         let response = request.json(&message).send().await?;
         let status = response.status();
-        if let Some(challenge) = challenge(&response)? {
+        if let Some(challenge) = challenge::from_response(&response)? {
             return Err(challenge);
         }
         if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
@@ -109,31 +109,6 @@ impl StatusClient {
         }
         success(&message, response, limits).await
     }
-}
-
-/// A 401 or 403 with a `WWW-Authenticate` challenge: the error sign-in answers.
-fn challenge(response: &reqwest::Response) -> Result<Option<HttpError>, HttpError> {
-    let status = response.status();
-    if !matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
-        return Ok(None);
-    }
-    let Some(header) = response.headers().get(WWW_AUTHENTICATE) else {
-        return Ok(None);
-    };
-    let header = header
-        .to_str()
-        .map_err(|_| {
-            StreamableHttpError::UnexpectedServerResponse(Cow::Borrowed(
-                "invalid www-authenticate header value",
-            ))
-        })?
-        .to_owned();
-    Ok(Some(if status == StatusCode::UNAUTHORIZED {
-        StreamableHttpError::AuthRequired(AuthRequiredError::new(header))
-    } else {
-        let scope = challenge_scope(&header);
-        StreamableHttpError::InsufficientScope(InsufficientScopeError::new(header, scope))
-    }))
 }
 
 /// Whether `message` leaves nothing waiting for an answer.

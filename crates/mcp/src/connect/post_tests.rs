@@ -1,21 +1,6 @@
 use super::*;
 
 #[test]
-fn a_challenge_scope_is_read_quoted_or_not() {
-    assert_eq!(
-        challenge_scope(r#"Bearer error="insufficient_scope", scope="files:read files:write""#)
-            .as_deref(),
-        Some("files:read files:write")
-    );
-    assert_eq!(
-        challenge_scope("Bearer Scope=read:data, realm=x").as_deref(),
-        Some("read:data")
-    );
-    assert_eq!(challenge_scope("Bearer realm=x"), None);
-    assert_eq!(challenge_scope(r#"Bearer scope="unterminated"#), None);
-}
-
-#[test]
 fn media_types_compare_by_essence() {
     let v = |s: &'static str| HeaderValue::from_static(s);
     assert!(media_type_is(
@@ -81,7 +66,7 @@ fn list_tools_request() -> ClientJsonRpcMessage {
 }
 
 fn client() -> StatusClient {
-    crate::connect::http::install_crypto_provider();
+    lazy_tls::install_crypto_provider();
     StatusClient(reqwest::Client::new())
 }
 

@@ -4,7 +4,7 @@
 //! passing the challenge on (→ `needs-auth`) — and the request is sent again after new
 //! credentials. A 401/403 means the server did not process the request, so resending is safe.
 //! A failed sign-in travels to the caller as the payload of an I/O error (the transport's error
-//! type is rmcp's) and is recovered by [`super::classify`].
+//! type is rmcp's) and is recovered by `describe::classify_http`.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -20,9 +20,10 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Error as SseError, Sse};
 
+use crate::connect::challenge::Challenge;
 use crate::connect::post::StatusClient;
 
-use super::server_auth::{Attempts, Challenge, ServerAuth, Verdict, challenge_scope};
+use super::server_auth::{Attempts, ServerAuth, Verdict};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -51,7 +52,7 @@ impl SignInClient {
                 Ok(value) => return Ok(value),
                 Err(error) => error,
             };
-            let Some(challenge) = challenge(&error) else {
+            let Some(challenge) = Challenge::of(&error) else {
                 return Err(error);
             };
             match self.auth.answer(challenge, generation, &mut attempts).await {
@@ -63,26 +64,6 @@ impl SignInClient {
                 }
             }
         }
-    }
-}
-
-fn challenge(error: &HttpError) -> Option<Challenge> {
-    match error {
-        StreamableHttpError::AuthRequired(e) => Some(Challenge::Unauthorized {
-            header: e.www_authenticate_header.clone(),
-        }),
-        StreamableHttpError::InsufficientScope(e) => {
-            let scope = e
-                .required_scope
-                .clone()
-                .or_else(|| challenge_scope(&e.www_authenticate_header))
-                .unwrap_or_default();
-            Some(Challenge::InsufficientScope {
-                header: e.www_authenticate_header.clone(),
-                scope: scope.split_whitespace().map(str::to_owned).collect(),
-            })
-        }
-        _ => None,
     }
 }
 
