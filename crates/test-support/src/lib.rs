@@ -24,8 +24,6 @@ mod items;
 pub mod oauth_peers;
 pub mod peers;
 pub mod scenario;
-mod scenario_builder;
-mod scenario_file;
 mod server;
 pub mod sse_peers;
 pub mod structure;
@@ -47,5 +45,4 @@ pub use scenario::{
     ResourceSpec, ResourceUpdatesSpec, Scenario, ScenarioError, ServerNotice, Startup, StartupMode,
     TemplateSpec, ToolBehavior, ToolSpec,
 };
-pub use scenario_builder::ScenarioBuilder;
-pub use scenario_file::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioFile, fake_mcp_bin};
+pub use scenario::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioBuilder, ScenarioFile, fake_mcp_bin};
