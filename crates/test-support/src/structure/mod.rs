@@ -34,18 +34,15 @@ pub mod tokens;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use crate_rules::{
-    CrateEdge, CrateGraph, CrateRule, CrateRules, Reach, RuleViolation, RulesError,
-    check_crate_rules,
-};
+pub use crate_rules::{CrateRule, CrateRules, Reach, RuleViolation, RulesError, check_crate_rules};
 pub use cycle_baseline::{BaselineError, CycleBaseline, CycleFinding, FoundCycle, KnownCycle};
 pub use deps::{
     SourceFile, SourceRole, UnusedDependency, package_sources, path_roots, unused_dependencies,
 };
 pub use graph::{AllowedUpward, Cycle, CycleEdge, EdgeSite, FloorViolation, Floors, ModuleGraph};
 pub use metadata::{
-    DepKind, Dependency, Metadata, MetadataError, Node, NodeDep, NodeDepKind, Package, Resolve,
-    RustVersion, Target,
+    CrateEdge, CrateGraph, DepKind, Dependency, Metadata, MetadataError, Node, NodeDep,
+    NodeDepKind, Package, Resolve, RustVersion, Target,
 };
 pub use modules::{scan_crate, scan_folders};
 
