@@ -56,7 +56,7 @@ pub(crate) async fn transport(
     if !uses_oauth(spec) {
         return Ok(HttpTransport::Plain(
             StreamableHttpClientTransport::with_client(
-                RestartAware::new(StatusClient(http_client()), generations),
+                RestartAware::new(StatusClient::new(http_client()), generations),
                 config,
             ),
         ));
@@ -111,7 +111,7 @@ pub(crate) async fn sse_transport(
     if !uses_oauth(spec) {
         let transport = sse::open(
             server,
-            requests(StatusClient(http_client()), &config, max_message_bytes),
+            requests(StatusClient::new(http_client()), &config, max_message_bytes),
             errors.clone(),
         )
         .await

@@ -12,6 +12,7 @@ mod challenge;
 mod describe;
 mod groups;
 pub mod http;
+mod layered;
 pub mod line;
 pub(crate) mod post;
 mod remote;

@@ -1,3 +1,5 @@
+use rmcp::transport::streamable_http_client::StreamableHttpClient;
+
 use super::*;
 
 #[test]
@@ -67,7 +69,7 @@ fn list_tools_request() -> ClientJsonRpcMessage {
 
 fn client() -> StatusClient {
     lazy_tls::install_crypto_provider();
-    StatusClient(reqwest::Client::new())
+    StatusClient::new(reqwest::Client::new())
 }
 
 async fn post_to(url: String, session: Option<&str>) -> PostResult {

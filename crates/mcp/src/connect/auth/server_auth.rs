@@ -80,7 +80,7 @@ impl ServerAuth {
         let cell = RecordCell::load(store_key(http), store).await?;
         let journal = Journal::default();
         let manager = fresh_manager(&http.url, &cell, &journal).await?;
-        let client = AuthClient::new(StatusClient(reqwest::Client::new()), manager);
+        let client = AuthClient::new(StatusClient::new(reqwest::Client::new()), manager);
         let auth = ServerAuth {
             server: server.to_owned(),
             url: http.url.clone(),
