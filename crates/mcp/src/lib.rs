@@ -7,6 +7,9 @@
 //! ground `server`, `catalog`, `error`, `content`, `schema_check`, `browser`; transport `connect`, `convert`,
 //! `client_handler`, `activity`; one server's conversation `handle`, `listing`; the runtime
 //! `runtime`, `factory`, `catalog_cache`; policy `render`, `uri_template`, `prompt`, `search`; top `meta`.
+// A lint exception is `#[expect(…, reason = …)]`, so one that is no longer needed fails the
+// build instead of lingering.
+#![deny(clippy::allow_attributes)]
 
 // Ground floor: what one server is.
 pub mod browser;

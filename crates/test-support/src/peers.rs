@@ -149,7 +149,7 @@ pub fn require<T>(result: Result<T, PeerError>) -> Option<T> {
 }
 
 /// [`require`] with an explicit policy.
-#[allow(
+#[expect(
     clippy::print_stderr,
     reason = "the skip note is for the person reading the test output, which captures stderr"
 )]
@@ -311,7 +311,7 @@ pub(crate) fn free_port() -> io::Result<u16> {
 }
 
 /// SIGKILL the process group led by `pgid` (the child was spawned with `process_group(0)`).
-#[allow(unsafe_code)]
+#[expect(unsafe_code)]
 pub(crate) fn kill_process_group(pgid: u32) {
     let Ok(pgid) = libc::pid_t::try_from(pgid) else {
         return;
