@@ -8,7 +8,8 @@
 //! server on 127.0.0.1, a LAN Coolify). [`LazyPlatformVerifier`] defers exactly that work to the
 //! first certificate it has to check. One crate so the three clients share one implementation
 //! (`coyote-llm` and `coyote-mcp` never depend on each other, and the coolify crates on no
-//! `coyote-*` crate).
+//! `coyote-*` crate). [`install_crypto_provider`] is the one process-wide install of the
+//! crypto provider those clients (and rmcp's own reqwest clients for OAuth) rely on.
 //!
 //! Invariants:
 //! - trust is unchanged: the verifier is `rustls-platform-verifier`'s, so the system store,
@@ -25,6 +26,13 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
+
+/// Installs the ring crypto provider as the process default, once (a no-op when one is
+/// installed): rustls clients that are not built from [`client_config`] (rmcp's OAuth
+/// discovery and token requests) take the process default.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
 
 /// A [`ServerCertVerifier`] that builds the platform verifier on first use.
 #[derive(Debug)]

@@ -1,10 +1,9 @@
 //! The content policy's hot paths (issue 3 benchmarks): `pattern` over a 100 MiB log (compare
 //! with `rg -n -C2` on the file written to `$COYOTE_BENCH_DIR`, default the temp dir), paging a
 //! 50 MiB text through a result handle, and a 50 MiB blob from base64 to spill file + sha256.
-#![allow(
+#![expect(
     clippy::unwrap_used,
     clippy::expect_used,
-    clippy::print_stdout,
     clippy::print_stderr,
     missing_docs,
     reason = "a benchmark: it stops at the first failed setup step, prints its own notes, and \

@@ -13,11 +13,8 @@
 //! `coyote mcp read` does when the blob was read before).
 //!
 //! Usage: `bench_blob [--runs N] [--same-dir] URI -- CMD ARGS...`
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
+#![expect(
     clippy::print_stdout,
-    clippy::print_stderr,
     reason = "a benchmark driver run by scripts/bench: stdout carries its result line"
 )]
 

@@ -12,13 +12,6 @@
 //! `LineFilter::filter` on it, the path an MCP text takes (its bytes are already in memory).
 //!
 //! Usage: `bench_pattern [--whole] REGEX FILE`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    reason = "a benchmark driver run by scripts/bench: stdout carries its result line"
-)]
 
 use std::error::Error;
 use std::io::Write;

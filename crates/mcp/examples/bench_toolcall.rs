@@ -11,11 +11,8 @@
 //! The server's resources are not counted in `client_peak_rss_kib` (read from this process's
 //! `/proc/self/status` VmHWM), which is why the client RSS is measured here and not with
 //! `/usr/bin/time` (that would report the larger of client and server).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
+#![expect(
     clippy::print_stdout,
-    clippy::print_stderr,
     reason = "a benchmark driver run by scripts/bench: stdout carries its result line"
 )]
 

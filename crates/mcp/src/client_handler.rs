@@ -19,7 +19,7 @@
 //!   are stale; `resources/updated` bumps its own counter.
 //!
 //! rmcp marks sampling, roots and logging as deprecated (SEP-2577); the targeted
-//! `#[allow(deprecated)]`s cover exactly those uses, and requests and results cross rmcp's
+//! `#[expect(deprecated)]`s cover exactly those uses, and requests and results cross rmcp's
 //! deprecated types through JSON.
 
 pub mod elicitation;
@@ -39,7 +39,7 @@ use rmcp::model::{
     ElicitationAction, ErrorCode, ErrorData, Implementation, ProgressNotificationParam,
     ProtocolVersion, ResourceUpdatedNotificationParam,
 };
-#[allow(deprecated)]
+#[expect(deprecated)]
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ListRootsResult, LoggingLevel,
     LoggingMessageNotificationParam,
@@ -276,7 +276,7 @@ fn rejected(message: &str) -> ErrorData {
 }
 
 impl ClientHandler for Handler {
-    #[allow(deprecated)]
+    #[expect(deprecated)]
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
@@ -312,7 +312,7 @@ impl ClientHandler for Handler {
         }
     }
 
-    #[allow(deprecated)]
+    #[expect(deprecated)]
     async fn list_roots(
         &self,
         _context: RequestContext<RoleClient>,
@@ -414,7 +414,7 @@ impl ClientHandler for Handler {
         );
     }
 
-    #[allow(deprecated)]
+    #[expect(deprecated)]
     async fn on_logging_message(
         &self,
         params: LoggingMessageNotificationParam,

@@ -178,7 +178,7 @@ fn role(role: Role) -> PromptMessageRole {
     match role {
         Role::User => PromptMessageRole::User,
         Role::Assistant => PromptMessageRole::Assistant,
-        #[allow(unreachable_patterns)]
+        #[expect(unreachable_patterns)]
         other => PromptMessageRole::Other(
             to_value(&other)
                 .and_then(|v| v.as_str().map(str::to_owned))

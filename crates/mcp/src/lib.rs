@@ -7,6 +7,9 @@
 //! ground `server`, `catalog`, `error`, `content`, `schema_check`, `browser`; transport `connect`, `convert`,
 //! `client_handler`, `activity`; one server's conversation `handle`, `listing`; the runtime
 //! `runtime`, `factory`, `catalog_cache`; policy `render`, `uri_template`, `prompt`, `search`; top `meta`.
+// A lint exception is `#[expect(…, reason = …)]`, so one that is no longer needed fails the
+// build instead of lingering.
+#![deny(clippy::allow_attributes)]
 
 // Ground floor: what one server is.
 pub mod browser;
@@ -58,7 +61,6 @@ pub use client_handler::{
 pub use completion::Completion;
 pub use connect::ProtocolRevisions;
 pub use connect::auth;
-pub use connect::http::install_crypto_provider;
 pub use connect::kill_every_process_group;
 pub use connect::line::MAX_MESSAGE_BYTES;
 pub use content::{
@@ -67,6 +69,7 @@ pub use content::{
 pub use error::{McpError, TimeoutPhase};
 pub use factory::{AgentRuntime, AgentServerProblem, AgentServers, McpFactory, ServerLease};
 pub use handle::{CompletionRef, ServerHandle};
+pub use lazy_tls::install_crypto_provider;
 pub use listing::MAX_LIST_PAGES;
 pub use meta::{
     FunctionTarget, MetaFunction, MetaKind, is_mcp_meta_function, mcp_meta_function_names,

@@ -21,6 +21,7 @@ mod callable;
 mod declarations;
 pub mod direct;
 pub mod dispatch;
+mod error;
 pub mod exposure;
 mod health;
 mod outcome;

@@ -237,7 +237,7 @@ fn pattern_is_applied_before_paging() {
 
 /// ripgrep as the oracle: identical output for a set of patterns over tricky inputs.
 #[test]
-#[allow(
+#[expect(
     clippy::print_stderr,
     reason = "the skip note is for the person reading the test output"
 )]

@@ -5,7 +5,7 @@
 //! connection's list changes ([`ListChangeStream`]).
 // rmcp marks these legacy for protocol 2026-07-28; coyote negotiates 2025-11-25, where they
 // are the way to subscribe.
-#![allow(deprecated)]
+#![expect(deprecated)]
 
 use rmcp::model::{
     ClientRequest, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,

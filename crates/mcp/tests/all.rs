@@ -1,6 +1,6 @@
 //! The one integration test binary of coyote-mcp (ARCHITECTURE.md): the host API driven
 //! against real processes and servers through the public API only.
-#![allow(
+#![expect(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "test helpers outside #[test] fns: a setup step that fails stops the test at once"

@@ -23,8 +23,8 @@ use std::time::Duration;
 use rmcp::ServiceExt as _;
 
 use crate::events::{Event, EventSink};
+use crate::scenario::SCENARIO_ENV;
 use crate::scenario::{Scenario, StartupMode};
-use crate::scenario_file::SCENARIO_ENV;
 use crate::server::{CrashMode, FakeServer, Shared};
 use crate::transport::FakeTransport;
 

@@ -7,11 +7,9 @@
 //! Generated item names: tools `gen_tool_0000`… (echo), resources `fake://gen/0000`… (text
 //! `generated resource N`), templates `fake://gen/N/{id}` (text `generated template N item
 //! {id}`), prompts `gen_prompt_0000`… (no arguments).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a dev-only crate: a fake that cannot set itself up should stop the test at once"
-)]
+// A lint exception is `#[expect(…, reason = …)]`, so one that is no longer needed fails the
+// build instead of lingering.
+#![deny(clippy::allow_attributes)]
 
 mod catalog;
 pub mod content;
@@ -24,8 +22,6 @@ mod items;
 pub mod oauth_peers;
 pub mod peers;
 pub mod scenario;
-mod scenario_builder;
-mod scenario_file;
 mod server;
 pub mod sse_peers;
 pub mod structure;
@@ -47,5 +43,4 @@ pub use scenario::{
     ResourceSpec, ResourceUpdatesSpec, Scenario, ScenarioError, ServerNotice, Startup, StartupMode,
     TemplateSpec, ToolBehavior, ToolSpec,
 };
-pub use scenario_builder::ScenarioBuilder;
-pub use scenario_file::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioFile, fake_mcp_bin};
+pub use scenario::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioBuilder, ScenarioFile, fake_mcp_bin};

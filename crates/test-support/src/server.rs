@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-#[allow(deprecated)]
+#[expect(deprecated)]
 // SetLevelRequestParams: logging is deprecated (SEP-2577) but still served.
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelledNotificationParam, CompleteRequestParams,
@@ -339,7 +339,6 @@ impl ServerHandler for FakeServer {
             Reference::Resource(r) => {
                 Some(CompletionTarget::ResourceTemplate { uri: r.uri.clone() })
             }
-            #[allow(unreachable_patterns)]
             _ => None,
         };
         let values: Vec<String> = self
@@ -357,7 +356,6 @@ impl ServerHandler for FakeServer {
         from_json(json!({"completion": {"values": values, "total": total, "hasMore": false}}))
     }
 
-    #[allow(deprecated)]
     async fn subscribe(
         &self,
         request: rmcp::model::SubscribeRequestParams,
@@ -386,7 +384,6 @@ impl ServerHandler for FakeServer {
         Ok(())
     }
 
-    #[allow(deprecated)]
     async fn unsubscribe(
         &self,
         request: rmcp::model::UnsubscribeRequestParams,
@@ -396,7 +393,7 @@ impl ServerHandler for FakeServer {
         Ok(())
     }
 
-    #[allow(deprecated)]
+    #[expect(deprecated)]
     async fn set_level(
         &self,
         request: SetLevelRequestParams,

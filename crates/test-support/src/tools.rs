@@ -307,7 +307,7 @@ struct SampleRequest<'a> {
     hints: &'a [String],
 }
 
-#[allow(deprecated)] // sampling is deprecated by SEP-2577 but clients still answer it
+#[expect(deprecated)] // sampling is deprecated by SEP-2577 but clients still answer it
 async fn sample(
     server: &FakeServer,
     request: &SampleRequest<'_>,
@@ -371,7 +371,7 @@ async fn sample(
     }
 }
 
-#[allow(deprecated)] // roots are deprecated by SEP-2577 but clients still answer them
+#[expect(deprecated)] // roots are deprecated by SEP-2577 but clients still answer them
 async fn list_roots(
     server: &FakeServer,
     ctx: &RequestContext<RoleServer>,
@@ -424,7 +424,7 @@ async fn notify(ctx: &RequestContext<RoleServer>, notice: &ServerNotice) -> Resu
             peer.notify_resource_updated(from_json(json!({"uri": uri}))?)
                 .await
         }
-        #[allow(deprecated)] // logging is deprecated by SEP-2577 but clients still handle it
+        #[expect(deprecated)] // logging is deprecated by SEP-2577 but clients still handle it
         ServerNotice::Log { level, data } => {
             let param = from_json(json!({"level": level, "logger": "coyote-fake", "data": data}))?;
             peer.notify_logging_message(param).await

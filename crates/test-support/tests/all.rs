@@ -2,8 +2,7 @@
 //! through rmcp's real client, with the server's own event log as the oracle.
 //! `structure`: the module-structure rules of the workspace, checked on its sources;
 //! `workspace`: the crate rules, dependencies, `rust-version` and file sizes of the workspace.
-#![allow(
-    clippy::unwrap_used,
+#![expect(
     clippy::expect_used,
     reason = "test helpers outside #[test] fns: a setup step that fails stops the test at once"
 )]

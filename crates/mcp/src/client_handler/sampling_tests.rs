@@ -106,7 +106,7 @@ fn responses_convert_to_the_wire_result() {
                "content": {"type": "text", "text": "answer"}})
     );
     // rmcp reads it as a CreateMessageResult.
-    #[allow(deprecated)]
+    #[expect(deprecated)]
     {
         let parsed: rmcp::model::CreateMessageResult = serde_json::from_value(wire).unwrap();
         assert_eq!(parsed.model, "fake:m");

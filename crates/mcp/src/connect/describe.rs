@@ -1,15 +1,20 @@
 //! A failed exchange as a sentence for people: the transport's own message and its causes,
 //! without the Rust type names rmcp's `Display` puts first; an HTTP failure says where and why
-//! (the URL without secrets, the status and the start of the body).
+//! (the URL without secrets, the status and the start of the body). And, before that, its
+//! meaning as a typed error when it has one ([`classify_http`]): a call not resent after the
+//! server restarted, needs-auth, needs more scope, a failed sign-in, refused credentials.
 
 use rmcp::transport::DynamicTransportError;
+use rmcp::transport::auth::AuthError;
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 
+use super::challenge::challenge_scope;
 use super::restart;
+use crate::error::{AuthFailure, GrantKind, McpError};
 
 /// A transport error as a sentence: the transport's own message and its causes, without the
 /// transport's (Rust) type name that rmcp's `Display` puts first.
 pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
     if let Some(http) = error
         .error
         .downcast_ref::<StreamableHttpError<reqwest::Error>>()
@@ -20,10 +25,7 @@ pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String 
 }
 
 /// An HTTP error of rmcp's client as a sentence.
-pub(crate) fn describe_http_error(
-    error: &rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>,
-) -> String {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
+pub(crate) fn describe_http_error(error: &StreamableHttpError<reqwest::Error>) -> String {
     // An HTTP request that failed: say where and why, with the cause rmcp's wrapper hides.
     if let StreamableHttpError::Client(e) = error {
         let url = e
@@ -61,6 +63,87 @@ pub(crate) fn describe_http_error(
     describe_chain(error)
 }
 
+/// The meaning of a failed HTTP send: a call not resent after the server restarted
+/// (`restart.rs`); needs-auth / needs more scope / a failed sign-in for an OAuth server; for a
+/// server with its own credentials, that they were refused.
+pub(crate) fn classify_http(
+    server: &str,
+    error: &DynamicTransportError,
+    oauth: bool,
+) -> Option<McpError> {
+    if let Some(http) = error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        && restart::is_server_restarted(http)
+    {
+        return Some(McpError::Transport {
+            server: server.to_owned(),
+            message: "the server restarted (its session ended), so the call was not retried: \
+                      it may or may not have run"
+                .to_owned(),
+        });
+    }
+    classify_http_error(server, error.error.as_ref(), oauth)
+}
+
+/// [`classify_http`] of an HTTP error as the transport returned it.
+pub(crate) fn classify_http_error(
+    server: &str,
+    error: &(dyn std::error::Error + 'static),
+    oauth: bool,
+) -> Option<McpError> {
+    let mapped = classify_auth(server, error)?;
+    if oauth {
+        return Some(mapped);
+    }
+    let status = match mapped {
+        McpError::NeedsAuth { .. } => "401 Unauthorized",
+        McpError::NeedsScope { .. } => "403 Forbidden",
+        other => return Some(other),
+    };
+    Some(McpError::Transport {
+        server: server.to_owned(),
+        message: format!(
+            "the server answered {status}: it does not accept the credentials of this entry \
+             (\"bearerTokenEnv\" or the Authorization header); check them"
+        ),
+    })
+}
+
+/// The auth meaning of a failed HTTP exchange (`error` is what the transport returned, as rmcp
+/// boxed it), as the error the caller should see; `None` when it has none.
+fn classify_auth(server: &str, error: &(dyn std::error::Error + 'static)) -> Option<McpError> {
+    let http = error.downcast_ref::<StreamableHttpError<reqwest::Error>>()?;
+    let server = server.to_owned();
+    match http {
+        StreamableHttpError::AuthRequired(_) => Some(McpError::NeedsAuth { server }),
+        StreamableHttpError::InsufficientScope(e) => {
+            let scope = e
+                .required_scope
+                .clone()
+                .or_else(|| challenge_scope(&e.www_authenticate_header))
+                .unwrap_or_else(|| "(not named)".to_owned());
+            Some(McpError::NeedsScope { server, scope })
+        }
+        StreamableHttpError::Io(io) => {
+            let failure = io.get_ref()?.downcast_ref::<AuthFailure>()?.clone();
+            Some(McpError::SignIn { server, failure })
+        }
+        StreamableHttpError::Auth(AuthError::AuthorizationRequired) => {
+            Some(McpError::NeedsAuth { server })
+        }
+        StreamableHttpError::Auth(e) => Some(McpError::SignIn {
+            server,
+            failure: AuthFailure::Token {
+                endpoint: "the token endpoint".to_owned(),
+                answer: e.to_string(),
+                grant: GrantKind::Refresh,
+            },
+        }),
+        _ => None,
+    }
+}
+
 /// An error and its causes, each said once.
 fn describe_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = Vec::new();
@@ -74,3 +157,7 @@ fn describe_chain(error: &(dyn std::error::Error + 'static)) -> String {
     }
     parts.join(": ")
 }
+
+#[cfg(test)]
+#[path = "describe_tests.rs"]
+mod tests;

@@ -33,11 +33,6 @@ pub const HTTP_RECONNECT_MAX_DELAY: Duration = Duration::from_secs(2);
 /// Headers the transport sets itself; a spec that sets them is a config error.
 const RESERVED_HEADERS: [&str; 3] = ["accept", "mcp-session-id", "last-event-id"];
 
-/// Installs the ring crypto provider once per process (a no-op when one is installed).
-pub fn install_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
 /// The transport of one HTTP server: plain, or signing in with OAuth.
 /// Both refuse to resend a request that may have run when the server restarted
 /// ([`RestartAware`]).
@@ -61,7 +56,7 @@ pub(crate) async fn transport(
     if !uses_oauth(spec) {
         return Ok(HttpTransport::Plain(
             StreamableHttpClientTransport::with_client(
-                RestartAware::new(StatusClient(http_client()), generations),
+                RestartAware::new(StatusClient::new(http_client()), generations),
                 config,
             ),
         ));
@@ -116,7 +111,7 @@ pub(crate) async fn sse_transport(
     if !uses_oauth(spec) {
         let transport = sse::open(
             server,
-            requests(StatusClient(http_client()), &config, max_message_bytes),
+            requests(StatusClient::new(http_client()), &config, max_message_bytes),
             errors.clone(),
         )
         .await
@@ -201,7 +196,7 @@ fn config(
     spec: &HttpSpec,
     max_message_bytes: usize,
 ) -> Result<StreamableHttpClientTransportConfig, McpError> {
-    install_crypto_provider();
+    lazy_tls::install_crypto_provider();
     let config_error = |message: String| McpError::Config {
         server: server.to_owned(),
         message,

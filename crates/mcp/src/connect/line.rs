@@ -104,7 +104,7 @@ impl Oversized {
 }
 
 // Messages are moved out by value on every read; boxing would cost an allocation each.
-#[allow(clippy::large_enum_variant)]
+#[expect(clippy::large_enum_variant)]
 enum Step {
     /// A complete line was parsed (or skipped).
     Message(Option<ServerJsonRpcMessage>),

@@ -8,9 +8,11 @@
 //! response cache of rmcp is disabled (it can serve stale lists on errors).
 
 pub mod auth;
+mod challenge;
 mod describe;
 mod groups;
 pub mod http;
+mod layered;
 pub mod line;
 pub(crate) mod post;
 mod remote;
@@ -30,8 +32,7 @@ use coyote_protocol::{ClientFeatureSettings, McpServerSpec, McpTransport};
 use rmcp::service::{
     ClientInitializeError, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
 };
-use rmcp::transport::streamable_http_client::StreamableHttpError;
-use rmcp::transport::{DynamicTransportError, Transport};
+use rmcp::transport::Transport;
 use rmcp::{ClientCacheConfig, ServiceExt};
 use tokio::sync::watch;
 
@@ -39,7 +40,9 @@ use crate::client_handler::{ClientHooks, Generations, Handler};
 use crate::error::{McpError, TimeoutPhase};
 use crate::mrtr::InputResponder;
 use crate::server::ShutdownTimeouts;
-pub(crate) use describe::{describe_http_error, describe_transport_error};
+pub(crate) use describe::{
+    classify_http, classify_http_error, describe_http_error, describe_transport_error,
+};
 pub use groups::kill_every_process_group;
 use remote::{connect_http, connect_sse, refused_post};
 use stdio::StdioProcess;
@@ -333,53 +336,6 @@ where
         }
         Err(_) => Err(StartError::from(startup_timeout(name, startup))),
     }
-}
-
-/// The meaning of a failed HTTP send: a call not resent after the server restarted
-/// (`restart.rs`); needs-auth / needs more scope / a failed sign-in for an OAuth server; for a
-/// server with its own credentials, that they were refused.
-pub(crate) fn classify_http(
-    server: &str,
-    error: &DynamicTransportError,
-    oauth: bool,
-) -> Option<McpError> {
-    if let Some(http) = error
-        .error
-        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
-        && restart::is_server_restarted(http)
-    {
-        return Some(McpError::Transport {
-            server: server.to_owned(),
-            message: "the server restarted (its session ended), so the call was not retried: \
-                      it may or may not have run"
-                .to_owned(),
-        });
-    }
-    classify_http_error(server, error.error.as_ref(), oauth)
-}
-
-/// [`classify_http`] of an HTTP error as the transport returned it.
-pub(crate) fn classify_http_error(
-    server: &str,
-    error: &(dyn std::error::Error + 'static),
-    oauth: bool,
-) -> Option<McpError> {
-    let mapped = auth::classify(server, error)?;
-    if oauth {
-        return Some(mapped);
-    }
-    let status = match mapped {
-        McpError::NeedsAuth { .. } => "401 Unauthorized",
-        McpError::NeedsScope { .. } => "403 Forbidden",
-        other => return Some(other),
-    };
-    Some(McpError::Transport {
-        server: server.to_owned(),
-        message: format!(
-            "the server answered {status}: it does not accept the credentials of this entry \
-             (\"bearerTokenEnv\" or the Authorization header); check them"
-        ),
-    })
 }
 
 fn startup_timeout(server: &str, after: Duration) -> McpError {

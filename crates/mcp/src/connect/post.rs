@@ -19,8 +19,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::TryStreamExt;
-use futures::stream::BoxStream;
-use http::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderName, HeaderValue, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::model::{ErrorData, RequestId};
@@ -28,12 +27,11 @@ use rmcp::transport::common::http_header::{
     EVENT_STREAM_MIME_TYPE, HEADER_LAST_EVENT_ID, HEADER_SESSION_ID, JSON_MIME_TYPE,
 };
 use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, HttpStatusError, InsufficientScopeError, StreamableHttpClient,
-    StreamableHttpError, StreamableHttpPostResponse, StreamableHttpResponseLimits,
+    HttpStatusError, StreamableHttpError, StreamableHttpPostResponse, StreamableHttpResponseLimits,
 };
-use sse_stream::{Error as SseError, Sse};
 
-use super::auth::challenge_scope;
+use super::challenge;
+use super::layered::{HttpLayer, Layered, PostRequest};
 use super::line::too_large_error;
 use super::sse_limit::limited_events;
 
@@ -43,9 +41,34 @@ type PostResult = Result<StreamableHttpPostResponse, HttpError>;
 /// Longest `Retry-After` value kept (rmcp's bound).
 const RETRY_AFTER_MAX: usize = 256;
 
+/// The layer that does the POST itself (GET and DELETE stay reqwest's, as rmcp does them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StatusPost;
+
 /// reqwest, with the POST done here so a 4xx keeps its status.
-#[derive(Clone)]
-pub(crate) struct StatusClient(pub(crate) reqwest::Client);
+pub(crate) type StatusClient = Layered<StatusPost, reqwest::Client>;
+
+impl StatusClient {
+    pub(crate) fn new(http: reqwest::Client) -> Self {
+        Layered::over(StatusPost, http)
+    }
+}
+
+impl HttpLayer<reqwest::Client> for StatusPost {
+    async fn post(&self, http: &reqwest::Client, request: PostRequest) -> PostResult {
+        let limits = request.limits.resolved();
+        post(
+            http,
+            request.uri,
+            request.message,
+            request.session_id,
+            request.auth_header,
+            request.custom_headers,
+            limits,
+        )
+        .await
+    }
+}
 
 /// Whether a `Content-Type` value names `expected` (case-insensitive, parameters ignored).
 fn media_type_is(value: &HeaderValue, expected: &str) -> bool {
@@ -64,76 +87,50 @@ fn reserved(name: &HeaderName) -> bool {
         .any(|r| name.as_str().eq_ignore_ascii_case(r))
 }
 
-impl StatusClient {
-    async fn post(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> PostResult {
-        let mut request = self.0.post(uri.as_ref()).header(
-            ACCEPT,
-            format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}"),
-        );
-        if let Some(token) = auth_token {
-            request = request.bearer_auth(token);
-        }
-        for (name, value) in custom_headers {
-            if reserved(&name) {
-                return Err(StreamableHttpError::ReservedHeaderConflict(
-                    name.to_string(),
-                ));
-            }
-            request = request.header(name, value);
-        }
-        let with_session = session_id.is_some();
-        if let Some(id) = session_id {
-            request = request.header(HEADER_SESSION_ID, id.as_ref());
-        }
-        let response = request.json(&message).send().await?;
-        let status = response.status();
-        if let Some(challenge) = challenge(&response)? {
-            return Err(challenge);
-        }
-        if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
-            return Ok(StreamableHttpPostResponse::Accepted);
-        }
-        if status == StatusCode::NOT_FOUND && with_session {
-            return Err(StreamableHttpError::SessionExpired);
-        }
-        if !status.is_success() {
-            return failure(&message, with_session, response, limits).await;
-        }
-        success(&message, response, limits).await
+/// The POST: headers, the message, and the answer read by the rules above within `limits`.
+async fn post(
+    http: &reqwest::Client,
+    uri: Arc<str>,
+    message: ClientJsonRpcMessage,
+    session_id: Option<Arc<str>>,
+    auth_token: Option<String>,
+    custom_headers: HashMap<HeaderName, HeaderValue>,
+    limits: StreamableHttpResponseLimits,
+) -> PostResult {
+    let mut request = http.post(uri.as_ref()).header(
+        ACCEPT,
+        format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}"),
+    );
+    if let Some(token) = auth_token {
+        request = request.bearer_auth(token);
     }
-}
-
-/// A 401 or 403 with a `WWW-Authenticate` challenge: the error sign-in answers.
-fn challenge(response: &reqwest::Response) -> Result<Option<HttpError>, HttpError> {
+    for (name, value) in custom_headers {
+        if reserved(&name) {
+            return Err(StreamableHttpError::ReservedHeaderConflict(
+                name.to_string(),
+            ));
+        }
+        request = request.header(name, value);
+    }
+    let with_session = session_id.is_some();
+    if let Some(id) = session_id {
+        request = request.header(HEADER_SESSION_ID, id.as_ref());
+    }
+    let response = request.json(&message).send().await?;
     let status = response.status();
-    if !matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
-        return Ok(None);
+    if let Some(challenge) = challenge::from_response(&response)? {
+        return Err(challenge);
     }
-    let Some(header) = response.headers().get(WWW_AUTHENTICATE) else {
-        return Ok(None);
-    };
-    let header = header
-        .to_str()
-        .map_err(|_| {
-            StreamableHttpError::UnexpectedServerResponse(Cow::Borrowed(
-                "invalid www-authenticate header value",
-            ))
-        })?
-        .to_owned();
-    Ok(Some(if status == StatusCode::UNAUTHORIZED {
-        StreamableHttpError::AuthRequired(AuthRequiredError::new(header))
-    } else {
-        let scope = challenge_scope(&header);
-        StreamableHttpError::InsufficientScope(InsufficientScopeError::new(header, scope))
-    }))
+    if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
+        return Ok(StreamableHttpPostResponse::Accepted);
+    }
+    if status == StatusCode::NOT_FOUND && with_session {
+        return Err(StreamableHttpError::SessionExpired);
+    }
+    if !status.is_success() {
+        return failure(&message, with_session, response, limits).await;
+    }
+    success(&message, response, limits).await
 }
 
 /// Whether `message` leaves nothing waiting for an answer.
@@ -322,118 +319,6 @@ async fn read_prefix(response: reqwest::Response, max: usize) -> Vec<u8> {
         body.extend_from_slice(&chunk[..take]);
     }
     body
-}
-
-impl StreamableHttpClient for StatusClient {
-    type Error = reqwest::Error;
-
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> PostResult {
-        let limits = StreamableHttpResponseLimits::default();
-        self.post(
-            uri,
-            message,
-            session_id,
-            auth_header,
-            custom_headers,
-            limits,
-        )
-        .await
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> PostResult {
-        let mut limits = StreamableHttpResponseLimits::default();
-        limits.max_sse_event_size = max_sse_event_size;
-        self.post(
-            uri,
-            message,
-            session_id,
-            auth_header,
-            custom_headers,
-            limits,
-        )
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> PostResult {
-        self.post(
-            uri,
-            message,
-            session_id,
-            auth_header,
-            custom_headers,
-            limits,
-        )
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), HttpError> {
-        self.0
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.0
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.0
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await
-    }
 }
 
 #[cfg(test)]

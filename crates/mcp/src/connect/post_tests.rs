@@ -1,19 +1,6 @@
-use super::*;
+use rmcp::transport::streamable_http_client::StreamableHttpClient;
 
-#[test]
-fn a_challenge_scope_is_read_quoted_or_not() {
-    assert_eq!(
-        challenge_scope(r#"Bearer error="insufficient_scope", scope="files:read files:write""#)
-            .as_deref(),
-        Some("files:read files:write")
-    );
-    assert_eq!(
-        challenge_scope("Bearer Scope=read:data, realm=x").as_deref(),
-        Some("read:data")
-    );
-    assert_eq!(challenge_scope("Bearer realm=x"), None);
-    assert_eq!(challenge_scope(r#"Bearer scope="unterminated"#), None);
-}
+use super::*;
 
 #[test]
 fn media_types_compare_by_essence() {
@@ -81,8 +68,8 @@ fn list_tools_request() -> ClientJsonRpcMessage {
 }
 
 fn client() -> StatusClient {
-    crate::connect::http::install_crypto_provider();
-    StatusClient(reqwest::Client::new())
+    lazy_tls::install_crypto_provider();
+    StatusClient::new(reqwest::Client::new())
 }
 
 async fn post_to(url: String, session: Option<&str>) -> PostResult {

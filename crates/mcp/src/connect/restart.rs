@@ -3,7 +3,8 @@
 //! request that met the 404. Resending is right for requests that only read (`*/list`,
 //! `resources/read`, `prompts/get`, `completion/complete`, `ping`) but not for a `tools/call`
 //! (or any other request that may change something): the server may have run it before it
-//! restarted. This client wrapper lets rmcp recover the session, and refuses to resend such a
+//! restarted. This client layer ([`RestartGuard`], a [`Layered`] hook around POST and GET) lets
+//! rmcp recover the session, and refuses to resend such a
 //! request: it fails with [`ServerRestarted`], which the handle reports as "the server
 //! restarted; the call was not retried".
 //!
@@ -22,19 +23,16 @@
 //! refused, and only its one resend; every other POST, GET and DELETE passes through.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use futures::stream::BoxStream;
-use http::{HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
 };
-use sse_stream::{Error as SseError, Sse};
 
+use super::layered::{GetRequest, GetResult, HttpLayer, Layered, PostRequest, PostResult};
 use super::stream_ready::{StreamOpening, is_initialize};
 use crate::client_handler::Generations;
 
@@ -126,11 +124,11 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
     format!("{}…", &text[..end])
 }
 
-/// `inner`, refusing to resend a request that may change something after its session expired,
-/// and holding a request while the session's standalone stream opens ([`StreamOpening`]).
+/// The layer that refuses to resend a request that may change something after its session
+/// expired, and holds a request while the session's standalone stream opens
+/// ([`StreamOpening`]).
 #[derive(Clone)]
-pub(crate) struct RestartAware<C> {
-    inner: C,
+pub(crate) struct RestartGuard {
     /// Whether the standalone GET stream of a new session is still opening.
     stream: StreamOpening,
     /// Requests that met an expired session and must not be sent again.
@@ -139,16 +137,21 @@ pub(crate) struct RestartAware<C> {
     generations: Arc<Generations>,
 }
 
+/// `C` with the [`RestartGuard`] around it.
+pub(crate) type RestartAware<C> = Layered<RestartGuard, C>;
+
 impl<C> RestartAware<C> {
     pub(crate) fn new(inner: C, generations: Arc<Generations>) -> Self {
-        RestartAware {
-            inner,
+        let guard = RestartGuard {
             stream: StreamOpening::default(),
             expired: Arc::new(Mutex::new(HashSet::new())),
             generations,
-        }
+        };
+        Layered::over(guard, inner)
     }
+}
 
+impl RestartGuard {
     /// Records whether the server accepted the connection of the last exchange.
     fn note<T, E: std::error::Error + Send + Sync + 'static>(
         &self,
@@ -192,18 +195,11 @@ impl<C> RestartAware<C> {
     }
 }
 
-impl<C: StreamableHttpClient + Sync> RestartAware<C> {
-    async fn guard<F, Fut>(
-        &self,
-        message: &ClientJsonRpcMessage,
-        send: F,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<C::Error>>
-    where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<StreamableHttpPostResponse, StreamableHttpError<C::Error>>>,
-    {
-        self.stream.before_post(message).await;
-        if let JsonRpcMessage::Request(request) = message
+impl<C: StreamableHttpClient + Sync> HttpLayer<C> for RestartGuard {
+    async fn post(&self, inner: &C, request: PostRequest) -> PostResult<C::Error> {
+        let message = request.message.clone();
+        self.stream.before_post(&message).await;
+        if let JsonRpcMessage::Request(request) = &message
             && self.expired().remove(&request.id)
         {
             tracing::warn!(
@@ -214,11 +210,11 @@ impl<C: StreamableHttpClient + Sync> RestartAware<C> {
                 Cow::Borrowed(SERVER_RESTARTED),
             ));
         }
-        let result = tie_error_to_request(message, send().await);
+        let result = tie_error_to_request(&message, request.send(inner).await);
         self.note(&result);
-        self.stream.after_post(is_initialize(message), &result);
+        self.stream.after_post(is_initialize(&message), &result);
         if matches!(result, Err(StreamableHttpError::SessionExpired))
-            && let Some((id, method)) = request_of(message)
+            && let Some((id, method)) = request_of(&message)
         {
             tracing::info!(%method, "MCP server session expired (HTTP 404); starting a new one");
             if !resend_is_safe(&method) {
@@ -227,125 +223,11 @@ impl<C: StreamableHttpClient + Sync> RestartAware<C> {
         }
         result
     }
-}
 
-impl<C: StreamableHttpClient + Sync> StreamableHttpClient for RestartAware<C> {
-    type Error = C::Error;
-
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        let sent = message.clone();
-        self.guard(&message, || {
-            self.inner
-                .post_message(uri, sent, session_id, auth_header, custom_headers)
-        })
-        .await
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        let sent = message.clone();
-        self.guard(&message, || {
-            self.inner.post_message_with_max_sse_event_size(
-                uri,
-                sent,
-                session_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        let sent = message.clone();
-        self.guard(&message, || {
-            self.inner.post_message_with_response_limits(
-                uri,
-                sent,
-                session_id,
-                auth_header,
-                custom_headers,
-                limits,
-            )
-        })
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.inner
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
-        let standalone = last_event_id.is_none();
-        let with_session = session_id.is_some();
-        let result = self
-            .inner
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await;
-        self.got_stream(standalone, with_session, &result);
-        result
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
-        let standalone = last_event_id.is_none();
-        let with_session = session_id.is_some();
-        let result = self
-            .inner
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await;
+    async fn get(&self, inner: &C, request: GetRequest) -> GetResult<C::Error> {
+        let standalone = request.last_event_id.is_none();
+        let with_session = request.session_id.is_some();
+        let result = request.send(inner).await;
         self.got_stream(standalone, with_session, &result);
         result
     }

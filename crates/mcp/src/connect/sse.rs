@@ -33,7 +33,7 @@ use tokio::task::AbortHandle;
 
 use super::line::LineTransport;
 
-/// The transport's HTTP errors: rmcp's, so [`super::auth::classify`] reads them as it reads
+/// The transport's HTTP errors: rmcp's, so [`super::classify_http`] reads them as it reads
 /// streamable HTTP's.
 pub(crate) type SseHttpError = StreamableHttpError<reqwest::Error>;
 

@@ -208,7 +208,7 @@ impl Item {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Envelope<'a> {
-    #[allow(dead_code)] // validated ("2.0"), not used
+    #[expect(dead_code)] // validated ("2.0"), not used
     jsonrpc: JsonRpcVersion2_0,
     id: RequestId,
     #[serde(borrow)]

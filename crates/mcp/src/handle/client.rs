@@ -21,7 +21,7 @@ impl ServerHandle {
         if !self.inner.info.capabilities.logging {
             return Ok(false);
         }
-        #[allow(deprecated)]
+        #[expect(deprecated)]
         let request = {
             use rmcp::model::{LoggingLevel, SetLevelRequest, SetLevelRequestParams};
             let wire: LoggingLevel = serde_json::from_value(Value::String(level.as_str().into()))
@@ -51,7 +51,6 @@ impl ServerHandle {
 
     /// Sends `notifications/roots/list_changed` (bounded; a failure is logged).
     pub(crate) async fn notify_roots_changed(&self) {
-        #[allow(deprecated)]
         let sent = tokio::time::timeout(
             CANCEL_SEND_TIMEOUT,
             self.inner.peer.notify_roots_list_changed(),

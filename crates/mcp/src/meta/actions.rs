@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::MetaKind;
-use super::dispatch::DispatchError;
+use super::error::DispatchError;
 use super::page_cache::PageCache;
 use crate::catalog::{CatalogKind, PromptInfo};
 use crate::content::ResourceContent;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::actions::{CompleteArgs, DescribeRequest, PromptRequest, ReadRequest, SearchRequest};
-use super::dispatch::DispatchError;
+use super::error::DispatchError;
 use super::{MetaFunction, MetaKind};
 use crate::catalog::CatalogKind;
 use crate::render::ReadOptions;

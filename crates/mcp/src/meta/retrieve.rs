@@ -20,13 +20,11 @@ use serde::{Deserialize, Serialize};
 
 use coyote_protocol::FunctionDeclaration;
 
+use super::MetaKind;
 use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
-use super::exposure::{DIRECT_MAX_TOKENS, direct_declaration, direct_tools, estimate_tokens};
-use super::surface::Surface;
-use super::{MetaKind, mcp_meta_function_names};
+use super::exposure::{direct_declaration, estimate_tokens};
 use crate::catalog::{CatalogItem, ToolInfo};
-use crate::runtime::McpRuntime;
 use crate::search::CatalogIndex;
 use crate::server::McpServerFeatures;
 
@@ -326,50 +324,6 @@ fn within_one_edit(a: &str, b: &str) -> bool {
         short[prefix + 1..] == long[prefix + 1..]
     } else {
         short[prefix..] == long[prefix + 1..]
-    }
-}
-
-impl Surface {
-    /// The server's retrieve settings, the ranked tools' budget cut so that they and the
-    /// meta-functions (`kinds`) declared beside them stay within [`DIRECT_MAX_TOKENS`] — no more
-    /// per request than a server `auto` declares directly.
-    pub(super) fn retrieve_settings(
-        &self,
-        features: &McpServerFeatures,
-        kinds: &[MetaKind],
-    ) -> RetrieveSettings {
-        let mut settings = self.policies.retrieve(&features.name);
-        let meta = estimate_tokens(&declare(&Shape {
-            server: &features.name,
-            kinds,
-            tools: ToolAccess::Invoke,
-            resources: features.resources,
-        }));
-        settings.max_tokens = settings
-            .max_tokens
-            .min(DIRECT_MAX_TOKENS.saturating_sub(meta));
-        settings
-    }
-
-    /// What `retrieve` would declare of `server` for `context` (whatever its exposure), with
-    /// the function names a declaration set would give them; `None` when the server's tools
-    /// cannot be listed now.
-    pub(crate) async fn preview(
-        &self,
-        runtime: &McpRuntime,
-        server: &str,
-        context: &RetrieveContext,
-    ) -> Option<Vec<Retrieved>> {
-        let Some(Ok(source)) = Surface::source(runtime, server) else {
-            return None;
-        };
-        let listed = self.tool_listing(&source).await?;
-        let features = source.features();
-        let settings = self.retrieve_settings(&features, &self.meta_kinds(&features));
-        let chosen = select(server, &listed.tools, context, settings);
-        let reserved = mcp_meta_function_names(server).into_iter().collect();
-        let names = DirectNames::build(&direct_tools(server, &listed.tools), &reserved);
-        Some(named(&chosen, &names))
     }
 }
 

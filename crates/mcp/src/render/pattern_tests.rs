@@ -72,7 +72,7 @@ const EDGE_PATTERNS: &[&str] = &[
 ];
 
 #[test]
-#[allow(
+#[expect(
     clippy::print_stderr,
     reason = "the skip note is for the person reading the test output"
 )]

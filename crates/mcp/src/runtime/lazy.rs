@@ -1,7 +1,7 @@
 //! Lazy start from a cached catalog (issue 14), as an `impl McpRuntime` block: a server whose
 //! catalog is cached and fresh ([`crate::catalog_cache`]) is registered `Idle` and declared
 //! from that catalog; the first call that needs it starts it ([`McpRuntime::acquire`]). After
-//! any start the runtime refreshes the cached catalog.
+//! any start the runtime refreshes the cached catalog (`start`).
 //!
 //! Invariants:
 //! - Only servers whose entry says `"start": "lazy"` (the default) and whose runtime has a
@@ -21,7 +21,7 @@ use coyote_protocol::{McpServerSpec, StartMode};
 use futures::future::BoxFuture;
 
 use super::{LazyStart, McpRuntime, Slot, mirror, start_one};
-use crate::catalog_cache::{CATALOG_CACHE_VERSION, CachedCatalog, CatalogCache, now_ms};
+use crate::catalog_cache::CachedCatalog;
 use crate::error::McpError;
 use crate::handle::ServerHandle;
 use crate::server::{ServerState, StateCell};
@@ -191,65 +191,4 @@ async fn adopt_started(source: McpRuntime, slot: Arc<Slot>) {
         (Err(e), _) => ServerState::Failed(e.to_string()),
     };
     slot.state.set(state);
-}
-
-/// Lists `handle`'s catalog and stores it as `spec`'s; a failure is logged, never an error
-/// (the cache is an optimisation).
-pub(super) async fn refresh_cache(
-    cache: &CatalogCache,
-    spec: &McpServerSpec,
-    handle: &ServerHandle,
-) {
-    let features = handle.features();
-    let (tools, resources, templates, prompts) = tokio::join!(
-        async {
-            if features.tools {
-                handle.list_tools().await
-            } else {
-                Ok(Vec::new())
-            }
-        },
-        async {
-            if features.resources {
-                handle.list_resources().await
-            } else {
-                Ok(Vec::new())
-            }
-        },
-        async {
-            if features.resources {
-                handle.list_resource_templates().await
-            } else {
-                Ok(Vec::new())
-            }
-        },
-        async {
-            if features.prompts {
-                handle.list_prompts().await
-            } else {
-                Ok(Vec::new())
-            }
-        },
-    );
-    let listed = (|| -> Result<CachedCatalog, McpError> {
-        Ok(CachedCatalog {
-            version: CATALOG_CACHE_VERSION,
-            server: spec.name.clone(),
-            written_at_ms: now_ms(),
-            server_ttl_ms: handle.list_ttl_ms(),
-            info: handle.info(),
-            tools: tools?,
-            resources: resources?,
-            templates: templates?,
-            prompts: prompts?,
-        })
-    })();
-    let stored = match listed {
-        Ok(catalog) => cache.store(spec, &catalog).map_err(|e| e.to_string()),
-        Err(e) => Err(e.to_string()),
-    };
-    match stored {
-        Ok(()) => tracing::debug!(server = %spec.name, "cached the MCP server's catalog"),
-        Err(e) => tracing::warn!(server = %spec.name, "the catalog was not cached: {e}"),
-    }
 }

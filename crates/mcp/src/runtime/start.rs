@@ -12,8 +12,8 @@ use std::time::Duration;
 use coyote_protocol::McpServerSpec;
 use tokio::sync::watch;
 
-use super::{Live, Slot, lazy};
-use crate::catalog_cache::CatalogCache;
+use super::{Live, Slot};
+use crate::catalog_cache::{CATALOG_CACHE_VERSION, CachedCatalog, CatalogCache, now_ms};
 use crate::connect::{self, ConnectOptions, Connection};
 use crate::error::McpError;
 use crate::handle::{HandleParts, ServerHandle};
@@ -40,7 +40,7 @@ pub(super) async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpS
             .await;
         if let Some(cache) = context.catalog_cache {
             let changes = handle.list_changes();
-            lazy::refresh_cache(&cache, &spec, &handle).await;
+            refresh_cache(&cache, &spec, &handle).await;
             tokio::spawn(refresh_on_list_changes(cache, spec, handle, changes));
         }
     }
@@ -60,7 +60,7 @@ async fn refresh_on_list_changes(
             _ = handle.gone() => return,
         }
         tracing::debug!(server = %handle.name(), "a list changed; storing the catalog again");
-        lazy::refresh_cache(&cache, &spec, &handle).await;
+        refresh_cache(&cache, &spec, &handle).await;
     }
 }
 
@@ -131,5 +131,62 @@ async fn watch_connection(
     };
     if slot.state.fail_if_ready(reason.clone()) {
         tracing::warn!(server = %slot.name, %reason, "MCP server failed");
+    }
+}
+
+/// Lists `handle`'s catalog and stores it as `spec`'s; a failure is logged, never an error
+/// (the cache is an optimisation).
+async fn refresh_cache(cache: &CatalogCache, spec: &McpServerSpec, handle: &ServerHandle) {
+    let features = handle.features();
+    let (tools, resources, templates, prompts) = tokio::join!(
+        async {
+            if features.tools {
+                handle.list_tools().await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+        async {
+            if features.resources {
+                handle.list_resources().await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+        async {
+            if features.resources {
+                handle.list_resource_templates().await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+        async {
+            if features.prompts {
+                handle.list_prompts().await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+    );
+    let listed = (|| -> Result<CachedCatalog, McpError> {
+        Ok(CachedCatalog {
+            version: CATALOG_CACHE_VERSION,
+            server: spec.name.clone(),
+            written_at_ms: now_ms(),
+            server_ttl_ms: handle.list_ttl_ms(),
+            info: handle.info(),
+            tools: tools?,
+            resources: resources?,
+            templates: templates?,
+            prompts: prompts?,
+        })
+    })();
+    let stored = match listed {
+        Ok(catalog) => cache.store(spec, &catalog).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    match stored {
+        Ok(()) => tracing::debug!(server = %spec.name, "cached the MCP server's catalog"),
+        Err(e) => tracing::warn!(server = %spec.name, "the catalog was not cached: {e}"),
     }
 }

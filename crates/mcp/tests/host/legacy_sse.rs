@@ -149,7 +149,7 @@ async fn declared_http_does_not_fall_back() {
 }
 
 #[tokio::test]
-#[allow(
+#[expect(
     clippy::print_stderr,
     reason = "the skip note is for the person reading the test output"
 )]

@@ -12,7 +12,41 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-use super::crate_rules::{CrateEdge, CrateGraph};
+/// Dependency edges by package name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CrateGraph {
+    /// The workspace members (package names).
+    pub workspace: BTreeSet<String>,
+    /// Package name → the packages it depends on, one edge per manifest section.
+    pub edges: BTreeMap<String, Vec<CrateEdge>>,
+}
+
+/// One dependency of a package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrateEdge {
+    /// The depended-on package.
+    pub to: String,
+    /// The manifest section declaring it.
+    pub kind: DepKind,
+}
+
+impl CrateGraph {
+    /// Adds `from → to` declared in section `kind` (once).
+    pub fn add(&mut self, from: &str, to: &str, kind: DepKind) {
+        let edges = self.edges.entry(from.to_owned()).or_default();
+        let edge = CrateEdge {
+            to: to.to_owned(),
+            kind,
+        };
+        if !edges.contains(&edge) {
+            edges.push(edge);
+        }
+    }
+
+    pub(super) fn edges_of(&self, name: &str) -> &[CrateEdge] {
+        self.edges.get(name).map_or(&[], Vec::as_slice)
+    }
+}
 
 /// Which section of a manifest a dependency is declared in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]

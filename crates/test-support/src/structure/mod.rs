@@ -3,14 +3,18 @@
 //! import higher ones).
 //!
 //! - A **node** is a top-level module of the crate: a child of `lib.rs`/`main.rs` (`foo/` and
-//!   `foo.rs` count as `foo`).
+//!   `foo.rs` count as `foo`); inside a folder module, each of its children is a node of the
+//!   folder's own graph (siblings as nodes).
 //! - An **edge** `a → b` is any `crate::b…` or `super::…` path (or `use self::…` tree) written
 //!   in module `a` or one of its submodules that resolves into `b`, in a `use` tree or inline
 //!   (`$crate::` in macros too); a name the crate root re-exports from `b` counts as `b`.
 //! - `*_tests.rs` files and `#[cfg(test)]` items are left out.
 //!
-//! [`scan_crate`] builds the [`ModuleGraph`]; [`ModuleGraph::cycles`] and
-//! [`ModuleGraph::floor_violations`] report, by name and source line, what breaks the rules.
+//! [`scan_crate`] builds the [`ModuleGraph`] of the top-level modules, [`scan_folders`] that
+//! and one per folder module; [`ModuleGraph::cycles`] and [`ModuleGraph::floor_violations`]
+//! report, by name and source line, what breaks the rules. The cycles that exist are data
+//! (`data/module-cycles.toml`, a [`CycleBaseline`]): [`CycleBaseline::compare`] reports a cycle
+//! the baseline does not name and an entry whose cycle is gone, so the baseline only shrinks.
 //! A plain tokenizer ([`tokens`]) reads the sources: comments and literals are never mistaken
 //! for paths.
 //!
@@ -19,6 +23,7 @@
 //! [`unused_dependencies`] every declared dependency no source names.
 
 mod crate_rules;
+mod cycle_baseline;
 mod deps;
 mod graph;
 mod items;
@@ -29,19 +34,17 @@ pub mod tokens;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use crate_rules::{
-    CrateEdge, CrateGraph, CrateRule, CrateRules, Reach, RuleViolation, RulesError,
-    check_crate_rules,
-};
+pub use crate_rules::{CrateRule, CrateRules, Reach, RuleViolation, RulesError, check_crate_rules};
+pub use cycle_baseline::{BaselineError, CycleBaseline, CycleFinding, FoundCycle, KnownCycle};
 pub use deps::{
     SourceFile, SourceRole, UnusedDependency, package_sources, path_roots, unused_dependencies,
 };
 pub use graph::{AllowedUpward, Cycle, CycleEdge, EdgeSite, FloorViolation, Floors, ModuleGraph};
 pub use metadata::{
-    DepKind, Dependency, Metadata, MetadataError, Node, NodeDep, NodeDepKind, Package, Resolve,
-    RustVersion, Target,
+    CrateEdge, CrateGraph, DepKind, Dependency, Metadata, MetadataError, Node, NodeDep,
+    NodeDepKind, Package, Resolve, RustVersion, Target,
 };
-pub use modules::scan_crate;
+pub use modules::{scan_crate, scan_folders};
 
 /// Where the sources are read from: the file system, or memory for synthetic crates.
 pub trait SourceTree {

@@ -1,13 +1,15 @@
 //! From a crate's sources to its module graph: walks the `mod` declarations from the crate
 //! root (honouring `#[path]` and inline `mod name { … }` blocks), and turns every `crate::…`,
 //! `super::…` and `self::…` path — in a `use` tree or written inline — into an edge between
-//! top-level modules.
+//! sibling modules: top-level modules of the crate ([`scan_crate`]), and the children of every
+//! folder module ([`scan_folders`]).
 //!
 //! Excluded: files named `*_tests.rs`, and every item under `#[cfg(test)]` (so a test module
 //! and the file it declares are never read). A path that resolves to the crate root's own items
 //! counts when the root re-exports that name from a module (`crate::Name` with `pub use
-//! foo::Name` in `lib.rs` is an edge to `foo`); glob re-exports cannot be resolved and are
-//! not followed.
+//! foo::Name` in `lib.rs` is an edge to `foo`), and likewise a name a folder's own file
+//! re-exports from one of its children; glob re-exports cannot be resolved and are not
+//! followed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -17,15 +19,28 @@ use super::items::{ALIAS, Child, ChildBody, ModFile, RawPath, scan_file};
 use super::tokens::tokenize;
 use super::{ScanError, SourceTree};
 
-/// Builds the module graph of the crate whose root file is `root` (`src/lib.rs`, `src/main.rs`).
+/// Builds the module graph of the crate whose root file is `root` (`src/lib.rs`, `src/main.rs`):
+/// its top-level modules and the imports between them.
 pub fn scan_crate(tree: &dyn SourceTree, root: &Path) -> Result<ModuleGraph, ScanError> {
+    Ok(scan_folders(tree, root)?.remove("").unwrap_or_default())
+}
+
+/// The module graph of every module that has child modules, keyed by its path (`""` for the
+/// crate root, `connect::auth` for a folder): the children are the nodes, and an edge `a → b`
+/// is an import written in child `a` (or below it) that resolves into sibling `b`. The root's
+/// graph is [`scan_crate`]'s.
+pub fn scan_folders(
+    tree: &dyn SourceTree,
+    root: &Path,
+) -> Result<BTreeMap<String, ModuleGraph>, ScanError> {
     let root_dir = root.parent().unwrap_or(Path::new("")).to_path_buf();
     let mut queue = vec![ModFile {
         path: root.to_path_buf(),
         module: Vec::new(),
         child_dir: root_dir,
     }];
-    let mut nodes = BTreeSet::new();
+    let mut modules = BTreeSet::from([Vec::new()]);
+    let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
     let mut found: Vec<(PathBuf, RawPath)> = Vec::new();
     let mut seen = BTreeSet::new();
     while let Some(file) = queue.pop() {
@@ -37,36 +52,57 @@ pub fn scan_crate(tree: &dyn SourceTree, root: &Path) -> Result<ModuleGraph, Sca
         })?;
         let scan = scan_file(&tokenize(&source), &file);
         for child in scan.children {
-            if child.parent.is_empty() {
-                nodes.insert(child.name.clone());
-            }
+            let mut path = child.parent.clone();
+            path.push(child.name.clone());
+            modules.insert(path);
+            children
+                .entry(child.parent.clone())
+                .or_default()
+                .insert(child.name.clone());
             if let Some(found) = locate(tree, &file, child)? {
                 queue.push(found);
             }
         }
         found.extend(scan.paths.into_iter().map(|p| (file.path.clone(), p)));
     }
-    let reexports = root_reexports(&found, &nodes);
-    let mut graph = ModuleGraph::new(nodes.clone());
+    let reexports = reexports(&found, &modules);
+    let mut graphs: BTreeMap<Vec<String>, ModuleGraph> = children
+        .into_iter()
+        .map(|(parent, names)| (parent, ModuleGraph::new(names)))
+        .collect();
+    graphs.entry(Vec::new()).or_default();
     for (file, raw) in found {
-        let Some(from) = raw.module.first() else {
-            continue; // the crate root is not a node
+        let Some(to) = resolve(&raw, &modules, &reexports) else {
+            continue;
         };
-        if let Some(to) = resolve(&raw, &nodes, &reexports)
-            && &to != from
-        {
-            graph.add_edge(
+        // The edge belongs to the deepest module both ends are in; the crate root and a
+        // folder's own file are no node of their folder.
+        let common = raw
+            .module
+            .iter()
+            .zip(&to)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let (Some(from), Some(to)) = (raw.module.get(common), to.get(common)) else {
+            continue;
+        };
+        graphs
+            .entry(raw.module[..common].to_vec())
+            .or_default()
+            .add_edge(
                 from,
-                &to,
+                to,
                 EdgeSite {
                     file: file.clone(),
                     line: raw.line,
                     path: shown(&raw.segments),
                 },
             );
-        }
     }
-    Ok(graph)
+    Ok(graphs
+        .into_iter()
+        .map(|(module, graph)| (module.join("::"), graph))
+        .collect())
 }
 
 /// The path as a reader wrote it: no alias marker, no trailing `self` of a `{self, …}` group.
@@ -127,44 +163,65 @@ fn locate(
     }))
 }
 
-/// Names the crate root imports or re-exports from a top-level module (`pub use foo::{A, B as
-/// C}` → `A`, `C` → `foo`).
-fn root_reexports(
+/// Module → the names it imports or re-exports from a module below it (`pub use
+/// foo::{A, B as C}` in `m` → `A`, `C` → `m::foo`). A name a module takes from elsewhere is not
+/// followed: `crate::m::Name` stays an import of `m`. Two passes follow one re-export of a
+/// re-export (`pub use a::Name` in the root, `pub use b::Name` in `a`).
+fn reexports(
     found: &[(PathBuf, RawPath)],
-    nodes: &BTreeSet<String>,
-) -> BTreeMap<String, String> {
-    let mut names = BTreeMap::new();
-    for (_, raw) in found.iter().filter(|(_, raw)| raw.module.is_empty()) {
-        let Some(node) = resolve(raw, nodes, &BTreeMap::new()) else {
-            continue;
-        };
-        // Only `use` leaves carry an imported name; see `UseTree` for the alias marker.
-        if let Some(alias) = raw.segments.last().and_then(|s| s.strip_prefix(ALIAS)) {
-            names.insert(alias.to_owned(), node);
-        } else if let [.., named, last] = raw.segments.as_slice()
-            && last != "*"
-        {
-            // `use foo::{self}` imports the module's own name.
-            let name = if last == "self" { named } else { last };
-            names.insert(name.clone(), node);
+    modules: &BTreeSet<Vec<String>>,
+) -> BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>> {
+    let mut names: BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for _ in 0..2 {
+        let known = std::mem::take(&mut names);
+        for (_, raw) in found {
+            let Some(target) = resolve(raw, modules, &known) else {
+                continue;
+            };
+            if target.len() <= raw.module.len() || !target.starts_with(&raw.module) {
+                continue;
+            }
+            // Only `use` leaves carry an imported name; see `UseTree` for the alias marker.
+            let name = if let Some(alias) = raw.segments.last().and_then(|s| s.strip_prefix(ALIAS))
+            {
+                alias
+            } else if let [.., named, last] = raw.segments.as_slice()
+                && last != "*"
+            {
+                // `use foo::{self}` imports the module's own name.
+                if last == "self" {
+                    named.as_str()
+                } else {
+                    last.as_str()
+                }
+            } else {
+                continue;
+            };
+            names
+                .entry(raw.module.clone())
+                .or_default()
+                .insert(name.to_owned(), target);
         }
     }
     names
 }
 
-/// The top-level module `raw` points into, if any.
+/// The module `raw` points into (the deepest one its segments name), if it is ours: a path
+/// from `crate`, `self` or `super`, or a bare one naming a child of the module it is written
+/// in. A name the module it reaches re-exports from below continues into that module.
 fn resolve(
     raw: &RawPath,
-    nodes: &BTreeSet<String>,
-    reexports: &BTreeMap<String, String>,
-) -> Option<String> {
+    modules: &BTreeSet<Vec<String>>,
+    reexports: &BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>>,
+) -> Option<Vec<String>> {
     let mut segments = raw
         .segments
         .iter()
+        .map(String::as_str)
         .filter(|s| !s.starts_with(ALIAS))
         .peekable();
     let mut base = raw.module.clone();
-    match segments.peek().map(|s| s.as_str()) {
+    match segments.peek().copied() {
         Some("crate") => {
             segments.next();
             base.clear();
@@ -177,21 +234,31 @@ fn resolve(
                 base.pop()?;
             }
         }
-        // A bare path means a child of the current module; only the root's children are nodes.
-        Some(_) if raw.module.is_empty() => {}
-        _ => return None,
+        // A bare path means a child of the current module (or an external crate).
+        Some(first) => {
+            let child = [base.as_slice(), &[first.to_owned()]].concat();
+            let reexported = reexports.get(&base).is_some_and(|r| r.contains_key(first));
+            if !modules.contains(&child) && !reexported {
+                return None;
+            }
+        }
+        None => return None,
     }
-    let first = base
-        .first()
-        .cloned()
-        .or_else(|| segments.find(|s| *s != "self").cloned())?;
-    if nodes.contains(&first) {
-        Some(first)
-    } else if base.is_empty() {
-        reexports.get(&first).cloned()
-    } else {
-        None
+    for segment in segments {
+        if segment == "self" {
+            continue;
+        }
+        let next = [base.as_slice(), &[segment.to_owned()]].concat();
+        if modules.contains(&next) {
+            base = next;
+            continue;
+        }
+        if let Some(target) = reexports.get(&base).and_then(|r| r.get(segment)) {
+            base = target.clone();
+        }
+        break;
     }
+    Some(base)
 }
 
 #[cfg(test)]

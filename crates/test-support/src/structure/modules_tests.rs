@@ -178,3 +178,61 @@ fn a_declared_module_without_a_file_is_an_error() {
         "{message}"
     );
 }
+
+fn folders(files: &[(&str, &str)]) -> std::collections::BTreeMap<String, ModuleGraph> {
+    scan_folders(&MemTree::from_files(files), Path::new("src/lib.rs")).unwrap()
+}
+
+#[test]
+fn each_folder_module_has_its_own_graph_of_siblings() {
+    let g = folders(&[
+        ("src/lib.rs", "mod net;\nmod app;\npub use net::Client;"),
+        (
+            "src/app.rs",
+            "use crate::Client;\nuse crate::net::auth::Token;",
+        ),
+        (
+            "src/net/mod.rs",
+            "mod auth;\nmod post;\nmod http;\npub use post::Client;\nuse self::http::get;",
+        ),
+        (
+            "src/net/auth.rs",
+            "use super::{Client, http::{self, get}};\nmod store;",
+        ),
+        (
+            "src/net/auth/store.rs",
+            "use super::super::post::Body;\nuse crate::app::App;",
+        ),
+        (
+            "src/net/post.rs",
+            "use crate::net::auth::Token;\nfn f() { super::super::app::g(); }",
+        ),
+        ("src/net/http.rs", ""),
+    ]);
+    assert_eq!(g.keys().collect::<Vec<_>>(), ["", "net", "net::auth"]);
+    assert_eq!(
+        edges(&g[""]),
+        pairs(&[("app", "net"), ("net", "app")]),
+        "a path into a folder is an edge of the top level only"
+    );
+    assert_eq!(
+        edges(&g["net"]),
+        pairs(&[("auth", "http"), ("auth", "post"), ("post", "auth")]),
+        "`super::Client` is post's through the folder's re-export; store's import is auth's"
+    );
+    let mut shown: Vec<String> = g["net"]
+        .sites("auth", "post")
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    shown.sort();
+    assert_eq!(
+        shown,
+        [
+            "src/net/auth.rs:1 `super::Client`",
+            "src/net/auth/store.rs:1 `super::super::post::Body`"
+        ]
+    );
+    assert_eq!(edges(&g["net::auth"]), pairs(&[]));
+    assert_eq!(g["net::auth"].nodes().len(), 1);
+}

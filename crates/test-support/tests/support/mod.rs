@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use coyote_test_support::ScenarioFile;
-#[allow(deprecated)]
+#[expect(deprecated)]
 use rmcp::model::{
     ClientConfig, ElicitRequestParams, ElicitResult, LoggingMessageNotificationParam,
     ResourceUpdatedNotificationParam,
@@ -93,7 +93,7 @@ impl ClientHandler for TestClient {
         self.note(format!("resource_updated:{}", params.uri));
     }
 
-    #[allow(deprecated)]
+    #[expect(deprecated)]
     async fn on_logging_message(
         &self,
         params: LoggingMessageNotificationParam,

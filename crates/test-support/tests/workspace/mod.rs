@@ -23,7 +23,7 @@ fn workspace_root() -> PathBuf {
 }
 
 /// `cargo metadata` of the workspace, read once.
-fn metadata() -> &'static Metadata {
+pub(crate) fn metadata() -> &'static Metadata {
     static METADATA: OnceLock<Metadata> = OnceLock::new();
     METADATA.get_or_init(|| Metadata::load(&workspace_root()).unwrap_or_else(|e| panic!("{e}")))
 }

@@ -2,14 +2,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coyote_protocol::{HttpSpec, OAuthSpec};
-use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, InsufficientScopeError, StreamableHttpError,
-};
 
-use super::server_auth::{Attempts, Challenge, Verdict};
+use super::server_auth::{Attempts, Verdict};
 use super::*;
-
-type HttpError = StreamableHttpError<reqwest::Error>;
+use crate::connect::challenge::Challenge;
 
 fn spec(url: &str) -> HttpSpec {
     HttpSpec {
@@ -129,34 +125,6 @@ fn every_sign_in_failure_is_a_sentence_that_says_what_to_do() {
         assert!(text.contains("`coyote mcp login remote`"), "{text}");
         assert_sentence(&text);
     }
-}
-
-#[test]
-fn transport_auth_errors_are_classified() {
-    let needs = HttpError::AuthRequired(AuthRequiredError::new("Bearer".into()));
-    assert!(matches!(
-        classify("s", &needs),
-        Some(McpError::NeedsAuth { server }) if server == "s"
-    ));
-    let scope = HttpError::InsufficientScope(InsufficientScopeError::new(
-        "Bearer error=\"insufficient_scope\", scope=\"files:write\"".into(),
-        None,
-    ));
-    assert!(matches!(
-        classify("s", &scope),
-        Some(McpError::NeedsScope { scope, .. }) if scope == "files:write"
-    ));
-    let failed = HttpError::Io(std::io::Error::other(AuthFailure::StillUnauthorized {
-        url: "u".into(),
-    }));
-    assert!(matches!(
-        classify("s", &failed),
-        Some(McpError::SignIn {
-            failure: AuthFailure::StillUnauthorized { .. },
-            ..
-        })
-    ));
-    assert!(classify("s", &HttpError::UnexpectedEndOfStream).is_none());
 }
 
 #[test]

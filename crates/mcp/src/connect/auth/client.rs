@@ -1,44 +1,44 @@
 //! The streamable HTTP client of an OAuth server: rmcp's `AuthClient` (bearer token from the
-//! record, one refresh and retry on a rejected token) wrapped so that a 401/403 the tokens
+//! record, one refresh and retry on a rejected token) with a sign-in layer ([`SignInLayer`],
+//! a [`Layered`] hook around POST and GET) so that a 401/403 the tokens
 //! cannot answer goes to [`ServerAuth::answer`] — a sign-in, a client-credentials token, or
 //! passing the challenge on (→ `needs-auth`) — and the request is sent again after new
 //! credentials. A 401/403 means the server did not process the request, so resending is safe.
 //! A failed sign-in travels to the caller as the payload of an I/O error (the transport's error
-//! type is rmcp's) and is recovered by [`super::classify`].
+//! type is rmcp's) and is recovered by `describe::classify_http`.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use futures::stream::BoxStream;
-use http::{HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::AuthClient;
-use rmcp::transport::streamable_http_client::{
-    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
-};
-use sse_stream::{Error as SseError, Sse};
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 
+use crate::connect::challenge::Challenge;
+use crate::connect::layered::{GetRequest, GetResult, HttpLayer, Layered, PostRequest, PostResult};
 use crate::connect::post::StatusClient;
 
-use super::server_auth::{Attempts, Challenge, ServerAuth, Verdict, challenge_scope};
+use super::server_auth::{Attempts, ServerAuth, Verdict};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
+/// The layer that answers a challenge with a sign-in and sends the request again.
 #[derive(Clone)]
-pub(crate) struct SignInClient {
-    inner: AuthClient<StatusClient>,
+pub(crate) struct SignInLayer {
     auth: Arc<ServerAuth>,
 }
+
+/// rmcp's `AuthClient` over the status-keeping POST, with sign-in on a challenge.
+pub(crate) type SignInClient = Layered<SignInLayer, AuthClient<StatusClient>>;
 
 impl SignInClient {
     pub(crate) fn new(http: reqwest::Client, auth: Arc<ServerAuth>) -> Self {
         let mut inner = auth.http.clone();
-        inner.http_client = StatusClient(http);
-        SignInClient { inner, auth }
+        inner.http_client = StatusClient::new(http);
+        Layered::over(SignInLayer { auth }, inner)
     }
+}
 
+impl SignInLayer {
     async fn with_sign_in<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
     where
         F: Fn() -> Fut,
@@ -51,7 +51,7 @@ impl SignInClient {
                 Ok(value) => return Ok(value),
                 Err(error) => error,
             };
-            let Some(challenge) = challenge(&error) else {
+            let Some(challenge) = Challenge::of(&error) else {
                 return Err(error);
             };
             match self.auth.answer(challenge, generation, &mut attempts).await {
@@ -66,144 +66,22 @@ impl SignInClient {
     }
 }
 
-fn challenge(error: &HttpError) -> Option<Challenge> {
-    match error {
-        StreamableHttpError::AuthRequired(e) => Some(Challenge::Unauthorized {
-            header: e.www_authenticate_header.clone(),
-        }),
-        StreamableHttpError::InsufficientScope(e) => {
-            let scope = e
-                .required_scope
-                .clone()
-                .or_else(|| challenge_scope(&e.www_authenticate_header))
-                .unwrap_or_default();
-            Some(Challenge::InsufficientScope {
-                header: e.www_authenticate_header.clone(),
-                scope: scope.split_whitespace().map(str::to_owned).collect(),
-            })
-        }
-        _ => None,
-    }
-}
-
-impl StreamableHttpClient for SignInClient {
-    type Error = reqwest::Error;
-
-    async fn post_message(
+/// POSTs and GETs are sent again after a sign-in; a DELETE is not (a session being closed
+/// needs no new credentials).
+impl HttpLayer<AuthClient<StatusClient>> for SignInLayer {
+    async fn post(
         &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.with_sign_in(|| {
-            self.inner.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                auth_header.clone(),
-                custom_headers.clone(),
-            )
-        })
-        .await
+        inner: &AuthClient<StatusClient>,
+        request: PostRequest,
+    ) -> PostResult<reqwest::Error> {
+        self.with_sign_in(|| request.clone().send(inner)).await
     }
 
-    async fn post_message_with_max_sse_event_size(
+    async fn get(
         &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.with_sign_in(|| {
-            self.inner.post_message_with_max_sse_event_size(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                auth_header.clone(),
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.with_sign_in(|| {
-            self.inner.post_message_with_response_limits(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                auth_header.clone(),
-                custom_headers.clone(),
-                limits,
-            )
-        })
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), HttpError> {
-        self.inner
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.with_sign_in(|| {
-            self.inner.get_stream(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                auth_header.clone(),
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.with_sign_in(|| {
-            self.inner.get_stream_with_max_sse_event_size(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                auth_header.clone(),
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
+        inner: &AuthClient<StatusClient>,
+        request: GetRequest,
+    ) -> GetResult<reqwest::Error> {
+        self.with_sign_in(|| request.clone().send(inner)).await
     }
 }

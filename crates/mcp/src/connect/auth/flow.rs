@@ -23,8 +23,9 @@ use rmcp::transport::auth::{
 use super::authorizer::{AuthorizationPrompt, Authorizer, BeginRequest};
 use super::jwt;
 use super::oauth_http::{OAUTH_HTTP_TIMEOUT, strip_query};
-use super::server_auth::{Challenge, ServerAuth, merge};
+use super::server_auth::{ServerAuth, merge};
 use super::store::ClientRecord;
+use crate::connect::challenge::Challenge;
 use crate::error::{AuthFailure, GrantKind};
 
 /// Bound of discovery (several metadata requests, each bounded by [`OAUTH_HTTP_TIMEOUT`]).

@@ -34,8 +34,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coyote_protocol::{HttpSpec, McpServerSpec, McpTransport};
-use rmcp::transport::auth::AuthError;
-use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 pub use crate::error::{AuthFailure, GrantKind};
 pub use authorizer::{
@@ -47,7 +45,7 @@ pub use oauth_http::OAUTH_HTTP_TIMEOUT;
 pub use store::StoreKey;
 
 pub(crate) use client::SignInClient;
-pub(crate) use server_auth::{ServerAuth, challenge_scope};
+pub(crate) use server_auth::ServerAuth;
 
 use crate::error::McpError;
 use store::{FileStore, MemoryStore, TokenStore};
@@ -245,43 +243,6 @@ pub(crate) fn oauth_http_spec(spec: &McpServerSpec) -> Result<&HttpSpec, McpErro
         McpTransport::Stdio(_) => Err(unsupported(
             "it is a local (stdio) server; only HTTP servers sign in",
         )),
-    }
-}
-
-/// The auth meaning of a failed HTTP exchange (`error` is what the transport returned, as rmcp
-/// boxed it), as the error the caller should see; `None` when it has none.
-pub(crate) fn classify(
-    server: &str,
-    error: &(dyn std::error::Error + 'static),
-) -> Option<McpError> {
-    let http = error.downcast_ref::<StreamableHttpError<reqwest::Error>>()?;
-    let server = server.to_owned();
-    match http {
-        StreamableHttpError::AuthRequired(_) => Some(McpError::NeedsAuth { server }),
-        StreamableHttpError::InsufficientScope(e) => {
-            let scope = e
-                .required_scope
-                .clone()
-                .or_else(|| server_auth::challenge_scope(&e.www_authenticate_header))
-                .unwrap_or_else(|| "(not named)".to_owned());
-            Some(McpError::NeedsScope { server, scope })
-        }
-        StreamableHttpError::Io(io) => {
-            let failure = io.get_ref()?.downcast_ref::<AuthFailure>()?.clone();
-            Some(McpError::SignIn { server, failure })
-        }
-        StreamableHttpError::Auth(AuthError::AuthorizationRequired) => {
-            Some(McpError::NeedsAuth { server })
-        }
-        StreamableHttpError::Auth(e) => Some(McpError::SignIn {
-            server,
-            failure: AuthFailure::Token {
-                endpoint: "the token endpoint".to_owned(),
-                answer: e.to_string(),
-                grant: GrantKind::Refresh,
-            },
-        }),
-        _ => None,
     }
 }
 

@@ -11,33 +11,15 @@ use coyote_protocol::{HttpSpec, OAuthGrant, OAuthSpec};
 use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
 use rmcp::transport::AuthClient;
-use rmcp::transport::auth::{
-    AuthorizationManager, ClientCredentialsConfig, OAuthClientConfig, WWWAuthenticateParams,
-};
+use rmcp::transport::auth::{AuthorizationManager, ClientCredentialsConfig, OAuthClientConfig};
 
 use super::credentials::CellCredentials;
 use super::oauth_http::{Journal, JournalingClient};
 use super::store::RecordCell;
 use super::{AuthContext, MAX_SIGN_INS_PER_REQUEST, SignIn, flow, store_key};
+use crate::connect::challenge::{Challenge, challenge_params};
 use crate::connect::post::StatusClient;
 use crate::error::AuthFailure;
-
-/// A 401 or 403 with its `WWW-Authenticate` header.
-#[derive(Debug, Clone)]
-pub(crate) enum Challenge {
-    Unauthorized { header: String },
-    InsufficientScope { header: String, scope: Vec<String> },
-}
-
-impl Challenge {
-    pub(crate) fn header(&self) -> &str {
-        match self {
-            Challenge::Unauthorized { header } | Challenge::InsufficientScope { header, .. } => {
-                header
-            }
-        }
-    }
-}
 
 /// What the transport should do after a challenge.
 #[derive(Debug)]
@@ -98,7 +80,7 @@ impl ServerAuth {
         let cell = RecordCell::load(store_key(http), store).await?;
         let journal = Journal::default();
         let manager = fresh_manager(&http.url, &cell, &journal).await?;
-        let client = AuthClient::new(StatusClient(reqwest::Client::new()), manager);
+        let client = AuthClient::new(StatusClient::new(reqwest::Client::new()), manager);
         let auth = ServerAuth {
             server: server.to_owned(),
             url: http.url.clone(),
@@ -284,7 +266,7 @@ async fn fresh_manager(
     cell: &Arc<RecordCell>,
     journal: &Journal,
 ) -> Result<AuthorizationManager, AuthFailure> {
-    crate::connect::http::install_crypto_provider();
+    lazy_tls::install_crypto_provider();
     let client = JournalingClient::new(journal.clone()).map_err(|e| AuthFailure::Unusable {
         detail: format!("cannot build an HTTP client ({e})"),
     })?;
@@ -295,20 +277,6 @@ async fn fresh_manager(
         })?;
     manager.set_credential_store(CellCredentials(cell.clone()));
     Ok(manager)
-}
-
-/// The parameters of a `WWW-Authenticate` challenge (`url` resolves a relative
-/// `resource_metadata`; only `scope` and `error` are read here).
-fn challenge_params(header: &str, url: &str) -> WWWAuthenticateParams {
-    match url::Url::parse(url).or_else(|_| url::Url::parse("http://localhost/")) {
-        Ok(base) => WWWAuthenticateParams::parse(header, &base),
-        Err(_) => WWWAuthenticateParams::default(),
-    }
-}
-
-/// The scopes a `WWW-Authenticate` challenge names.
-pub(crate) fn challenge_scope(header: &str) -> Option<String> {
-    challenge_params(header, "http://localhost/").scope
 }
 
 /// Adds the scopes of `more` not in `into`, keeping order.

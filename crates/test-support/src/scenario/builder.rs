@@ -4,12 +4,12 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::scenario::{
+use super::ScenarioFile;
+use super::{
     Capabilities, CompletionMode, CompletionSpec, CompletionTarget, Generated, PaginationMode,
     PromptSpec, ResourceBody, ResourceSpec, Scenario, ScenarioError, Startup, StartupMode,
     TemplateSpec, ToolBehavior, ToolSpec,
 };
-use crate::scenario_file::ScenarioFile;
 
 /// Fluent construction of a [`Scenario`].
 #[derive(Debug, Clone)]

@@ -20,7 +20,9 @@
 //! - A `retrieve` server declares the tools [`super::retrieve::select`] picks for the request's
 //!   context beside its meta-functions; its direct names are built over all its tools, so a
 //!   tool keeps its name from request to request. The picks are kept with their reasons
-//!   ([`Surface::retrieved`]).
+//!   ([`Surface::retrieved`]). The retrieve part of the surface is in `retrieval`.
+
+mod retrieval;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};

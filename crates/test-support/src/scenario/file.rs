@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use coyote_protocol::{McpServerSpec, McpTransport, StdioSpec};
 
+use super::Scenario;
 use crate::events::{EventLog, WaitError};
-use crate::scenario::Scenario;
 
 /// Env var naming a prebuilt `coyote-fake-mcp` (skips the build in [`fake_mcp_bin`]).
 pub const FAKE_MCP_BIN_ENV: &str = "COYOTE_FAKE_MCP_BIN";
