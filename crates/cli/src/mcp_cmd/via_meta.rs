@@ -238,13 +238,20 @@ pub async fn read(d: &MetaDispatcher, server: &str, a: ReadArgs, out: OutputArgs
     }
     let outcome = run(d, MetaKind::Read, server, Value::Object(args)).await?;
     let body = json_body(&outcome);
-    if out.json {
-        return print_json(&body);
-    }
     let items = match &body {
         Value::Array(items) => items.clone(),
         other => vec![other.clone()],
     };
+    if out.json {
+        print_json(&body)?;
+        // A refused entry (a blob over the limit, an off-spec entry) fails the command in
+        // JSON as in text, so scripts and `batch --json` see exit 1.
+        return if items.iter().any(|item| item["error"].is_string()) {
+            Err(CliError::silent())
+        } else {
+            Ok(())
+        };
+    }
     let mut failed = false;
     for item in &items {
         if let Some(text) = item["text"].as_str() {
