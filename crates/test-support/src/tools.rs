@@ -105,6 +105,27 @@ pub(crate) async fn call(
             empty_result()
         }
         ToolBehavior::RawReply { result, inject } => raw_reply(server, result, inject, &ctx).await,
+        ToolBehavior::UrlRequired {
+            url,
+            message,
+            times,
+        } => {
+            let calls = server.shared.events.snapshot().tool_calls(&name);
+            if calls > *times {
+                return text_result("page confirmed");
+            }
+            let data = json!({"elicitations": [{
+                "mode": "url",
+                "elicitationId": format!("{name}-{calls}"),
+                "url": url,
+                "message": message,
+            }]});
+            Err(ErrorData::new(
+                rmcp::model::ErrorCode(-32042),
+                "URL elicitation required",
+                Some(data),
+            ))
+        }
         ToolBehavior::Elicit { message, schema } => {
             elicit(server, &name, message, schema, &ctx).await
         }
