@@ -2,12 +2,13 @@
 //! a server, and each server starts the first time a command needs it; later commands of the
 //! same process (`coyote mcp batch`) reuse it. When the resolved server entries change between
 //! two commands (a batch ran `mcp add` or `mcp remove`), every server is shut down and the
-//! next command starts what it needs afresh, so it sees what it would see run alone.
+//! next command starts what it needs afresh, so it sees what it would see run alone; so does
+//! a server that failed or closed since the command before.
 
 use std::collections::HashSet;
 
 use coyote_config::ConfigPaths;
-use coyote_mcp::McpRuntime;
+use coyote_mcp::{McpRuntime, ServerState};
 use coyote_protocol::McpServerSpec;
 
 use crate::args::GlobalArgs;
@@ -73,6 +74,19 @@ impl<'a> ServerPool<'a> {
                 setup::runtime_with(self.global, self.paths, self.askers.clone())
             })
             .clone();
+        // A server that failed or closed since an earlier command (its process died, an HTTP
+        // server restarted and rejected the session) starts afresh, as it would for a command
+        // run alone.
+        for spec in &specs {
+            let broken = matches!(
+                runtime.state(&spec.name),
+                Some(ServerState::Failed(_) | ServerState::Closed)
+            );
+            if broken && self.started.remove(&spec.name) {
+                tracing::info!(server = %spec.name, "starting a failed MCP server again");
+                runtime.close_server(&spec.name).await;
+            }
+        }
         let fresh: Vec<McpServerSpec> = specs
             .into_iter()
             .filter(|spec| self.started.insert(spec.name.clone()))

@@ -24,6 +24,16 @@ pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String 
     describe_chain(error.error.as_ref())
 }
 
+/// Whether the server refused the HTTP request itself with 400 Bad Request — what
+/// server-everything answers a session it no longer knows (it restarted): the connection is
+/// no use any more, and the server has to be started afresh.
+pub(crate) fn is_bad_request(error: &DynamicTransportError) -> bool {
+    matches!(
+        error.error.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+        Some(StreamableHttpError::UnexpectedServerResponse(text)) if text.starts_with("HTTP 400")
+    )
+}
+
 /// An HTTP error of rmcp's client as a sentence.
 pub(crate) fn describe_http_error(error: &StreamableHttpError<reqwest::Error>) -> String {
     // An HTTP request that failed: say where and why, with the cause rmcp's wrapper hides.

@@ -42,6 +42,7 @@ use crate::mrtr::InputResponder;
 use crate::server::ShutdownTimeouts;
 pub(crate) use describe::{
     classify_http, classify_http_error, describe_http_error, describe_transport_error,
+    is_bad_request,
 };
 pub use groups::kill_every_process_group;
 use remote::{connect_http, connect_sse, refused_post};

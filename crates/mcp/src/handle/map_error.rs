@@ -9,6 +9,21 @@ use crate::error::{McpError, TimeoutPhase, fmt_bytes};
 
 impl ServerHandle {
     pub(super) async fn map_error(&self, method: &str, error: ServiceError) -> McpError {
+        let bad_request = matches!(
+            &error,
+            ServiceError::TransportSend(sent) if crate::connect::is_bad_request(sent)
+        );
+        let mapped = self.map_service_error(method, error).await;
+        // A 400 for the request itself (a session the server no longer knows, as
+        // server-everything answers after it restarted): the connection is no use any more;
+        // the state says so, and a pool (a batch, the session daemon) starts it afresh.
+        if bad_request && self.inner.state.fail_if_ready(mapped.to_string()) {
+            tracing::warn!(server = %self.inner.name, "MCP server rejected a request: {mapped}");
+        }
+        mapped
+    }
+
+    async fn map_service_error(&self, method: &str, error: ServiceError) -> McpError {
         let server = self.inner.name.clone();
         match error {
             ServiceError::Timeout { timeout } => McpError::Timeout {

@@ -224,3 +224,58 @@ async fn a_server_killed_mid_call_ends_the_command_saying_the_connection_closed(
     assert!(!err.contains("timed out"), "{err}");
     assert!(!err.contains("MiB"), "{err}");
 }
+
+/// A batch (and so a session daemon, which runs commands in the same pool) whose HTTP server
+/// restarted: the command that meets the stale session fails at once with the server's 400,
+/// and the next command starts the server afresh — as a command run alone would. Before,
+/// every later command failed with the same 400 until the process was restarted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_400_a_batch_starts_the_server_again_for_its_next_command() {
+    use std::io::{BufRead, Write};
+    let started = tokio::task::spawn_blocking(ServerEverythingHttp::start)
+        .await
+        .unwrap();
+    let Some(mut server) = require(started) else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({ "everything": { "url": server.url(), "startupTimeoutSec": 120 } }));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("coyote"))
+        .current_dir(home.work_dir())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("COYOTE_CONFIG_DIR", home.config_dir())
+        .env("COYOTE_STATE_DIR", home.path().join("state"))
+        .env("COYOTE_CACHE_DIR", home.path().join("cache"))
+        .args(["mcp", "batch", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut next = move |line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str::<serde_json::Value>(&answer).unwrap()
+    };
+    let first = tokio::task::block_in_place(|| next("tools everything"));
+    assert_eq!(first["exit"], 0, "{first}");
+    let server = tokio::task::spawn_blocking(move || server.restart().map(|()| server))
+        .await
+        .unwrap()
+        .expect("server-everything restarted on its port");
+    let stale = tokio::task::block_in_place(|| next("tools everything"));
+    assert_eq!(stale["exit"], 1, "{stale}");
+    assert!(stale["stderr"].as_str().unwrap().contains("400"), "{stale}");
+    let again = tokio::task::block_in_place(|| next("tools everything"));
+    assert_eq!(again["exit"], 0, "started afresh: {again}");
+    assert!(again["stdout"].to_string().contains("echo"), "{again}");
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(server);
+}
