@@ -1,6 +1,7 @@
-//! serde's error messages in words people use (issue 15 defect 8): serde names the Rust type
-//! it wanted (`expected struct RawAppConfig`, `did not match any variant of untagged enum
-//! RawServerList`), which means nothing to whoever edits the file.
+//! serde's error messages in words people use: serde names the Rust type it wanted
+//! (`expected struct RawAppConfig`, `did not match any variant of untagged enum
+//! RawServerList`, `expected u32`, `expected f64`), which means nothing to whoever edits the
+//! file.
 
 /// `message` with every `struct Name`, `untagged enum Name` and `enum Name` replaced by a
 /// plain description, and Rust paths (`a::b::Name`) cut to their last segment.
@@ -39,7 +40,41 @@ pub(crate) fn plain(message: &str) -> String {
             }
         }
     }
-    strip_rust_paths(&out)
+    number_words(&strip_rust_paths(&out))
+}
+
+/// `expected u32` → `expected a whole number of 0 or more`, `expected i64` → `expected a whole
+/// number`, `expected f64` → `expected a number`.
+fn number_words(text: &str) -> String {
+    const TYPES: [(&str, &str); 12] = [
+        ("u8", "a whole number of 0 or more"),
+        ("u16", "a whole number of 0 or more"),
+        ("u32", "a whole number of 0 or more"),
+        ("u64", "a whole number of 0 or more"),
+        ("u128", "a whole number of 0 or more"),
+        ("usize", "a whole number of 0 or more"),
+        ("i8", "a whole number"),
+        ("i16", "a whole number"),
+        ("i32", "a whole number"),
+        ("i64", "a whole number"),
+        ("f32", "a number"),
+        ("f64", "a number"),
+    ];
+    let mut out = text.to_owned();
+    for (ty, words) in TYPES {
+        let needle = format!("expected {ty}");
+        let mut from = 0;
+        while let Some(at) = out[from..].find(&needle).map(|i| from + i) {
+            let end = at + needle.len();
+            if out[end..].starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+                from = end;
+                continue;
+            }
+            out.replace_range(at..end, &format!("expected {words}"));
+            from = at + "expected ".len() + words.len();
+        }
+    }
+    out
 }
 
 /// `coyote_config::x::Name` → `Name`: a chain of lowercase `segment::` before a capitalised
@@ -104,5 +139,14 @@ mod tests {
             "a construct of structure"
         );
         assert_eq!(plain("https://host/x"), "https://host/x");
+        assert_eq!(
+            plain("invalid type: string \"abc\", expected u32 at line 7 column 25"),
+            "invalid type: string \"abc\", expected a whole number of 0 or more at line 7 column 25"
+        );
+        assert_eq!(
+            plain("invalid type: string \"x\", expected f64"),
+            "invalid type: string \"x\", expected a number"
+        );
+        assert_eq!(plain("expected u32x"), "expected u32x");
     }
 }
