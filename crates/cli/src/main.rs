@@ -26,6 +26,7 @@ mod shell_cmd;
 mod signals;
 mod term;
 mod typo;
+mod ui;
 
 use std::process::ExitCode;
 

@@ -22,8 +22,8 @@ use coyote_protocol::McpServerSpec;
 
 use crate::args::GlobalArgs;
 use crate::exit::{CliError, CliResult};
-use crate::repl::questions::{Interactivity, Questions};
-use crate::repl::screen::Screen;
+use crate::ui::questions::{Interactivity, Questions};
+use crate::ui::screen::Screen;
 
 /// Resolves the directories from the environment and `--config-dir`.
 pub fn paths(global: &GlobalArgs) -> CliResult<ConfigPaths> {
@@ -249,7 +249,7 @@ fn cli_runtime_options(
         global,
         config,
         askers,
-        Arc::new(crate::client::log_view::StderrLog::new()),
+        Arc::new(crate::ui::log_view::StderrLog::new()),
         paths,
     )
 }

@@ -15,8 +15,6 @@
 
 mod input;
 mod render;
-
-pub(crate) use render::delegate_progress_line;
 mod scoped;
 
 use std::io::IsTerminal;
@@ -124,7 +122,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         }
     };
     let message = Message::user_with_images(text, attachments.images);
-    let progress = crate::client::progress::line_observer(args.json);
+    let progress = crate::ui::progress::line_observer(args.json);
     let turn = session.run_turn_message(conversation, message, &ctx);
     let result = coyote_mcp::progress::observe(progress, turn).await;
     output.finish();

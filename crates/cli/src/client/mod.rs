@@ -12,9 +12,7 @@
 //!
 //! Terminal checks and the sanitizer are the shared [`crate::term`].
 
-pub mod log_view;
 pub mod models;
-pub mod progress;
 
 use std::sync::Arc;
 
@@ -23,7 +21,7 @@ use coyote_mcp::{ElicitationHook, Roots, RuntimeOptions, ServerLogSink};
 use coyote_session::{AllowSampling, Sampler, SamplingConsent};
 
 use crate::args::GlobalArgs;
-use crate::repl::questions::Questions;
+use crate::ui::questions::Questions;
 
 /// The runtime options of a front-end: `questions` asks (or declines without a terminal),
 /// `server_log` shows server log lines, `config` is config.yaml (or why it did not load) for

@@ -1,6 +1,6 @@
 //! The interactive REPL (`coyote` with no text on a terminal, or `coyote repl`).
 //!
-//! Threading (ARCHITECTURE.md "Async"): the reedline loop runs on the main thread, outside the
+//! Threading: the reedline loop runs on the main thread, outside the
 //! tokio runtime `main` built, and blocks on each turn with `Handle::block_on`. The completer
 //! therefore may `block_on` a bounded RPC while the user presses Tab, and questions asked
 //! during a turn (approval, elicitation) run `inquire` on a blocking thread while the turn's
@@ -10,9 +10,10 @@
 //! other road, straight to the turn loop as a [`line::UserMessage`] (R14).
 //!
 //! Modules: `commands` (the REPL_COMMANDS table), `line` (typed line vs. chat message),
-//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `questions` + `form` +
-//! `form_widgets` (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
-//! `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the configuration).
+//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `render` (turn output, drawn on
+//! the shared [`crate::ui::screen::Screen`]; questions are [`crate::ui::questions`]), `views`
+//! (`.info`, `.list`, `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the
+//! configuration).
 #![allow(
     clippy::print_stderr,
     reason = "the REPL greets and reports on stderr, the terminal UI it owns"
@@ -20,24 +21,19 @@
 
 pub mod agent_cmd;
 mod client_cmd;
-mod client_questions;
 pub mod commands;
 pub mod completer;
 pub mod editor;
-pub mod form;
-pub mod form_widgets;
 mod help;
 pub mod line;
 mod login_cmd;
 pub mod macro_cmd;
 mod outgoing;
 pub mod prompt_cmd;
-pub mod questions;
 mod quiet_menu;
 pub mod render;
 pub mod scope;
 mod scope_cmd;
-pub mod screen;
 pub mod session_cmd;
 pub mod setup;
 pub mod shell;
@@ -60,11 +56,11 @@ use self::completer::EnabledFilter;
 use self::line::{LineAction, UserLine, UserMessage, classify};
 use self::macro_cmd::Invocation;
 use self::prompt_cmd::PromptContext;
-use self::questions::Questions;
 use self::render::TurnRenderer;
 use self::scope::{Scope, SharedSelection};
-use self::screen::Screen;
 use self::views::{InfoFacts, Listing, Redactor};
+use crate::ui::questions::Questions;
+use crate::ui::screen::Screen;
 
 /// Bound of `.prompt`'s listing and `prompts/get` together.
 pub const PROMPT_COMMAND_TIMEOUT: Duration = Duration::from_secs(60);

@@ -14,13 +14,13 @@ use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
 use coyote_session::{ApprovalPolicies, ModelSettings, ServerSelection, Session};
 
 use super::completer::{CompletionSource, ReplCompleter};
-use super::questions::{Interactivity, Questions};
-use super::screen::Screen;
 use super::views::Redactor;
 use super::{Repl, ReplParts};
 use crate::args::GlobalArgs;
-use crate::client::log_view::ReplLog;
 use crate::exit::{CliError, CliResult};
+use crate::ui::log_view::ReplLog;
+use crate::ui::questions::{Interactivity, Questions};
+use crate::ui::screen::Screen;
 
 /// Server log lines the prompt's printer queues at most between two reads of the line
 /// editor (more are dropped, counted).

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use super::screen::Screen;
+use crate::ui::screen::Screen;
 
 /// Runs `command` with `$SHELL -c` (default `sh`), inheriting the terminal. Ctrl-C reaches the
 /// command (the REPL itself ignores SIGINT while it waits).

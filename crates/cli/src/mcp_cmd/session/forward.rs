@@ -24,8 +24,8 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::repl::questions::{Interactivity, Questions};
-use crate::repl::screen::Screen;
+use crate::ui::questions::{Interactivity, Questions};
+use crate::ui::screen::Screen;
 
 /// A question a server asked, on its way to the attached command.
 #[derive(Debug, Clone, Serialize, Deserialize)]
