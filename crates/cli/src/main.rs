@@ -21,6 +21,7 @@ mod models_cmd;
 mod output;
 mod reasoning;
 mod repl;
+mod scope;
 mod setup;
 mod shell_cmd;
 mod signals;

@@ -1,5 +1,5 @@
 //! One-shot chat with `-r/--role` and `--session`: the same [`Scope`] derivation as the REPL
-//! (`repl/scope.rs`), so the model, the system prompt and the MCP selection cannot differ
+//! (`scope/`), so the model, the system prompt and the MCP selection cannot differ
 //! between the two. Problems with a role or session file are usage errors (exit 2) naming the
 //! file, the key and the fix; a corrupt session file is never overwritten.
 #![allow(
@@ -15,8 +15,8 @@ use coyote_session::{Conversation, ServerSelection};
 
 use crate::args::ChatArgs;
 use crate::exit::{CliError, CliResult};
-use crate::repl::scope::{Scope, server_selection, source_label};
-use crate::repl::session_cmd::{save, scope_of};
+use crate::scope::saved::{save, scope_of};
+use crate::scope::{Scope, server_selection, source_label};
 
 /// The scope and conversation a one-shot turn starts from.
 pub struct Prepared {

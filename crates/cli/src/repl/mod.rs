@@ -32,7 +32,6 @@ mod outgoing;
 pub mod prompt_cmd;
 mod quiet_menu;
 pub mod render;
-pub mod scope;
 mod scope_cmd;
 pub mod session_cmd;
 pub mod setup;
@@ -57,8 +56,8 @@ use self::line::{LineAction, UserLine, UserMessage, classify};
 use self::macro_cmd::Invocation;
 use self::prompt_cmd::PromptContext;
 use self::render::TurnRenderer;
-use self::scope::{Scope, SharedSelection};
 use self::views::{InfoFacts, Listing, Redactor};
+use crate::scope::{Scope, SharedSelection};
 use crate::ui::questions::Questions;
 use crate::ui::screen::Screen;
 

@@ -1,4 +1,4 @@
-//! Issue 5 acceptance 1: the selection matrix through the REPL against live fake servers — a
+//! Scope through the REPL: the selection matrix against live fake servers — a
 //! resources-only server (`res`), a prompts-only server (`prm`) and a tools server (`tls`).
 //! What the model may call is read from the fake model's captured request; `.list` and
 //! completion read the same shared selection ([`Repl::enabled_filter`]).
@@ -16,7 +16,7 @@ use coyote_test_support::{
 
 use super::super::Repl;
 use super::super::line::UserLine;
-use super::*;
+use crate::scope::*;
 
 struct World {
     rt: tokio::runtime::Runtime,

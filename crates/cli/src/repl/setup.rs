@@ -53,8 +53,8 @@ pub fn build_model(
 
 /// `enabled_mcp_servers` of config.yaml alone, through the one selection helper (scope.rs).
 pub fn server_selection(config: &AppConfig) -> ServerSelection {
-    super::scope::server_selection(
-        &super::scope::Scope::default()
+    crate::scope::server_selection(
+        &crate::scope::Scope::default()
             .selection(Some(config))
             .selection,
     )
