@@ -46,7 +46,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     let (message, attachments) = read_message(&args).await?;
 
     let app = load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
-    // `-r`, `--session` and `-m` scope the turn exactly as in the REPL (repl/scope.rs).
+    // `-r`, `--session` and `-m` scope the turn exactly as in the REPL (scope/).
     let mut prepared = scoped::prepare(&paths, &args)?;
     let choice = crate::scope::choose_model(&app, &prepared.scope).map_err(CliError::usage)?;
     tracing::info!(model = %choice.id, "one-shot chat");
