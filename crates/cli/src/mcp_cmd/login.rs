@@ -13,7 +13,7 @@ use crate::setup;
 
 pub async fn login(config: &McpConfig, paths: &ConfigPaths, name: &str) -> CliResult {
     let spec = single(config, name)?;
-    let options = setup::runtime_options(paths);
+    let options = crate::client::RuntimeOptionsBuilder::new(paths).build();
     let report = coyote_mcp::login(spec, options, setup::login_authorizer())
         .await
         .map_err(|e| CliError::failure(e.to_string()))?;
@@ -34,7 +34,7 @@ pub async fn login(config: &McpConfig, paths: &ConfigPaths, name: &str) -> CliRe
 
 pub async fn logout(config: &McpConfig, paths: &ConfigPaths, name: &str) -> CliResult {
     let spec = single(config, name)?;
-    let options = setup::auth_options(paths);
+    let options = crate::client::auth_options(paths);
     let deleted = coyote_mcp::auth::logout(&spec, &options)
         .await
         .map_err(|e| CliError::failure(e.to_string()))?;

@@ -10,13 +10,14 @@ use std::sync::Arc;
 
 use coyote_config::{AppConfig, ProcessEnv, load_app_config};
 use coyote_llm::Provider;
-use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
+use coyote_mcp::{McpRuntime, SpillStore};
 use coyote_session::{ApprovalPolicies, ModelSettings, ServerSelection, Session};
 
 use super::completer::{CompletionSource, ReplCompleter};
 use super::views::Redactor;
 use super::{Repl, ReplParts};
 use crate::args::GlobalArgs;
+use crate::client::{Askers, RuntimeOptionsBuilder};
 use crate::exit::{CliError, CliResult};
 use crate::ui::log_view::ReplLog;
 use crate::ui::questions::{Interactivity, Questions};
@@ -87,16 +88,15 @@ pub fn start(
     ));
     let questions = Questions::new(screen.clone(), Interactivity::detect());
     let server_log = Arc::new(ReplLog::new(screen.clone()));
-    let runtime = McpRuntime::new(RuntimeOptions {
-        catalog_cache: Some(crate::setup::catalog_cache(&paths)),
-        ..crate::client::runtime_options(
-            global,
-            Ok(app_config.clone()),
-            &questions,
-            server_log.clone(),
-            &paths,
-        )
-    });
+    let runtime = McpRuntime::new(
+        RuntimeOptionsBuilder::new(&paths)
+            .client_features(global)
+            .config(Ok(app_config.clone()))
+            .askers(Askers::on(&questions))
+            .server_log(server_log.clone())
+            .catalog_cache(crate::setup::catalog_cache(&paths))
+            .build(),
+    );
     // SIGTERM/SIGHUP while the REPL waits for a line: the watcher shuts these down.
     crate::signals::register(&runtime);
     let specs = mcp.servers.clone();

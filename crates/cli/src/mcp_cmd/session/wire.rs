@@ -167,7 +167,7 @@ pub fn key(
         "global": format!("{global:?}"),
         "servers": serde_json::to_value(servers).unwrap_or_default(),
         "root": root,
-        "protocol": std::env::var(crate::setup::PROTOCOL_ENV).ok(),
+        "protocol": std::env::var(crate::client::PROTOCOL_ENV).ok(),
     });
     hex(&Sha256::digest(text.to_string().as_bytes()))
 }
