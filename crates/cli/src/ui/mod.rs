@@ -1,5 +1,5 @@
 //! The shared terminal floor of every front end (the REPL, one-shot chat, `coyote mcp …`, the
-//! session daemon's forwarder): what they show and what they ask on a terminal.
+//! daemon's forwarder, `mcp_cmd/daemon/`): what they show and what they ask on a terminal.
 //!
 //! - [`screen`]: a turn's output — streamed answer, spinner, tool status lines, held server
 //!   log lines — and the pause that lets one question at a time draw over it;

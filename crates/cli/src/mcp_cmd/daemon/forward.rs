@@ -1,4 +1,4 @@
-//! Server questions in a session daemon (issue 24): a server's elicitation — a form, or a page
+//! Server questions in the daemon: a server's elicitation — a form, or a page
 //! to open — goes to the command it arrived during, on that command's own terminal. The
 //! daemon's servers get a [`Forwarder`] as their elicitation hook; each running command whose
 //! client can ask (stdin and stderr are terminals) is attached to it, and a question goes to

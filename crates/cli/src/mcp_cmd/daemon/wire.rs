@@ -1,4 +1,4 @@
-//! What a session daemon and its clients share: where the socket is (one per config dir, in a
+//! What the daemon and its clients share: where the socket is (one per config dir, in a
 //! private directory), the key a command must match to be served (a hash of everything its
 //! output depends on), and the messages — one JSON object per line each way; while a command
 //! runs, the daemon may send questions and the client answers them.
