@@ -50,8 +50,9 @@ use coyote_mcp::{McpRuntime, SpillStore};
 use coyote_protocol::McpServerSpec;
 use coyote_session::{CancellationToken, Conversation, Session, StopReason, TurnContext};
 
-use self::commands::{Command, ListTarget, help_text};
+use self::commands::{Command, ListTarget};
 use self::completer::EnabledFilter;
+use self::help::{fit_help, help_text};
 use self::line::{LineAction, UserLine, UserMessage, classify};
 use self::macro_cmd::Invocation;
 use self::prompt_cmd::PromptContext;
@@ -213,7 +214,7 @@ impl Repl {
             Command::Exit => return Flow::Exit,
             Command::Help => {
                 let width = crate::term::caps().stdout_width().unwrap_or(usize::MAX);
-                self.print(&commands::fit_help(&help_text(), width));
+                self.print(&fit_help(&help_text(), width));
             }
             Command::Clear => {
                 self.conversation.clear();
