@@ -1,12 +1,8 @@
-//! Everything a command needs before it talks to a server: resolved paths, the logging file,
-//! the merged MCP configuration (with the project-trust question asked or refused), and a
-//! runtime with the chosen servers started (its options from the one
-//! [`RuntimeOptionsBuilder`]). Configuration problems become usage errors (exit 2)
+//! Everything a command needs before it talks to a server: resolved paths, the merged MCP
+//! configuration (with the project-trust question asked or refused), the theme, where catalogs
+//! are cached, the browser sign-in, and a runtime with the chosen servers started (its options
+//! from the one [`RuntimeOptionsBuilder`]). Configuration problems become usage errors (exit 2)
 //! whose text names the file, the key and the fix (the config crate words them).
-#![allow(
-    clippy::print_stderr,
-    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
-)]
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -140,6 +136,10 @@ pub fn select(config: &McpConfig, only: Option<&str>) -> CliResult<Vec<McpServer
 
 /// The browser sign-in of `login`: `$BROWSER` (or xdg-open/open) plus a loopback listener; the
 /// URL and any browser trouble are printed on stderr.
+#[expect(
+    clippy::print_stderr,
+    reason = "a sign-in's notes (the URL, browser trouble) go to stderr, the CLI's channel for everything but results"
+)]
 pub fn login_authorizer() -> Arc<coyote_mcp::auth::BrowserAuthorizer> {
     Arc::new(coyote_mcp::auth::BrowserAuthorizer::from_env(Arc::new(
         |message: &str| eprintln!("coyote: {message}"),

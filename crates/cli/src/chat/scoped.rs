@@ -2,10 +2,6 @@
 //! (`scope/`), so the model, the system prompt and the MCP selection cannot differ
 //! between the two. Problems with a role or session file are usage errors (exit 2) naming the
 //! file, the key and the fix; a corrupt session file is never overwritten.
-#![allow(
-    clippy::print_stderr,
-    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_config::{
     AppConfig, ConfigPaths, SessionFile, SessionStore, SessionStoreError, load_role,

@@ -1,10 +1,6 @@
 //! `coyote mcp login NAME` / `coyote mcp logout NAME`: the only commands that start or end a
 //! sign-in. Login prints the authorization URL on stderr (and opens a browser), waits for the
 //! redirect, stores the tokens, and says where; logout deletes them.
-#![allow(
-    clippy::print_stderr,
-    reason = "the sign-in's notes go to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_config::{ConfigPaths, McpConfig};
 

@@ -185,7 +185,7 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
 ];
 
 impl CommandName {
-    #[allow(
+    #[expect(
         clippy::expect_used,
         reason = "REPL_COMMANDS has a row per CommandName; commands_tests checks every name"
     )]

@@ -14,10 +14,6 @@
 //! the shared [`crate::ui::screen::Screen`]; questions are [`crate::ui::questions`]), `views`
 //! (`.info`, `.list`, `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the
 //! configuration).
-#![allow(
-    clippy::print_stderr,
-    reason = "the REPL greets and reports on stderr, the terminal UI it owns"
-)]
 
 pub mod agent_cmd;
 mod client_cmd;

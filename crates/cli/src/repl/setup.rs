@@ -1,10 +1,6 @@
 //! Builds a [`Repl`] from the configuration: paths and logging, mcp.json (servers start in the
 //! background so the prompt shows at once), config.yaml (the model), the session, the line
 //! editor with completion and the history file.
-#![allow(
-    clippy::print_stderr,
-    reason = "the REPL greets and reports on stderr, the terminal UI it owns"
-)]
 
 use std::sync::Arc;
 

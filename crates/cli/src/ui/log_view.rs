@@ -8,9 +8,9 @@
 //! Memory is bounded whatever a server sends: one counter per server in the throttle, the
 //! screen's held lines are capped (`screen::HeldLines`), and the prompt printer's channel is
 //! bounded (a full channel drops the line; it is in the log).
-#![allow(
+#![expect(
     clippy::print_stderr,
-    reason = "one-shot and `mcp call` show server log lines on stderr, the CLI's channel for notes"
+    reason = "one-shot chat and `coyote mcp` commands show server log lines on stderr, the CLI's channel for notes"
 )]
 
 use std::collections::HashMap;

@@ -11,10 +11,6 @@
 //!
 //! A delegate agent's status line ([`delegate_progress_line`]) is worded here too, the same in
 //! one-shot chat and the REPL.
-#![allow(
-    clippy::print_stderr,
-    reason = "progress is drawn on stderr, the channel for everything but results"
-)]
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
