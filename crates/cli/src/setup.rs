@@ -65,14 +65,14 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
     for warning in &config.warnings {
         crate::term::warning_line(&warning.to_string());
     }
-    // An unusable entry disables its server only; the others start (issue 14).
+    // An unusable entry disables its server only; the others start.
     for broken in &config.broken {
         crate::capture::stderr_line(&format!("coyote: warning: {broken}"));
     }
     Ok(config)
 }
 
-/// config.yaml's defaults for mcp.json entries (its `expose`, issue 7). A config.yaml that does
+/// config.yaml's defaults for mcp.json entries (its `expose`). A config.yaml that does
 /// not load leaves the built-in defaults here: the commands that need the file report its error.
 fn server_defaults(paths: &ConfigPaths) -> ServerDefaults {
     match load_app_config(paths, &ProcessEnv) {

@@ -1,4 +1,4 @@
-//! serde's error messages in words people use (issue 15 defect 8): serde names the Rust type
+//! serde's error messages in words people use: serde names the Rust type
 //! it wanted (`expected struct RawAppConfig`, `did not match any variant of untagged enum
 //! RawServerList`), which means nothing to whoever edits the file.
 

@@ -133,7 +133,7 @@ fn coyote_mcp_floors() -> Floors {
             from: "connect",
             to: "render",
             reason: "the stdio line transport decodes a resources/read blob as it arrives into \
-                     render's BlobReceiver (issue 3: a 50 MiB read never exists as base64); \
+                     render's BlobReceiver (so a 50 MiB read never exists as base64); \
                      inverting it needs a blob sink owned below both",
         }],
     }

@@ -1,4 +1,4 @@
-//! `coyote mcp cache [clear]`: the cached server catalogs (issue 14) — which servers a chat can
+//! `coyote mcp cache [clear]`: the cached server catalogs — which servers a chat can
 //! declare without starting them, when each was cached and what it holds — and deleting them.
 
 use coyote_config::ConfigPaths;

@@ -121,7 +121,7 @@ fn unstarted_rows(config: &McpConfig) -> Vec<Value> {
     rows
 }
 
-/// `dispatcher` carries the configured exposures (issue 7).
+/// `dispatcher` carries the configured exposures.
 pub async fn servers(
     runtime: &McpRuntime,
     config: &McpConfig,

@@ -1,4 +1,4 @@
-//! Tab completion (seed §5.4, R13): dot-commands and their words from [`REPL_COMMANDS`], and
+//! Tab completion: dot-commands and their words from [`REPL_COMMANDS`], and
 //! the live, staged completion of `.prompt`:
 //!
 //! | typed | suggestions | source |

@@ -7,7 +7,7 @@
 //! future keeps running on the runtime.
 //!
 //! What a typed line does is decided once, by [`line::classify`]; `.prompt` results take the
-//! other road, straight to the turn loop as a [`line::UserMessage`] (R14).
+//! other road, straight to the turn loop as a [`line::UserMessage`].
 //!
 //! Modules: `commands` (the REPL_COMMANDS table), `line` (typed line vs. chat message),
 //! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `render` (turn output, drawn on
@@ -81,7 +81,7 @@ pub struct Repl {
     app_config: Option<AppConfig>,
     history_file: PathBuf,
     log_file: Option<PathBuf>,
-    /// Typed lines given a meaning by [`classify`] (a spy for the R14 test).
+    /// Typed lines given a meaning by [`classify`] (a spy for the prompt-result test).
     classified_lines: usize,
     /// Role, agent, session and model choice (see `scope.rs`).
     scope: Scope,
@@ -309,7 +309,7 @@ impl Repl {
         Flow::Continue
     }
 
-    /// `.prompt`: the flattened result as a [`UserMessage`] (never a [`UserLine`], R14).
+    /// `.prompt`: the flattened result as a [`UserMessage`] (never a [`UserLine`]).
     pub fn resolve_prompt(
         &self,
         args: &str,

@@ -1,8 +1,8 @@
-//! `.prompt SERVER NAME [key=value …]` (seed §5.1, D6, R14): named arguments (values may be
+//! `.prompt SERVER NAME [key=value …]`: named arguments (values may be
 //! quoted), missing required arguments asked for interactively, and the flattened result
 //! returned as a [`UserMessage`] for the turn loop.
 //!
-//! Invariant (R14): the result leaves this module only as a `UserMessage`, which the line
+//! Invariant: the result leaves this module only as a `UserMessage`, which the line
 //! classifier cannot accept — server-controlled text is chatted, never executed.
 
 use std::collections::BTreeMap;

@@ -5,7 +5,7 @@
 //! Invariants: every change of role, agent or session layer goes through
 //! [`Repl::apply_scope`], which updates the session's selection and the shared selection read by
 //! `.list` and completion together; an error (bad role file, unknown model) is printed and the
-//! previous scope stays in force — the REPL keeps running (acceptance 5).
+//! previous scope stays in force — the REPL keeps running.
 
 use coyote_config::{Toggle, list_roles, load_role};
 use coyote_session::{CompactTrigger, TurnContext};

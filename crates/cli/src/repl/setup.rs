@@ -97,8 +97,8 @@ pub fn start(
     crate::signals::register(&runtime);
     let specs = mcp.servers.clone();
     {
-        // Background start: the prompt shows at once (issue 4); servers with a fresh cached
-        // catalog stay idle until their first call (issue 14).
+        // Background start: the prompt shows at once; servers with a fresh cached
+        // catalog stay idle until their first call.
         let _entered = handle.enter();
         runtime.spawn_start_lazily(specs.clone());
     }

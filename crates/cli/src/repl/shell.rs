@@ -1,6 +1,6 @@
 //! `!cmd`: runs a shell command typed by the user, on the terminal, and waits for it. The
 //! model never sees the command or its output. Only a line the person typed can get here
-//! (`line::classify`); prompt results and model output never do (R14).
+//! (`line::classify`); prompt results and model output never do.
 
 use std::process::Command;
 

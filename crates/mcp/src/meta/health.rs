@@ -4,7 +4,7 @@
 //!
 //! Invariants: the line never tells the model to run a shell command (it cannot; the user
 //! can): it says what to tell or ask the user — for a server waiting for sign-in, to run
-//! `coyote mcp login NAME` (issue 16; the same words when a call meets an expired sign-in) — and it stays within [`HEALTH_MAX_TOKENS`] as a declaration (the reason is cut to
+//! `coyote mcp login NAME` (the same words when a call meets an expired sign-in) — and it stays within [`HEALTH_MAX_TOKENS`] as a declaration (the reason is cut to
 //! [`HEALTH_REASON_MAX_BYTES`] on one line), so a dead server costs almost nothing per request.
 
 use coyote_protocol::FunctionDeclaration;

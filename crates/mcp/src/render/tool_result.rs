@@ -1,11 +1,11 @@
-//! Bounding of `tools/call` results (seed §6, Phase 2.5). Text up to the result budget
+//! Bounding of `tools/call` results (Phase 2.5). Text up to the result budget
 //! ([`RenderContext::max_result_bytes`], at most [`super::TOOL_RESULT_TEXT_CEILING_BYTES`])
 //! passes unchanged; longer text is sliced and the full text
 //! kept in the spill store behind a `coyote-result://<sha256>` handle that `mcp_read_<server>`
 //! pages and filters like a resource. Images, audio and blobs are decoded and spilled (or shown
 //! as text when they are UTF-8). Links and embedded resources keep their URI. Structured
 //! content passes through under the same budget. `is_error` is preserved, and an off-spec
-//! block becomes an error item in place without hiding its neighbours (R1).
+//! block becomes an error item in place without hiding its neighbours.
 
 use serde_json::{Map, Value, json};
 
