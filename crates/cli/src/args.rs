@@ -16,8 +16,12 @@ pub use mcp_command::{CacheAction, McpCommand, SessionAction};
     about = "An LLM command-line client with a complete MCP client",
     long_about = "coyote talks to MCP servers configured in mcp.json (Claude Desktop format).\n\
                   `coyote mcp …` runs every MCP operation from the shell, without an LLM.",
-    after_help = "Config: $COYOTE_CONFIG_DIR or ~/.config/coyote (mcp.json). Logs: the state dir's coyote.log.\n\
-                  Exit codes: 0 ok, 1 model/server/tool error, 2 usage or configuration error, 130 interrupted."
+    after_help = "Config (mcp.json, config.yaml): --config-dir, else $COYOTE_CONFIG_DIR, else\n\
+                  $XDG_CONFIG_HOME/coyote, else ~/.config/coyote.\n\
+                  Log: $COYOTE_STATE_DIR, else $XDG_STATE_HOME/coyote, else ~/.local/state/coyote,\n\
+                  then logs/coyote.log (level: --log-level or $COYOTE_LOG).\n\
+                  Exit codes: 0 ok, 1 model/server/tool error, 2 usage or configuration error,\n\
+                  130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]

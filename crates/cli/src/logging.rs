@@ -1,4 +1,4 @@
-//! Logging for the `coyote` binary: `tracing` events go to `<state>/log/coyote.log` (created
+//! Logging for the `coyote` binary: `tracing` events go to `<state>/logs/coyote.log` (created
 //! 0600, appended), never to stdout (which belongs to the UI and to `--json` output). MCP
 //! servers' stderr arrives here through `coyote-mcp`, tagged with the server name (and limited
 //! per server there). The level comes from `--log-level`/`$COYOTE_LOG` (default `info`). If the

@@ -1,7 +1,9 @@
 //! Shell integration: `coyote completions SHELL` (clap_complete's static scripts; for bash, zsh
 //! and fish a small addition completes MCP server names by calling the hidden
-//! `coyote mcp servers --names`, which reads mcp.json and starts nothing) and `coyote man`
-//! (clap_mangen: the page of `coyote` to stdout, or one page per command into `--dir`).
+//! `coyote mcp servers --names`, which reads mcp.json and starts nothing — with the
+//! `--config-dir` of the command line being completed, so the names are that config's) and
+//! `coyote man` (clap_mangen: the page of `coyote` to stdout, or one page per command into
+//! `--dir`, then a word on whether `man` looks there and how to make it).
 
 use std::path::Path;
 
@@ -22,7 +24,12 @@ pub const SERVER_SUBCOMMANDS: &[&str] = &[
     "call",
     "read",
     "prompt",
+    "complete",
+    "watch",
+    "retrieve",
     "remove",
+    "login",
+    "logout",
 ];
 
 /// Prints the completion script for `shell`.
@@ -44,16 +51,20 @@ fn server_names_addition(shell: Shell) -> String {
             r#"
 # MCP server names for `coyote mcp {{{subs}}} <TAB>` (from `coyote mcp servers --names`).
 _coyote_with_servers() {{
-    local i mcp=0 sub="" positional=0
+    local i mcp=0 sub="" positional=0 skip=0
+    local -a config=()
     for (( i=1; i<COMP_CWORD; i++ )); do
+        if [[ $skip -eq 1 ]]; then skip=0; continue; fi
         case "${{COMP_WORDS[i]}}" in
+            --config-dir) config=(--config-dir "${{COMP_WORDS[i+1]}}"); skip=1 ;;
+            --config-dir=*) config=("${{COMP_WORDS[i]}}") ;;
             -*) ;;
             mcp) if [[ $mcp -eq 0 && -z $sub ]]; then mcp=$i; else (( positional++ )); fi ;;
             *) if [[ $mcp -gt 0 && -z $sub ]]; then sub="${{COMP_WORDS[i]}}"; elif [[ -n $sub ]]; then (( positional++ )); fi ;;
         esac
     done
     if [[ $mcp -gt 0 && $positional -eq 0 && " {subcommands} " == *" $sub "* && ${{COMP_WORDS[COMP_CWORD]}} != -* ]]; then
-        COMPREPLY=( $(compgen -W "$(coyote mcp servers --names 2>/dev/null)" -- "${{COMP_WORDS[COMP_CWORD]}}") )
+        COMPREPLY=( $(compgen -W "$(coyote "${{config[@]}}" mcp servers --names 2>/dev/null)" -- "${{COMP_WORDS[COMP_CWORD]}}") )
         return 0
     fi
     _coyote "$@"
@@ -67,12 +78,22 @@ complete -F _coyote_with_servers -o bashdefault -o default coyote
 # MCP server names for `coyote mcp {{{subs}}} <TAB>` (from `coyote mcp servers --names`).
 _coyote_servers() {{
     local -a servers
-    servers=(${{(f)"$(coyote mcp servers --names 2>/dev/null)"}})
+    servers=(${{(f)"$(coyote "$@" mcp servers --names 2>/dev/null)"}})
     _describe 'MCP server' servers
 }}
 _coyote_with_servers() {{
-    if [[ ${{words[2]}} == mcp && " {subcommands} " == *" ${{words[3]}} "* && $CURRENT -eq 4 ]]; then
-        _coyote_servers
+    local i mcp=0
+    local -a config
+    for (( i=2; i<CURRENT; i++ )); do
+        case ${{words[i]}} in
+            --config-dir) config=(--config-dir "${{words[i+1]}}"); (( i++ )) ;;
+            --config-dir=*) config=("${{words[i]}}") ;;
+            -*) ;;
+            *) mcp=$i; break ;;
+        esac
+    done
+    if [[ $mcp -gt 0 && ${{words[mcp]}} == mcp && " {subcommands} " == *" ${{words[mcp+1]}} "* && $CURRENT -eq $(( mcp + 2 )) ]]; then
+        _coyote_servers "${{config[@]}}"
     else
         _coyote "$@"
     fi
@@ -84,11 +105,38 @@ compdef _coyote_with_servers coyote
         Shell::Fish => format!(
             r#"
 # MCP server names for `coyote mcp {{{subs}}} <TAB>` (from `coyote mcp servers --names`).
+function __coyote_config_args
+    set -l words (commandline -opc)
+    for i in (seq 2 (count $words))
+        switch $words[$i]
+            case --config-dir
+                set -l next (math $i + 1)
+                test $next -le (count $words); and echo --config-dir; and echo $words[$next]
+            case '--config-dir=*'
+                echo $words[$i]
+        end
+    end
+end
 function __coyote_wants_server
     set -l words (commandline -opc)
-    test (count $words) -eq 3; and test "$words[2]" = mcp; and contains -- "$words[3]" {subcommands}
+    set -l rest
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --config-dir
+                set skip 1
+            case '-*'
+            case '*'
+                set -a rest $w
+        end
+    end
+    test (count $rest) -eq 2; and test "$rest[1]" = mcp; and contains -- "$rest[2]" {subcommands}
 end
-complete -c coyote -n __coyote_wants_server -f -a '(coyote mcp servers --names 2>/dev/null)'
+complete -c coyote -n __coyote_wants_server -f -a '(coyote (__coyote_config_args) mcp servers --names 2>/dev/null)'
 "#,
             subs = SERVER_SUBCOMMANDS.join(",")
         ),
@@ -114,7 +162,43 @@ pub fn man(dir: Option<&Path>) -> CliResult {
     })?;
     let written = write_pages(command, "coyote", dir)?;
     crate::term::note_line(&format!("wrote {written} man pages into {}", dir.display()));
+    man_path_hint(dir);
     Ok(())
+}
+
+/// Says whether `man` finds pages written into `dir` (a `man1` directory): `manpath` lists
+/// where it looks (man-db adds `BIN/../share/man` for each `BIN` on `$PATH`, so
+/// `~/.cargo/share/man` is found when `~/.cargo/bin` is on `$PATH`); if the root is not
+/// there, how to add it.
+fn man_path_hint(dir: &Path) {
+    let root = std::fs::canonicalize(dir)
+        .unwrap_or_else(|_| dir.to_owned())
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let Ok(out) = std::process::Command::new("manpath")
+        .arg("-q")
+        .stderr(std::process::Stdio::null())
+        .output()
+    else {
+        return;
+    };
+    let listed = String::from_utf8_lossy(&out.stdout);
+    let found = listed
+        .trim()
+        .split(':')
+        .any(|p| std::fs::canonicalize(p).is_ok_and(|p| p == root));
+    if found {
+        crate::term::note_line("`man coyote` finds them now");
+    } else {
+        crate::term::note_line(&format!(
+            "`man` does not look in {root} yet: add `export MANPATH=\"{root}:\"` to your \
+             shell's profile (the trailing colon keeps the system's pages), or write the pages \
+             into the share/man/man1 directory beside a bin directory on your PATH (for \
+             `cargo install`: ~/.cargo/share/man/man1)",
+            root = root.display()
+        ));
+    }
 }
 
 /// Writes `<name>.1` for `command` and every visible subcommand below it; returns the count.

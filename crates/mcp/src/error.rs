@@ -141,6 +141,20 @@ pub enum McpError {
         message: String,
     },
 
+    /// A server asked for input inside a request (a 2026-07-28 `input_required` round: a
+    /// form, a sampling request, the roots) and coyote could not give it — the user declined,
+    /// or there is no model or API key to sample with. Not a server bug: the reason says what
+    /// to do.
+    #[error("MCP server '{server}' asked for input during '{method}' that was not given: {reason}")]
+    InputNotGiven {
+        /// The server's configured name.
+        server: String,
+        /// The JSON-RPC method of the request that asked.
+        method: String,
+        /// Why it was not given (the answer coyote's own handler gave).
+        reason: String,
+    },
+
     /// A list repeated a cursor; listing stopped instead of looping.
     #[error(
         "MCP server '{server}' repeated the cursor {cursor:?} while listing {kind}s; the \
@@ -245,6 +259,7 @@ impl McpError {
             | McpError::Transport { server, .. }
             | McpError::Handshake { server, .. }
             | McpError::Protocol { server, .. }
+            | McpError::InputNotGiven { server, .. }
             | McpError::RepeatedCursor { server, .. }
             | McpError::TooManyPages { server, .. }
             | McpError::Unsupported { server, .. }

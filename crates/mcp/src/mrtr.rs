@@ -90,13 +90,10 @@ where
         };
         let value = respond(key.clone(), request)
             .await
-            .map_err(|e| McpError::Protocol {
+            .map_err(|e| McpError::InputNotGiven {
                 server: server.to_owned(),
                 method: "tools/call".to_owned(),
-                message: format!(
-                    "could not answer the server's input request {key:?}: {}",
-                    e.message
-                ),
+                reason: e.message.to_string(),
             })?;
         responses.insert(key, value);
     }

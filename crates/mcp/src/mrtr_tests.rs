@@ -75,3 +75,34 @@ async fn a_state_only_round_sends_no_responses() {
         .unwrap();
     assert_eq!((responses, state.as_deref()), (None, Some("s1")));
 }
+
+/// A request coyote could not answer (sampling declined, no API key) is reported as input
+/// not given, with the reason — not as a server bug to report to its authors, as before.
+#[tokio::test]
+async fn an_unanswered_request_is_input_not_given_not_a_server_bug() {
+    let result = input_required(json!({
+        "resultType": "input_required",
+        "inputRequests": {
+            "ask": {"method": "sampling/createMessage", "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                "maxTokens": 10
+            }}
+        }
+    }));
+    let err = answer("s", result, |_, _| async {
+        Err(ErrorData::invalid_request(
+            "the user declined the sampling request",
+            None,
+        ))
+    })
+    .await
+    .unwrap_err();
+    assert!(matches!(err, McpError::InputNotGiven { .. }), "{err:?}");
+    let text = err.to_string();
+    assert_eq!(
+        text,
+        "MCP server 's' asked for input during 'tools/call' that was not given: the user \
+         declined the sampling request"
+    );
+    assert!(!text.contains("server bug"));
+}

@@ -20,6 +20,7 @@ pub mod fuzzing;
 pub mod pattern;
 mod read;
 pub mod spill;
+pub mod structured;
 pub mod text;
 pub mod tool_result;
 

@@ -910,3 +910,71 @@ fn tool_items_beyond_the_response_ceiling_are_kept_and_counted() {
         .unwrap();
     assert_eq!(third, "2".repeat(150_000));
 }
+
+/// An image a tool also puts in `structuredContent` (server-filesystem's `read_media_file`
+/// does) reaches the model once, as a spilled file: before, the structured copy carried the
+/// whole base64 (40,242 of a 40,737-byte result for a 30 KB PNG).
+#[test]
+fn binary_strings_in_structured_content_are_spilled_and_described() {
+    use base64::Engine as _;
+    let (_dir, store) = store();
+    let ctx = RenderContext {
+        server: "s",
+        spill: &store,
+        read_function: &MetaKind::Read.function_name("s"),
+        max_result_bytes: crate::render::MAX_RESULT_BYTES,
+    };
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend((0..30_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&png);
+    let text_b64 = base64::engine::general_purpose::STANDARD.encode("plain text ".repeat(200));
+    let structured = json!({
+        "content": [{"type": "image", "data": b64, "mimeType": "image/png"}],
+        "preview": format!("data:image/png;base64,{b64}"),
+        "encodedText": text_b64,
+        "name": "photo.png",
+    });
+    let out = bound_tool_result(
+        ToolCallOutcome {
+            content: vec![ContentItem::Image {
+                data_base64: b64.clone(),
+                mime_type: Some("image/png".into()),
+            }],
+            structured_content: Some(structured),
+            is_error: false,
+            schema_warning: None,
+        },
+        &ctx,
+    );
+    let text = out.to_string();
+    assert!(
+        !text.contains(&b64[..200]),
+        "base64 reached the model: {}",
+        text.len()
+    );
+    assert!(text.len() < 6_000, "{text}");
+    let described = out["structured_content"]["content"][0]["data"]
+        .as_str()
+        .unwrap();
+    assert!(
+        described.starts_with("[binary content: image/png, 30008 bytes, saved to "),
+        "{described}"
+    );
+    let path = described
+        .split("saved to ")
+        .nth(1)
+        .unwrap()
+        .split(" (named")
+        .next()
+        .unwrap();
+    assert_eq!(std::fs::read(path).unwrap(), png);
+    assert!(
+        out["structured_content"]["preview"]
+            .as_str()
+            .unwrap()
+            .starts_with("[binary content")
+    );
+    // Base64 of text and short strings are the tool's own data: unchanged.
+    assert_eq!(out["structured_content"]["encodedText"], text_b64);
+    assert_eq!(out["structured_content"]["name"], "photo.png");
+}

@@ -42,6 +42,32 @@ fn dispatch_error(e: DispatchError) -> CliError {
     }
 }
 
+/// A direct tool name the exposure does not declare gets the user's explanation: why it is
+/// not callable (the server's effective exposure) and what to run instead.
+async fn not_declared_hint(e: DispatchError, name: &str, d: &MetaDispatcher) -> CliError {
+    let DispatchError::NotDeclared { callable, .. } = &e else {
+        return dispatch_error(e);
+    };
+    let Some((server, tool)) = name.split_once("__") else {
+        return dispatch_error(e);
+    };
+    if !callable
+        .iter()
+        .any(|c| *c == format!("mcp_invoke_{server}"))
+    {
+        return dispatch_error(e);
+    }
+    let report = d.exposure_report(server).await;
+    CliError::usage(format!(
+        "{e}\n  {name} is not declared: MCP server '{server}' is exposed as {} (its tools are \
+         not all declared one by one). Run it as the model would: coyote mcp meta \
+         mcp_invoke_{server} '{{\"tool\": \"{tool}\", \"arguments\": {{…}}}}', or call it \
+         with coyote mcp call {server} {tool} …, or set \"expose\": \"direct\" for the \
+         server in mcp.json",
+        report.label()
+    ))
+}
+
 fn json_body(outcome: &DispatchOutcome) -> Value {
     match &outcome.body {
         DispatchBody::Json(v) => v.clone(),
@@ -234,13 +260,20 @@ pub async fn read(d: &MetaDispatcher, server: &str, a: ReadArgs, out: OutputArgs
     }
     let outcome = run(d, MetaKind::Read, server, Value::Object(args)).await?;
     let body = json_body(&outcome);
-    if out.json {
-        return print_json(&body);
-    }
     let items = match &body {
         Value::Array(items) => items.clone(),
         other => vec![other.clone()],
     };
+    if out.json {
+        print_json(&body)?;
+        // A refused entry (a blob over the limit, an off-spec entry) fails the command in
+        // JSON as in text, so scripts and `batch --json` see exit 1.
+        return if items.iter().any(|item| item["error"].is_string()) {
+            Err(CliError::silent())
+        } else {
+            Ok(())
+        };
+    }
     let mut failed = false;
     for item in &items {
         if let Some(text) = item["text"].as_str() {
@@ -312,7 +345,10 @@ pub async fn prompt(
 pub async fn meta(d: &MetaDispatcher, name: &str, json_args: &str, json: bool) -> CliResult {
     let args: Value = serde_json::from_str(json_args)
         .map_err(|e| CliError::usage(format!("the arguments must be a JSON object: {e}")))?;
-    let outcome = d.dispatch(name, args).await.map_err(dispatch_error)?;
+    let outcome = match d.dispatch(name, args).await {
+        Ok(outcome) => outcome,
+        Err(e) => return Err(not_declared_hint(e, name, d).await),
+    };
     let mut text = outcome.to_model_text();
     if json {
         print_json(&json!({"function_name": name, "is_error": outcome.is_error, "text": text}))?;

@@ -169,3 +169,28 @@ fn an_entry_with_both_text_and_blob_is_an_error_not_text() {
         "{item}"
     );
 }
+
+/// A resource entry coyote refuses (here a blob that is not base64) fails `mcp read` with
+/// exit 1 in JSON as in text: before, `--json` exited 0 (and a `batch --json` line said
+/// `"exit":0`) while the text mode exited 1.
+#[test]
+fn a_refused_entry_fails_mcp_read_with_and_without_json() {
+    let home = Home::new();
+    let scenario = Scenario::builder()
+        .resource(
+            "fake://broken",
+            "broken",
+            ResourceBody::Blob {
+                base64: "this is not base64 at all!".into(),
+            },
+        )
+        .write_to(home.path())
+        .unwrap();
+    home.write_servers(json!({ "fake": scenario.mcp_json_entry() }));
+    let (code, _out, err) = home.run(&["mcp", "read", "fake", "fake://broken"]);
+    assert_eq!(code, 1, "{err}");
+    let (code, out, err) = home.run(&["mcp", "read", "fake", "fake://broken", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let body: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(out.contains("\"error\""), "{body:#}");
+}

@@ -118,3 +118,32 @@ fn servers_show_exposure_and_config_yaml_sets_the_default() {
         ]
     );
 }
+
+/// `coyote mcp meta SERVER__TOOL` for a tool the exposure does not declare says why and what
+/// to run instead (before: only "not a function you can call now").
+#[test]
+fn a_direct_name_the_exposure_does_not_declare_is_explained() {
+    let home = Home::new();
+    let scenario = Scenario::builder()
+        .tool("echo", ToolBehavior::Echo)
+        .write_to(home.path())
+        .unwrap();
+    let mut entry = scenario.mcp_json_entry();
+    entry["expose"] = serde_json::json!("meta");
+    home.write_servers(serde_json::json!({ "fake": entry }));
+    let (code, _out, err) = home.run(&["mcp", "meta", "fake__echo", r#"{"message": "hi"}"#]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is exposed as meta"), "{err}");
+    assert!(
+        err.contains("coyote mcp meta mcp_invoke_fake '{\"tool\": \"echo\""),
+        "{err}"
+    );
+    let (code, out, err) = home.run(&[
+        "mcp",
+        "meta",
+        "mcp_invoke_fake",
+        r#"{"tool": "echo", "arguments": {"message": "hi"}}"#,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hi"), "{out}");
+}

@@ -78,6 +78,26 @@ fn bash_loads_the_completion_script_and_completes_commands_and_server_names() {
     assert_eq!(servers.trim(), "beta");
     // The hidden listing behind it starts nothing and prints only the names.
     assert_eq!(home.run(&["mcp", "servers", "--names"]).1, "alpha\nbeta\n");
+    // Every command whose first argument is a server (before: not login, logout, watch,
+    // complete, retrieve).
+    for sub in [
+        "login", "logout", "watch", "complete", "retrieve", "read", "prompt",
+    ] {
+        let servers = bash_complete(&home, &script, &["coyote", "mcp", sub, "a"]);
+        assert_eq!(servers.trim(), "alpha", "coyote mcp {sub} a<TAB>");
+    }
+    // `--config-dir` on the command line being completed names the config (before: ignored,
+    // the environment's config was listed).
+    let other = Home::new();
+    other.write_servers(json!({"gamma": {"command": "true"}}));
+    let dir = other.config_dir().display().to_string();
+    for words in [
+        vec!["coyote", "--config-dir", dir.as_str(), "mcp", "tools", ""],
+        vec!["coyote", &format!("--config-dir={dir}"), "mcp", "call", "g"],
+    ] {
+        let servers = bash_complete(&home, &script, &words);
+        assert_eq!(servers.trim(), "gamma", "{words:?}");
+    }
     for shell in ["zsh", "fish", "elvish", "powershell"] {
         let (code, script, err) = home.run(&["completions", shell]);
         assert_eq!(code, 0, "{shell}: {err}");
@@ -346,4 +366,38 @@ fn coyote_json_keys_are_snake_case() {
         let value = home.json(args);
         assert_snake_case(&value, &args.join(" "));
     }
+}
+
+/// After `coyote man --dir DIR`, coyote says whether `man` looks there, and how to make it
+/// (before: nothing, and `man coyote` found nothing unless MANPATH was set).
+#[test]
+fn man_says_whether_man_finds_the_pages_and_how_to_make_it() {
+    if Command::new("manpath").arg("-q").output().is_err() {
+        return;
+    }
+    let home = Home::new();
+    let dir = home.path().join("nowhere/man/man1");
+    let (code, _, err) = home.run(&["man", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let root = std::fs::canonicalize(home.path().join("nowhere/man")).unwrap();
+    assert!(
+        err.contains(&format!("export MANPATH=\"{}:\"", root.display())),
+        "{err}"
+    );
+    // Beside a bin directory on PATH, man-db finds the pages by itself.
+    let bin = home.path().join("tools/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let dir = home.path().join("tools/share/man/man1");
+    let out = home
+        .coyote()
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .args(["man", "--dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("`man coyote` finds them now"), "{err}");
 }

@@ -4,7 +4,8 @@
 //!
 //! Invariants: the line never tells the model to run a shell command (it cannot; the user
 //! can): it says what to tell or ask the user — for a server waiting for sign-in, to run
-//! `coyote mcp login NAME` (the same words when a call meets an expired sign-in) — and it stays within [`HEALTH_MAX_TOKENS`] as a declaration (the reason is cut to
+//! `coyote mcp login NAME` (the same words when a call meets an expired sign-in) — and it
+//! stays within [`HEALTH_MAX_TOKENS`] as a declaration (the reason is cut to
 //! [`HEALTH_REASON_MAX_BYTES`] on one line), so a dead server costs almost nothing per request.
 
 use coyote_protocol::FunctionDeclaration;
@@ -69,12 +70,20 @@ fn short_reason(reason: &str) -> String {
     while !one_line.is_char_boundary(head) {
         head -= 1;
     }
+    // Cut between words where a space is near (a long word or path is cut inside).
+    if let Some(space) = one_line[..head].rfind(' ').filter(|at| *at >= HEAD / 2) {
+        head = space;
+    }
     let mut tail = one_line.len() - (HEALTH_REASON_MAX_BYTES - HEAD);
     while !one_line.is_char_boundary(tail) {
         tail += 1;
     }
+    let room = one_line.len() - tail;
+    if let Some(space) = one_line[tail..].find(' ').filter(|at| *at < room / 2) {
+        tail += space + 1;
+    }
     format!(
-        "{}…{}",
+        "{} … {}",
         one_line[..head].trim_end(),
         one_line[tail..].trim_start()
     )
@@ -132,5 +141,26 @@ mod tests {
         );
         assert!(line.contains("stderr: fatal: missing API token)"), "{line}");
         assert!(line.contains('…'), "{line}");
+    }
+
+    #[test]
+    fn a_long_reason_is_cut_between_words() {
+        let reason = "connection failed: the server process exited with status 1 before it \
+                      answered the initialize request; the last lines of its stderr were: \
+                      Error: Cannot find module '/home/someone/project/node_modules/server/dist/index.js' \
+                      at Module._resolveFilename (node:internal/modules/cjs/loader:1140:15) and more";
+        let short = short_reason(reason);
+        assert!(short.len() <= HEALTH_REASON_MAX_BYTES + 4, "{short}");
+        let (head, tail) = short.split_once(" … ").unwrap();
+        assert!(reason.contains(head) && reason.contains(tail), "{short}");
+        let words: Vec<&str> = reason.split(' ').collect();
+        assert!(
+            words.contains(&head.rsplit(' ').next().unwrap()),
+            "cut mid-word: {head}"
+        );
+        assert!(
+            words.contains(&tail.split(' ').next().unwrap()),
+            "cut mid-word: {tail}"
+        );
     }
 }

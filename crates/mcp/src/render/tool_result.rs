@@ -1,10 +1,11 @@
-//! Bounding of `tools/call` results (Phase 2.5). Text up to the result budget
+//! Bounding of `tools/call` results (docs/resources-and-prompts.md). Text up to the result budget
 //! ([`RenderContext::max_result_bytes`], at most [`super::TOOL_RESULT_TEXT_CEILING_BYTES`])
 //! passes unchanged; longer text is sliced and the full text
 //! kept in the spill store behind a `coyote-result://<sha256>` handle that `mcp_read_<server>`
 //! pages and filters like a resource. Images, audio and blobs are decoded and spilled (or shown
 //! as text when they are UTF-8). Links and embedded resources keep their URI. Structured
-//! content passes through under the same budget. `is_error` is preserved, and an off-spec
+//! content passes through under the same budget, its binary strings spilled and described
+//! ([`super::structured`]). `is_error` is preserved, and an off-spec
 //! block becomes an error item in place without hiding its neighbours.
 
 use serde_json::{Map, Value, json};
@@ -66,6 +67,7 @@ pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> V
     let mut result = Map::new();
     result.insert("content".into(), Value::Array(items));
     if let Some(structured) = structured_content {
+        let structured = super::structured::spill_binary_strings(structured, ctx);
         let (key, value) = bound_structured(structured, ctx);
         result.insert(key.into(), value);
     }
