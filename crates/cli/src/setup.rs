@@ -166,8 +166,8 @@ pub async fn start_lazily(
 /// questions on the terminal when there is one (declined with a stderr line otherwise) and
 /// server log lines on stderr. The `coyote mcp` commands start their servers in it (always
 /// live: they talk to the servers) under the signal watcher (`signals.rs`).
-/// With `askers`, the servers' questions go there instead (a session daemon forwards them
-/// to the command that is running).
+/// With `askers`, the servers' questions go there instead (the daemon of `coyote mcp session`
+/// forwards them to the command that is running).
 pub fn runtime_with(
     global: &GlobalArgs,
     paths: &ConfigPaths,

@@ -1,5 +1,5 @@
 //! The binary's MCP client, the same for every front end (the REPL, one-shot chat,
-//! `coyote mcp …`, the session daemon): the one [`RuntimeOptionsBuilder`] every runtime's
+//! `coyote mcp …`, the daemon of `coyote mcp session`): the one [`RuntimeOptionsBuilder`] every runtime's
 //! options come from ([`options`]), who answers the servers' questions ([`Askers`]), and which
 //! model answers a server's sampling request ([`models`]).
 //!

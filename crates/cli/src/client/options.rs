@@ -80,7 +80,7 @@ impl<'a> RuntimeOptionsBuilder<'a> {
     }
 
     /// Who asks the servers' questions, instead of this process's terminal (a REPL's own
-    /// questions, or a session daemon forwarding them to the command that is running).
+    /// questions, or the daemon forwarding them to the command that is running).
     /// `--allow-sampling` still approves sampling without asking.
     pub fn askers(mut self, askers: Askers) -> Self {
         self.askers = Some(askers);
