@@ -1,7 +1,7 @@
 //! The binary's MCP client, the same for every front end (the REPL, one-shot chat,
 //! `coyote mcp …`, the daemon of `coyote mcp session`): the one [`RuntimeOptionsBuilder`]
-//! every runtime's options come from ([`options`]), who answers the servers' questions ([`Askers`]), and which
-//! model answers a server's sampling request ([`models`]).
+//! every runtime's options come from ([`options`]), who answers the servers' questions
+//! ([`Askers`]), and which model answers a server's sampling request ([`models`]).
 //!
 //! The questions themselves and the server log view are the shared terminal floor
 //! ([`crate::ui`]); terminal checks and the sanitizer are [`crate::term`].
