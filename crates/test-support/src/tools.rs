@@ -105,6 +105,11 @@ pub(crate) async fn call(
             empty_result()
         }
         ToolBehavior::RawReply { result, inject } => raw_reply(server, result, inject, &ctx).await,
+        ToolBehavior::UrlRequired {
+            url,
+            message,
+            times,
+        } => url_required(server, &name, url, message, *times),
         ToolBehavior::Elicit { message, schema } => {
             elicit(server, &name, message, schema, &ctx).await
         }
@@ -431,4 +436,29 @@ async fn notify(ctx: &RequestContext<RoleServer>, notice: &ServerNotice) -> Resu
         }
     };
     sent.map_err(|e| ErrorData::internal_error(format!("sending {notice:?} failed: {e}"), None))
+}
+
+/// [`ToolBehavior::UrlRequired`]: error -32042 naming the page for the first `times` calls.
+fn url_required(
+    server: &FakeServer,
+    name: &str,
+    url: &str,
+    message: &str,
+    times: usize,
+) -> Result<CallToolResult, ErrorData> {
+    let calls = server.shared.events.snapshot().tool_calls(name);
+    if calls > times {
+        return text_result("page confirmed");
+    }
+    let data = json!({"elicitations": [{
+        "mode": "url",
+        "elicitationId": format!("{name}-{calls}"),
+        "url": url,
+        "message": message,
+    }]});
+    Err(ErrorData::new(
+        rmcp::model::ErrorCode(-32042),
+        "URL elicitation required",
+        Some(data),
+    ))
 }

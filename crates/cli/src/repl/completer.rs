@@ -1,4 +1,4 @@
-//! Tab completion: dot-commands and their words from [`REPL_COMMANDS`], and
+//! Tab completion (docs/repl.md): dot-commands and their words from [`REPL_COMMANDS`], and
 //! the live, staged completion of `.prompt`:
 //!
 //! | typed | suggestions | source |
@@ -10,11 +10,14 @@
 //! | `.mcp enable\|disable\|restart <TAB>` | configured servers | local state |
 //!
 //! Invariants:
-//! - Completion never starts or connects a server and never authenticates: it only asks
-//!   [`McpRuntime::server`] for an already-Ready handle (a lookup, no I/O).
-//! - Every RPC is bounded by [`CompletionSource::rpc_timeout`] (default
-//!   [`COMPLETION_RPC_TIMEOUT`], injectable); on timeout or any error the suggestions are
-//!   silently empty — a keystroke never shows an error or hangs the editor.
+//! - Completion never connects a new server and never authenticates. An idle (lazily started)
+//!   server is started as on its first call ([`McpRuntime::acquire`]): while it starts, its
+//!   prompts come from its cached catalog (and it is started for the next keypress); values
+//!   (`completion/complete`) need it live, within the bound.
+//! - One keypress is bounded as a whole by [`CompletionSource::rpc_timeout`] (default
+//!   [`COMPLETION_RPC_TIMEOUT`], injectable) — every list and completion request of it
+//!   together; on timeout or any error the suggestions are silently empty — a keystroke never
+//!   shows an error or hangs the editor.
 //! - No lock is held across an RPC: the handle is cloned out of the runtime first.
 //! - Bridge: reedline's `Completer` is synchronous. The REPL loop runs on the main thread
 //!   *outside* the runtime and blocks on each turn with `Handle::block_on`, so the completer may
@@ -258,8 +261,19 @@ impl CompletionSource {
         self
     }
 
-    /// Candidates for a position, filtered by its partial word (prefix match).
+    /// Candidates for a position, filtered by its partial word (prefix match); empty when the
+    /// whole keypress does not finish within the bound.
     pub async fn candidates(&self, at: &Position) -> Vec<Candidate> {
+        match tokio::time::timeout(self.rpc_timeout, self.unbounded_candidates(at)).await {
+            Ok(candidates) => candidates,
+            Err(_) => {
+                tracing::debug!(timeout = ?self.rpc_timeout, "completion timed out");
+                Vec::new()
+            }
+        }
+    }
+
+    async fn unbounded_candidates(&self, at: &Position) -> Vec<Candidate> {
         let all = match &at.stage {
             Stage::None => Vec::new(),
             Stage::Mention => return self.mention_candidates(&at.partial).await,
@@ -379,7 +393,8 @@ impl CompletionSource {
         if !(self.enabled)(server) {
             return Vec::new();
         }
-        let Ok(handle) = self.runtime.server(server) else {
+        // An idle server is started for it (the keypress's bound still holds).
+        let Ok(handle) = self.runtime.acquire(server).await else {
             return Vec::new();
         };
         let mut context = given.clone();
@@ -403,15 +418,23 @@ impl CompletionSource {
         if !(self.enabled)(server) {
             return Vec::new();
         }
-        // A lookup of a Ready handle: never starts, connects or authenticates anything; an
-        // idle server answers from its cached catalog.
+        // An idle server answers from its cached catalog now and is started for the next
+        // keypress; any other state that is not Ready has nothing to offer.
         let Ok(handle) = self.runtime.server(server) else {
-            return self
-                .runtime
-                .cached_catalog(server)
-                .filter(|c| c.features().prompts)
-                .map(|c| c.prompts.clone())
-                .unwrap_or_default();
+            let Some(cached) = self.runtime.cached_catalog(server) else {
+                return Vec::new();
+            };
+            let (runtime, name) = (self.runtime.clone(), server.to_owned());
+            tokio::spawn(async move {
+                if let Err(error) = runtime.acquire(&name).await {
+                    tracing::debug!(server = %name, %error, "completion could not start it");
+                }
+            });
+            return if cached.features().prompts {
+                cached.prompts.clone()
+            } else {
+                Vec::new()
+            };
         };
         if !handle.features().prompts {
             return Vec::new();
@@ -430,15 +453,44 @@ impl CompletionSource {
     }
 }
 
+/// How long the suggestions for one line and cursor are reused: reedline may ask more than
+/// once for one keypress (menu and hint), and the keypress's bound must hold for all of them.
+pub const SAME_KEYPRESS: Duration = Duration::from_secs(1);
+
 /// The reedline adapter: synchronous `complete` over [`CompletionSource`].
 pub struct ReplCompleter {
     source: CompletionSource,
     runtime: tokio::runtime::Handle,
+    /// The last line, cursor, when, and what was suggested.
+    last: Option<(String, usize, std::time::Instant, Vec<Suggestion>)>,
 }
 
 impl ReplCompleter {
     pub fn new(source: CompletionSource, runtime: tokio::runtime::Handle) -> Self {
-        ReplCompleter { source, runtime }
+        ReplCompleter {
+            source,
+            runtime,
+            last: None,
+        }
+    }
+
+    /// [`Self::suggestions`], reused for the same line and cursor within [`SAME_KEYPRESS`].
+    pub fn suggestions_once(&mut self, line: &str, pos: usize) -> Vec<Suggestion> {
+        if let Some((last_line, last_pos, at, found)) = &self.last
+            && last_line == line
+            && *last_pos == pos
+            && at.elapsed() < SAME_KEYPRESS
+        {
+            return found.clone();
+        }
+        let found = self.suggestions(line, pos);
+        self.last = Some((
+            line.to_owned(),
+            pos,
+            std::time::Instant::now(),
+            found.clone(),
+        ));
+        found
     }
 
     /// The suggestions for `line` with the cursor at `pos`.
@@ -473,7 +525,7 @@ impl ReplCompleter {
 
 impl Completer for ReplCompleter {
     fn complete(&mut self, line: &str, pos: usize) -> CompletionResult {
-        CompletionResult::fresh(self.suggestions(line, pos))
+        CompletionResult::fresh(self.suggestions_once(line, pos))
     }
 }
 

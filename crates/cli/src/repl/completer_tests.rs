@@ -498,3 +498,38 @@ fn role_macro_and_session_names_complete_from_the_config_dir() {
     let bare = source(&runtime);
     assert!(rt.block_on(bare.candidates(&at(".role "))).is_empty());
 }
+
+/// One keypress is bounded as a whole: when reedline asks twice for the same line (menu and
+/// hint), the second answer is the first one again — one listing, not one per call (before:
+/// a Tab against a slow `prompts/list` froze the editor twice the bound).
+#[test]
+fn one_keypress_asks_the_server_once_however_often_reedline_asks() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (runtime, seen) = rt.block_on(async {
+        let runtime = McpRuntime::new(RuntimeOptions::default());
+        let seen = attach_silent(&runtime, "silent").await;
+        (runtime, seen)
+    });
+    let mut completer = ReplCompleter::new(source(&runtime), rt.handle().clone());
+    let line = ".prompt silent ";
+    for _ in 0..3 {
+        assert!(completer.suggestions_once(line, line.len()).is_empty());
+    }
+    let listings = |seen: &Seen| {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .filter(|m| m["method"] == "prompts/list")
+            .count()
+    };
+    assert_eq!(listings(&seen), 1);
+    // Another line is another keypress.
+    let line = ".prompt silent r";
+    assert!(completer.suggestions_once(line, line.len()).is_empty());
+    assert_eq!(listings(&seen), 2);
+    rt.block_on(runtime.shutdown());
+}

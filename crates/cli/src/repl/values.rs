@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use coyote_mcp::{CompletionRef, ServerHandle};
 
-/// Bound of one completion RPC (the completer's, and this module's): 2 s, so a keystroke
-/// never waits longer.
+/// Bound of one keypress's completion, all its requests together (docs/repl.md: 2 s); the
+/// completer's and this module's.
 pub const COMPLETION_RPC_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Where one argument's values come from.

@@ -2,8 +2,9 @@
 //! and `.mcp status`. Each returns text (the loop prints it), so tests compare whole strings.
 //!
 //! Invariants:
-//! - Listings cover the enabled servers; a server that is not Ready or whose listing fails is
-//!   reported on its own line and never hides the others (degrade per server).
+//! - Listings cover the enabled servers; an idle server is listed from its cached catalog
+//!   (with a note), a server that is not Ready or whose listing fails is reported on its own
+//!   line and never hides the others (degrade per server).
 //! - Everything shown passes through a [`Redactor`]: API keys, mcp.json `env` values, header
 //!   values and bearer tokens never appear (a failed server's stderr tail could echo them).
 
@@ -119,15 +120,24 @@ pub async fn list(
     let mut notes = Vec::new();
     let mut any_required = false;
     for (name, handle) in servers {
-        let handle = match handle {
-            Ok(handle) => handle,
-            Err(_) => {
-                let state = runtime.state(&name).unwrap_or(ServerState::Closed);
-                notes.push(format!("{name}: {state}"));
-                continue;
-            }
+        let source = match handle {
+            Ok(handle) => Source::Live(handle),
+            Err(_) => match runtime.cached_catalog(&name) {
+                // An idle server lists what it had last time (it starts on first use).
+                Some(cached) => {
+                    notes.push(format!(
+                        "{name}: idle — listed from its cached catalog; it starts on first use"
+                    ));
+                    Source::Cached(cached)
+                }
+                None => {
+                    let state = runtime.state(&name).unwrap_or(ServerState::Closed);
+                    notes.push(format!("{name}: {state}"));
+                    continue;
+                }
+            },
         };
-        let caps = handle.info().capabilities;
+        let caps = source.capabilities();
         let advertised = match what {
             Listing::Tools => caps.tools,
             Listing::Prompts => caps.prompts,
@@ -138,7 +148,7 @@ pub async fn list(
         }
         let failed = |e: String| format!("{name}: listing failed: {e}");
         match what {
-            Listing::Tools => match bounded(handle.list_tools()).await {
+            Listing::Tools => match source.tools().await {
                 Ok(tools) => {
                     for t in tools {
                         table.row(vec![
@@ -150,7 +160,7 @@ pub async fn list(
                 }
                 Err(e) => notes.push(failed(e)),
             },
-            Listing::Prompts => match bounded(handle.list_prompts()).await {
+            Listing::Prompts => match source.prompts().await {
                 Ok(prompts) => {
                     for p in prompts {
                         let args: Vec<String> = p
@@ -175,7 +185,7 @@ pub async fn list(
                 }
                 Err(e) => notes.push(failed(e)),
             },
-            Listing::Resources => match bounded(handle.list_resources()).await {
+            Listing::Resources => match source.resources().await {
                 Ok(resources) => {
                     for r in resources {
                         table.row(vec![
@@ -199,6 +209,42 @@ pub async fn list(
         out.push('\n');
     }
     redactor.redact(&out)
+}
+
+/// Where a listing comes from: the live server, or an idle server's cached catalog.
+enum Source {
+    Live(ServerHandle),
+    Cached(std::sync::Arc<coyote_mcp::catalog_cache::CachedCatalog>),
+}
+
+impl Source {
+    fn capabilities(&self) -> coyote_mcp::ServerCapabilityFlags {
+        match self {
+            Source::Live(handle) => handle.info().capabilities,
+            Source::Cached(cached) => cached.info.capabilities.clone(),
+        }
+    }
+
+    async fn tools(&self) -> Result<Vec<coyote_mcp::ToolInfo>, String> {
+        match self {
+            Source::Live(handle) => bounded(handle.list_tools()).await,
+            Source::Cached(cached) => Ok(cached.tools.clone()),
+        }
+    }
+
+    async fn prompts(&self) -> Result<Vec<coyote_mcp::PromptInfo>, String> {
+        match self {
+            Source::Live(handle) => bounded(handle.list_prompts()).await,
+            Source::Cached(cached) => Ok(cached.prompts.clone()),
+        }
+    }
+
+    async fn resources(&self) -> Result<Vec<coyote_mcp::ResourceInfo>, String> {
+        match self {
+            Source::Live(handle) => bounded(handle.list_resources()).await,
+            Source::Cached(cached) => Ok(cached.resources.clone()),
+        }
+    }
 }
 
 async fn bounded<T>(future: impl Future<Output = Result<T, McpError>>) -> Result<T, String> {

@@ -124,3 +124,37 @@ async fn a_changed_catalog_refreshes_the_declarations_and_a_vanished_tool_is_an_
     assert!(results[1].1.ends_with("\nfresh"), "{}", results[1].1);
     assert_eq!(fake.events().tool_calls("old"), 0);
 }
+
+/// In a REPL whose servers are idle (cached), `.list tools` shows the cached catalog without
+/// starting anything, and `.mcp log` starts the server it needs (before: `.list` showed no
+/// tools and `.mcp log` refused an idle server).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_repl_server_is_listed_from_its_cache_and_started_when_a_command_needs_it() {
+    use super::terminal::{Terminal, tmux_available};
+    if !tmux_available() {
+        return;
+    }
+    let home = Home::new();
+    let one = server(&home, "one", "echo");
+    home.write_servers(json!({ "one": one.mcp_json_entry() }));
+    chat(&home, vec![Reply::text("hi")], "hello").await;
+    forget_starts(&[&one]);
+
+    let term = Terminal::start(&home, &[("FAKE_LLM_KEY", "sk-fake")]);
+    term.wait_prompts(1).await;
+    term.type_text(".list tools");
+    term.keys(&["Enter"]);
+    let screen = term.wait_text("listed from its cached catalog").await;
+    assert!(screen.contains("echo"), "{screen}");
+    assert!(!started(&one), "listing started the server:\n{screen}");
+
+    term.type_text(".mcp log one debug");
+    term.keys(&["Enter"]);
+    let screen = term
+        .wait_for("the log level answer", |s| {
+            s.contains("now sends log messages") || s.contains("does not advertise logging")
+        })
+        .await;
+    assert!(!screen.contains("not ready"), "{screen}");
+    assert!(started(&one), "the command needed the server:\n{screen}");
+}

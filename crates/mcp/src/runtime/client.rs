@@ -64,9 +64,9 @@ impl McpRuntime {
 
     /// Sets the level server `name` logs at (`logging/setLevel`) and the level its messages
     /// are shown from. `Ok(false)`: the server does not advertise logging, so only what is
-    /// shown changed.
+    /// shown changed. An idle server is started for it ([`McpRuntime::acquire`]).
     pub async fn set_log_level(&self, name: &str, level: McpLogLevel) -> Result<bool, McpError> {
-        self.server(name)?.set_log_level(level).await
+        self.acquire(name).await?.set_log_level(level).await
     }
 
     /// The `instructions` of the Ready (and Idle: cached) servers `include` accepts, each cut at its

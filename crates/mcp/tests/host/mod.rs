@@ -11,3 +11,4 @@ mod standalone_stream;
 mod stdio;
 mod stdio_failures;
 mod support;
+mod url_required;

@@ -113,6 +113,17 @@ pub enum ToolBehavior {
         #[serde(default)]
         inject: Vec<u8>,
     },
+    /// Fails its first `times` calls with error -32042 (`URLElicitationRequiredError`: the
+    /// user must open `url` first, as the TypeScript SDK's `elicitationUrlExample` does), then
+    /// answers the text `page confirmed`.
+    UrlRequired {
+        /// The page to open.
+        url: String,
+        /// Why.
+        message: String,
+        /// How many calls fail before one succeeds.
+        times: usize,
+    },
     /// Sends `elicitation/create` (form mode) with `schema`, then answers a text block with
     /// the client's answer as JSON `{"action": …, "content": …}`.
     Elicit {
