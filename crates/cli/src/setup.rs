@@ -84,7 +84,7 @@ fn server_defaults(paths: &ConfigPaths) -> ServerDefaults {
     }
 }
 
-fn ask_trust(path: &str) -> TrustDecision {
+pub(crate) fn ask_trust(path: &str) -> TrustDecision {
     let mut err = std::io::stderr().lock();
     let _ = write!(
         err,

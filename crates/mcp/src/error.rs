@@ -7,6 +7,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use coyote_protocol::redact_urls_in;
+
 use crate::catalog::CatalogKind;
 use crate::server::ServerState;
 
@@ -92,7 +94,10 @@ pub enum McpError {
     },
 
     /// The server answered with a JSON-RPC error.
-    #[error("MCP server '{server}' answered '{method}' with error {code}: {message}")]
+    #[error(
+        "MCP server '{server}' answered '{method}' with error {code}: {}",
+        redact_urls_in(message)
+    )]
     Rpc {
         /// The server's configured name.
         server: String,
@@ -107,7 +112,10 @@ pub enum McpError {
     },
 
     /// The connection broke or could not be made.
-    #[error("MCP server '{server}': connection failed: {message}")]
+    #[error(
+        "MCP server '{server}': connection failed: {}",
+        redact_urls_in(message)
+    )]
     Transport {
         /// The server's configured name.
         server: String,
@@ -117,8 +125,9 @@ pub enum McpError {
 
     /// The `initialize` handshake failed.
     #[error(
-        "MCP server '{server}' failed the initialize handshake: {message}; check that the \
-         command/URL points at an MCP server"
+        "MCP server '{server}' failed the initialize handshake: {}; check that the \
+         command/URL points at an MCP server",
+        redact_urls_in(message)
     )]
     Handshake {
         /// The server's configured name.
@@ -129,8 +138,9 @@ pub enum McpError {
 
     /// The server's reply does not fit the method (a server bug).
     #[error(
-        "MCP server '{server}' sent an unexpected reply to '{method}': {message}; this is a \
-         server bug, report it to the server's authors"
+        "MCP server '{server}' sent an unexpected reply to '{method}': {}; this is a \
+         server bug, report it to the server's authors",
+        redact_urls_in(message)
     )]
     Protocol {
         /// The server's configured name.

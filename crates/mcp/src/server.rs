@@ -79,12 +79,19 @@ impl StateCell {
         self.0.borrow().clone()
     }
 
+    /// Sets the state; a failure's reason is kept with the URLs in it redacted (query values,
+    /// user-info, token-like path segments): it is shown to the user and to the model.
     pub(crate) fn set(&self, state: ServerState) {
+        let state = match state {
+            ServerState::Failed(reason) => ServerState::Failed(redacted(reason)),
+            other => other,
+        };
         self.0.send_replace(state);
     }
 
     /// Sets `Failed` unless the server is already closing or failed.
     pub(crate) fn fail_if_ready(&self, reason: String) -> bool {
+        let reason = redacted(reason);
         self.0.send_if_modified(|s| {
             let ready = matches!(s, ServerState::Ready);
             if ready {
@@ -269,5 +276,13 @@ impl ShutdownTimeouts {
 impl Default for ShutdownTimeouts {
     fn default() -> Self {
         ShutdownTimeouts::DEFAULT
+    }
+}
+
+/// `reason` with the URLs in it redacted ([`coyote_protocol::redact_urls_in`]).
+fn redacted(reason: String) -> String {
+    match coyote_protocol::redact_urls_in(&reason) {
+        std::borrow::Cow::Borrowed(_) => reason,
+        std::borrow::Cow::Owned(text) => text,
     }
 }

@@ -300,8 +300,35 @@ impl Default for RetrieveSettings {
     }
 }
 
-/// The URL with its user-info and query values hidden: `https://user:pw@h/p?token=x` becomes
-/// `https://<redacted>@h/p?token=<redacted>`. Tokens are often put there; logs must not see them.
+/// A path segment that looks like a key or token: at least 20 characters of the URL-safe
+/// token alphabet, with letters and digits both (names and words rarely are; keys always).
+fn secret_like(segment: &str) -> bool {
+    segment.len() >= 20
+        && segment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'%'))
+        && segment.bytes().any(|b| b.is_ascii_digit())
+        && segment.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// `path` with its token-like segments ([`secret_like`]) replaced by `<redacted>`.
+fn redact_path(path: &str) -> String {
+    path.split('/')
+        .map(|segment| {
+            if secret_like(segment) {
+                "<redacted>"
+            } else {
+                segment
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The URL with its user-info, query values and token-like path segments hidden:
+/// `https://user:pw@h/p/sk9f3Ka72mQ1xZ8pL4vN?token=x` becomes
+/// `https://<redacted>@h/p/<redacted>?token=<redacted>`. Tokens are often put there (a
+/// hosted server's key as a path segment, too); logs must not see them.
 pub fn redact_url(url: &str) -> String {
     let (base, fragment) = url
         .split_once('#')
@@ -312,9 +339,10 @@ pub fn redact_url(url: &str) -> String {
     let mut out = match base.split_once("://") {
         Some((scheme, rest)) => {
             let (authority, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+            let path = redact_path(path);
             match authority.rsplit_once('@') {
                 Some((_, host)) => format!("{scheme}://<redacted>@{host}{path}"),
-                None => base.to_string(),
+                None => format!("{scheme}://{authority}{path}"),
             }
         }
         None => base.to_string(),
@@ -340,7 +368,12 @@ pub fn redact_url(url: &str) -> String {
 /// at whitespace, a quote, `<`, `>`, `)` or `]`). For text we do not control, such as a
 /// library's log line that prints a request's URL. Borrowed when nothing needs hiding.
 pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
-    let needs = |url: &str| url.contains('?') || url.contains('#') || url.contains('@');
+    let needs = |url: &str| {
+        url.contains('?')
+            || url.contains('#')
+            || url.contains('@')
+            || url.split('/').any(secret_like)
+    };
     let ends = |c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | ')' | ']' | '`');
     let mut out = String::new();
     let mut copied = 0;
@@ -400,6 +433,31 @@ mod tests {
         assert_eq!(
             redact_url("https://u:pw@h.example/p?token=abc&x=1#frag"),
             "https://<redacted>@h.example/p?token=<redacted>&x=<redacted>#<redacted>"
+        );
+    }
+
+    #[test]
+    fn token_like_path_segments_are_redacted_and_ordinary_ones_kept() {
+        assert_eq!(
+            redact_url("https://mcp.example.com/v1/sk9f3Ka72mQ1xZ8pL4vN/sse"),
+            "https://mcp.example.com/v1/<redacted>/sse"
+        );
+        for kept in [
+            "https://mcp.example.com/mcp",
+            "https://api.example.com/v1/organizations/settings-and-preferences",
+            "http://127.0.0.1:8080/v2/items/12345",
+        ] {
+            assert_eq!(redact_url(kept), kept);
+            assert!(matches!(
+                redact_urls_in(kept),
+                std::borrow::Cow::Borrowed(_)
+            ));
+        }
+        let line = "HTTP status client error (404 Not Found) for url \
+                    (http://127.0.0.1:9/a1b2c3d4e5f6g7h8i9j0k/sse)";
+        assert_eq!(
+            redact_urls_in(line),
+            "HTTP status client error (404 Not Found) for url (http://127.0.0.1:9/<redacted>/sse)"
         );
     }
 

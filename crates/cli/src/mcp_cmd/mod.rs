@@ -127,7 +127,12 @@ pub(crate) async fn prepare(
             return edit::remove(paths, &name, json).map(|()| None);
         }
         McpCommand::Import { from, force, json } => {
-            return import::import(paths, from.as_deref(), force, json).map(|()| None);
+            let options = import::ImportOptions {
+                force,
+                json,
+                trust_project: global.trust_project,
+            };
+            return import::import(paths, from.as_deref(), options).map(|()| None);
         }
         McpCommand::Servers { names: true, .. } => return server_names(paths).map(|()| None),
         McpCommand::Login { name } => {

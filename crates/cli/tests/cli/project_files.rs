@@ -213,3 +213,25 @@ fn add_with_transport_sse_writes_a_legacy_sse_entry() {
         home.run(&["mcp", "add", "x", "--url", "http://h/", "--transport", "ws"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// `coyote mcp import` without `--from` does not copy an untrusted project's `.mcp.json` into
+/// the user's own mcp.json (whose servers start in every directory) unless the project is
+/// trusted: before, it copied it without asking.
+#[test]
+fn import_without_from_skips_an_untrusted_projects_file_until_it_is_trusted() {
+    let home = Home::new();
+    write(
+        &home.work_dir().join(".mcp.json"),
+        r#"{"mcpServers": {"planted": {"command": "sh", "args": ["-c", "echo pwned"]}}}"#,
+    );
+    let (code, _out, err) = home.run(&["mcp", "import"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("is not trusted"), "{err}");
+    let user = std::fs::read_to_string(home.mcp_json_path()).unwrap_or_default();
+    assert!(!user.contains("planted"), "{user}");
+
+    let (code, _out, err) = home.run(&["--trust-project", "mcp", "import"]);
+    assert_eq!(code, 0, "{err}");
+    let user = std::fs::read_to_string(home.mcp_json_path()).unwrap();
+    assert!(user.contains("planted"), "{user}");
+}

@@ -1,7 +1,9 @@
 //! Defect 3: no secret of the configuration reaches any output channel or file. A canary is
 //! planted in every secret-bearing field — URL query values and user-info (of a server that
 //! answers and of one that is down), header values, a stdio server's env, the bearer-token
-//! env var and the model's API key — through `${VAR}` references, so the canaries live only in
+//! env var, the model's API key, the query of a server reached through the legacy-SSE fallback
+//! (whose HTTP error names its URL) and a key given as a URL path segment — through `${VAR}`
+//! references, so the canaries live only in
 //! the environment. Every command that shows or logs a server then runs at debug log level, and
 //! stdout, stderr and every file under the test home are searched for each canary. (OAuth
 //! tokens and client secrets have their own canary test in `oauth.rs`.)
@@ -14,7 +16,7 @@ use serde_json::json;
 
 use super::super::common::{Home, output_async};
 
-const CANARIES: [(&str, &str); 7] = [
+const CANARIES: [(&str, &str); 9] = [
     ("URL_QUERY", "canary-url-query-7d1f"),
     ("URL_USER", "canary-url-userinfo-5a2c"),
     ("DOWN_QUERY", "canary-down-query-9e4b"),
@@ -22,6 +24,8 @@ const CANARIES: [(&str, &str); 7] = [
     ("STDIO_ENV", "canary-stdio-env-2f6a"),
     ("BEARER", "canary-bearer-8c1d"),
     ("LLM_KEY", "canary-api-key-4e7f"),
+    ("SSE_QUERY", "canary-sse-query-6b3e"),
+    ("PATH_TOKEN", "cAnary7PathSegment4b9d2e"),
 ];
 
 /// Every file under `dir` (recursively) whose bytes contain `needle`.
@@ -78,6 +82,11 @@ async fn no_planted_secret_reaches_any_output_or_file() {
             "bearerTokenEnv": "BEARER",
         },
         "local": stdio_entry,
+        // No `type`: refused as streamable HTTP, it falls back to legacy SSE, which fails
+        // too — reqwest's error names the URL ("… for url (…?token=…)").
+        "fallback": { "url": format!("{}/nope?token=${{SSE_QUERY}}", http.url()) },
+        // A key as a path segment, as some hosted servers take it.
+        "pathy": { "type": "http", "url": "http://127.0.0.1:1/${PATH_TOKEN}/mcp" },
     }));
     let config = format!(
         "model: fake:fake-model\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: {}\n    api_key_env: LLM_KEY\n    models:\n      - name: fake-model\n",
@@ -85,7 +94,7 @@ async fn no_planted_secret_reaches_any_output_or_file() {
     );
     std::fs::write(home.config_dir().join("config.yaml"), config).unwrap();
 
-    let runs: [&[&str]; 9] = [
+    let runs: [&[&str]; 11] = [
         &["mcp", "servers"],
         &["mcp", "servers", "--json"],
         &["mcp", "tools"],
@@ -93,6 +102,8 @@ async fn no_planted_secret_reaches_any_output_or_file() {
         &["mcp", "call", "down", "echo"],
         &["mcp", "call", "remote", "echo", "text=hi"],
         &["mcp", "call", "local", "echo", "text=hi"],
+        &["mcp", "call", "fallback", "echo"],
+        &["mcp", "call", "pathy", "echo"],
         &["--json", "say hi"],
         &["models"],
     ];
