@@ -6,7 +6,7 @@
 //! ([`AgentHost`] is the session crate's `DelegateLauncher`).
 //!
 //! Invariants:
-//! - An agent's own servers live only in its own runtime (never in the app runtime, R15); an
+//! - An agent's own servers live only in its own runtime (never in the app runtime); an
 //!   own server named like an app server shadows it inside the agent, warned once per agent and
 //!   server for the host's lifetime.
 //! - Variables: given values, then defaults; a missing one is an error naming the variable, the

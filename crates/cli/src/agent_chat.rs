@@ -2,10 +2,6 @@
 //! instructions, model, own servers, delegates) instead of the plain one. Variables come from
 //! `--var` or their defaults; nothing is asked (a missing one is a usage error that says how
 //! to pass it). The agent's own servers are released before the app's servers shut down.
-#![allow(
-    clippy::print_stderr,
-    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_config::{AppConfig, ConfigPaths};
 use coyote_llm::StreamMode;

@@ -78,10 +78,6 @@ impl CliError {
     }
 
     /// Prints the message (if any) and returns the exit code.
-    #[allow(
-        clippy::print_stderr,
-        reason = "the one place a failure is printed: `coyote: <message>` on stderr"
-    )]
     pub fn report(&self) -> u8 {
         match self.kind {
             ErrorKind::Silent => CODE_FAILURE,

@@ -92,7 +92,7 @@ impl RotatingFile {
 impl Write for RotatingFile {
     /// Writes `buf` whole, with the query values and user-info of every URL in it hidden:
     /// libraries log request URLs (rmcp prints a failed request's `reqwest::Error`), and a
-    /// configured URL may carry a token (issue 15, defect 3).
+    /// configured URL may carry a token.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
         let redacted = coyote_protocol::redact_urls_in(&text);

@@ -3,6 +3,8 @@
 //! config error, 128 + N after signal N: 130 SIGINT, 143 SIGTERM, 129 SIGHUP — see
 //! `signals.rs`). All behaviour lives in the modules below.
 
+#![deny(clippy::allow_attributes)]
+
 mod agent;
 mod agent_chat;
 mod args;
@@ -21,11 +23,13 @@ mod models_cmd;
 mod output;
 mod reasoning;
 mod repl;
+mod scope;
 mod setup;
 mod shell_cmd;
 mod signals;
 mod term;
 mod typo;
+mod ui;
 
 use std::process::ExitCode;
 

@@ -1,29 +1,24 @@
-//! Everything a command needs before it talks to a server: resolved paths, the logging file,
-//! the merged MCP configuration (with the project-trust question asked or refused), and a
-//! runtime with the chosen servers started. Configuration problems become usage errors (exit 2)
+//! Everything a command needs before it talks to a server: resolved paths, the merged MCP
+//! configuration (with the project-trust question asked or refused), the theme, where catalogs
+//! are cached, the browser sign-in, and a runtime with the chosen servers started (its options
+//! from the one [`RuntimeOptionsBuilder`]). Configuration problems become usage errors (exit 2)
 //! whose text names the file, the key and the fix (the config crate words them).
-#![allow(
-    clippy::print_stderr,
-    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
-)]
 
 use std::io::{BufRead, IsTerminal, Write};
 
 use std::sync::Arc;
 
 use coyote_config::{
-    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, ServerDefaults, SignInSettings,
-    TokenStoreKind, TrustDecision, TrustStore, load_app_config,
+    ConfigPaths, McpConfig, McpLoader, PathOverrides, ProcessEnv, ServerDefaults, TrustDecision,
+    TrustStore, load_app_config,
 };
-use coyote_mcp::auth::{AuthOptions, SignIn, TOKEN_DIR, TokenStoreChoice};
+use coyote_mcp::McpRuntime;
 use coyote_mcp::catalog_cache::CatalogCache;
-use coyote_mcp::{ClientIdentity, McpRuntime, RuntimeOptions};
 use coyote_protocol::McpServerSpec;
 
 use crate::args::GlobalArgs;
+use crate::client::{Askers, RuntimeOptionsBuilder};
 use crate::exit::{CliError, CliResult};
-use crate::repl::questions::{Interactivity, Questions};
-use crate::repl::screen::Screen;
 
 /// Resolves the directories from the environment and `--config-dir`.
 pub fn paths(global: &GlobalArgs) -> CliResult<ConfigPaths> {
@@ -70,14 +65,14 @@ pub fn load_mcp(global: &GlobalArgs, paths: &ConfigPaths) -> CliResult<McpConfig
     for warning in &config.warnings {
         crate::term::warning_line(&warning.to_string());
     }
-    // An unusable entry disables its server only; the others start (issue 14).
+    // An unusable entry disables its server only; the others start.
     for broken in &config.broken {
         crate::capture::stderr_line(&format!("coyote: warning: {broken}"));
     }
     Ok(config)
 }
 
-/// config.yaml's defaults for mcp.json entries (its `expose`, issue 7). A config.yaml that does
+/// config.yaml's defaults for mcp.json entries (its `expose`). A config.yaml that does
 /// not load leaves the built-in defaults here: the commands that need the file report its error.
 fn server_defaults(paths: &ConfigPaths) -> ServerDefaults {
     match load_app_config(paths, &ProcessEnv) {
@@ -139,67 +134,12 @@ pub fn select(config: &McpConfig, only: Option<&str>) -> CliResult<Vec<McpServer
     )))
 }
 
-/// config.yaml's sign-in settings (the defaults when it does not load: the commands that need
-/// the file report its error; `$COYOTE_TOKEN_STORE` is honoured either way).
-fn sign_in_settings(paths: &ConfigPaths) -> SignInSettings {
-    match load_app_config(paths, &ProcessEnv) {
-        Ok(app) => app.sign_in,
-        Err(_) => SignInSettings {
-            token_store: std::env::var(coyote_config::TOKEN_STORE_ENV)
-                .ok()
-                .and_then(|v| TokenStoreKind::parse(&v))
-                .unwrap_or_default(),
-            ..SignInSettings::default()
-        },
-    }
-}
-
-/// OAuth settings of every runtime: tokens in `<state>/oauth` (or the keyring), and no sign-in
-/// ever starts (only `coyote mcp login` / `.mcp login` run one; see [`login_authorizer`]).
-pub fn auth_options(paths: &ConfigPaths) -> AuthOptions {
-    let settings = sign_in_settings(paths);
-    let dir = paths.state_dir().join(TOKEN_DIR);
-    AuthOptions {
-        store: match settings.token_store {
-            TokenStoreKind::File => TokenStoreChoice::File(dir),
-            TokenStoreKind::Keyring => TokenStoreChoice::Keyring { fallback: dir },
-        },
-        sign_in: SignIn::Never,
-        login_timeout: settings.login_timeout,
-        client_name: "coyote".into(),
-        warn: Some(Arc::new(|message: &str| {
-            eprintln!("coyote: warning: {message}")
-        })),
-    }
-}
-
-/// The environment variable that opts in to MCP protocol revision 2026-07-28.
-pub const PROTOCOL_ENV: &str = "COYOTE_MCP_PROTOCOL";
-
-/// `COYOTE_MCP_PROTOCOL=2026-07-28` offers servers protocol 2026-07-28 (`server/discover`,
-/// falling back to `initialize` with 2025-11-25); anything else keeps 2025-11-25.
-pub fn protocol_revisions() -> coyote_mcp::ProtocolRevisions {
-    match std::env::var(PROTOCOL_ENV).as_deref() {
-        Ok("2026-07-28") => coyote_mcp::ProtocolRevisions::Newest,
-        _ => coyote_mcp::ProtocolRevisions::Initialize,
-    }
-}
-
-/// The options of a runtime started by the CLI.
-pub fn runtime_options(paths: &ConfigPaths) -> RuntimeOptions {
-    RuntimeOptions {
-        client: ClientIdentity {
-            name: "coyote".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        auth: auth_options(paths),
-        protocol: protocol_revisions(),
-        ..RuntimeOptions::default()
-    }
-}
-
 /// The browser sign-in of `login`: `$BROWSER` (or xdg-open/open) plus a loopback listener; the
 /// URL and any browser trouble are printed on stderr.
+#[expect(
+    clippy::print_stderr,
+    reason = "a sign-in's notes (the URL, browser trouble) go to stderr, the CLI's channel for everything but results"
+)]
 pub fn login_authorizer() -> Arc<coyote_mcp::auth::BrowserAuthorizer> {
     Arc::new(coyote_mcp::auth::BrowserAuthorizer::from_env(Arc::new(
         |message: &str| eprintln!("coyote: {message}"),
@@ -207,16 +147,17 @@ pub fn login_authorizer() -> Arc<coyote_mcp::auth::BrowserAuthorizer> {
 }
 
 /// A chat's runtime: servers with a fresh cached catalog (`"start": "lazy"`, the default) are
-/// declared from it and start on their first call; the others start now (issue 14).
+/// declared from it and start on their first call; the others start now.
 pub async fn start_lazily(
     global: &GlobalArgs,
     paths: &ConfigPaths,
     specs: Vec<McpServerSpec>,
 ) -> McpRuntime {
-    let runtime = McpRuntime::new(RuntimeOptions {
-        catalog_cache: Some(catalog_cache(paths)),
-        ..cli_runtime_options(global, paths, None)
-    });
+    let options = RuntimeOptionsBuilder::new(paths)
+        .client_features(global)
+        .catalog_cache(catalog_cache(paths))
+        .build();
+    let runtime = McpRuntime::new(options);
     runtime.start_all_lazily(specs).await;
     runtime
 }
@@ -225,33 +166,18 @@ pub async fn start_lazily(
 /// questions on the terminal when there is one (declined with a stderr line otherwise) and
 /// server log lines on stderr. The `coyote mcp` commands start their servers in it (always
 /// live: they talk to the servers) under the signal watcher (`signals.rs`).
-/// With `askers`, the servers' questions go there instead (a session daemon forwards them
-/// to the command that is running).
+/// With `askers`, the servers' questions go there instead (the daemon of `coyote mcp session`
+/// forwards them to the command that is running).
 pub fn runtime_with(
     global: &GlobalArgs,
     paths: &ConfigPaths,
-    askers: Option<crate::client::Askers>,
+    askers: Option<Askers>,
 ) -> McpRuntime {
-    McpRuntime::new(cli_runtime_options(global, paths, askers))
-}
-
-/// The options of a command-line run's runtime (see [`runtime_with`]).
-fn cli_runtime_options(
-    global: &GlobalArgs,
-    paths: &ConfigPaths,
-    askers: Option<crate::client::Askers>,
-) -> RuntimeOptions {
-    let config = load_app_config(paths, &ProcessEnv).map_err(|e| e.to_string());
-    let askers = askers.unwrap_or_else(|| {
-        crate::client::Askers::on(&Questions::new(Screen::new(), Interactivity::detect()))
-    });
-    crate::client::runtime_options_asking(
-        global,
-        config,
-        askers,
-        Arc::new(crate::client::log_view::StderrLog::new()),
-        paths,
-    )
+    let mut options = RuntimeOptionsBuilder::new(paths).client_features(global);
+    if let Some(askers) = askers {
+        options = options.askers(askers);
+    }
+    McpRuntime::new(options.build())
 }
 
 /// Where servers' catalogs are cached: `<cache>/mcp-catalogs`.

@@ -1,4 +1,4 @@
-//! SIGINT, SIGTERM and SIGHUP in every mode (issue 15 defect 1): no MCP server process may
+//! SIGINT, SIGTERM and SIGHUP in every mode: no MCP server process may
 //! outlive `coyote`, whatever stops it.
 //!
 //! - One watcher task per process, installed before any server starts. The first signal is

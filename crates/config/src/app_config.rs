@@ -39,10 +39,10 @@ use crate::mcp_json::ServerDefaults;
 pub use detect::detect_providers;
 pub use parse::{load_app_config, parse_app_config};
 
-/// Compact a conversation at this share of the model's context window (percent, issue 5).
+/// Compact a conversation at this share of the model's context window (percent).
 pub const DEFAULT_COMPACT_THRESHOLD: u8 = 80;
 
-/// Tool rounds per turn when config.yaml does not say (issue 4).
+/// Tool rounds per turn when config.yaml does not say.
 pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 25;
 
 /// Where the chat model's name came from (selects the wording of errors).
@@ -121,13 +121,13 @@ pub struct AppConfig {
     pub enabled_mcp_servers: Option<ServerList>,
     /// Aliases: `git: [github, gitlab]`.
     pub mapping_mcp_servers: BTreeMap<String, Vec<String>>,
-    /// Default tool exposure for servers that do not set `expose` (issue 7).
+    /// Default tool exposure for servers that do not set `expose`.
     pub expose: Exposure,
-    /// `compact_threshold`: compact at this percentage of the context window (issue 5).
+    /// `compact_threshold`: compact at this percentage of the context window.
     pub compact_threshold: u8,
-    /// `token_store` (or `$COYOTE_TOKEN_STORE`) and `oauth_login_timeout` (issue 16).
+    /// `token_store` (or `$COYOTE_TOKEN_STORE`) and `oauth_login_timeout`.
     pub sign_in: crate::SignInSettings,
-    /// `theme`: the background the terminal renderer draws answers for (issue 21).
+    /// `theme`: the background the terminal renderer draws answers for.
     pub theme: ThemeSetting,
 }
 

@@ -1,4 +1,4 @@
-//! Bounded reads of the files coyote takes from the user (issue 15, defect 6): configuration
+//! Bounded reads of the files coyote takes from the user: configuration
 //! (`mcp.json`, `config.yaml`, roles, agents, macros) at most [`MAX_CONFIG_FILE_BYTES`],
 //! session files at most [`MAX_SESSION_FILE_BYTES`], only regular files — a FIFO, a device
 //! such as `/dev/zero` or a directory behind the path (or a symlink) is refused before it is

@@ -134,7 +134,7 @@ pub enum DefinitionWarningKind {
         /// The key as written.
         key: String,
     },
-    /// A macro named like a builtin REPL command: `.NAME` runs the builtin (R5); use
+    /// A macro named like a builtin REPL command: `.NAME` runs the builtin; use
     /// `.macro NAME` to run the macro.
     MacroShadowedByBuiltin {
         /// The macro's name.

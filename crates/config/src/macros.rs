@@ -5,9 +5,9 @@
 //! - Every `{{name}}` in a step refers to a declared variable (checked at load time, so a typo
 //!   is reported with the file and step, not when the macro runs).
 //! - A macro named like a builtin REPL command is loaded but flagged `shadowed_by_builtin`
-//!   with a warning (R5): builtins are dispatched first, `.macro NAME` still runs it. The
+//!   with a warning: builtins are dispatched first, `.macro NAME` still runs it. The
 //!   builtin names come from the caller (the REPL owns its command table).
-//! - Prompts are never macros (D5): nothing here knows about MCP.
+//! - Prompts are never macros: nothing here knows about MCP.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

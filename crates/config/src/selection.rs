@@ -1,5 +1,5 @@
 //! MCP server selection: the ONE place that turns `enabled_mcp_servers` settings into the set
-//! of servers a conversation may use (issue 5, seed §4.6 / R12).
+//! of servers a conversation may use.
 //!
 //! Invariants:
 //! - Precedence is session > agent > role > config: the most specific layer that sets
@@ -8,7 +8,7 @@
 //!   only; an alias that names another alias is expanded too (cycles are cut, not looped).
 //! - Selection works on server *names*. It never looks at function names, so a server whose
 //!   features emit no `mcp_invoke_*` (resources-only, prompts-only) is selected like any other;
-//!   gating what it offers is the job of its live features (`McpServerFeatures`, D7). The
+//!   gating what it offers is the job of its live features (`McpServerFeatures`). The
 //!   feature filter is generic ([`Selection::select`]) because this crate does not depend on
 //!   coyote-mcp: callers pass `runtime.server_features()` and `|f| &f.name`.
 

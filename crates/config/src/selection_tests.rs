@@ -155,7 +155,7 @@ fn select_keeps_items_whole_and_in_input_order() {
         resources,
         prompts,
     };
-    // A resources-only and a prompts-only server are selected by name like any other (R12):
+    // A resources-only and a prompts-only server are selected by name like any other:
     // nothing here looks at which functions they would emit.
     let all = vec![
         f("tools_srv", true, false, false),

@@ -1,4 +1,4 @@
-//! Error messages for non-2xx answers, matching the reference wording (SPEC §1.4).
+//! Error messages for non-2xx answers, matching the reference wording.
 //!
 //! The message is `body.message` (or `HTTP <status>: <reason>`), then ` - field: m1, m2; …` for
 //! a non-empty `errors` object, then ` (<hint>)` for known Coolify quirks. Hints are matched on

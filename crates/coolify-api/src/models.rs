@@ -212,7 +212,7 @@ pub struct Project {
     pub name: Option<String>,
     /// Description, if set.
     pub description: Option<String>,
-    /// `None` when the field is absent (the batch tools must then refuse, SPEC §2.3).
+    /// `None` when the field is absent (the batch tools must then refuse).
     pub environments: Option<Vec<Environment>>,
     /// Every field not named above, as sent.
     #[serde(flatten)]

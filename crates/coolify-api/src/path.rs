@@ -1,8 +1,8 @@
-//! Request paths below `/api/v1`, built so that no id can change them (SPEC §1.4, §9.1).
+//! Request paths below `/api/v1`, built so that no id can change them.
 //!
 //! The reference interpolates ids raw, so `uuid: "../servers"` becomes `GET /api/v1/servers`
 //! and `x?reveal=true` smuggles a query string upstream. Here every caller-supplied id goes
-//! through [`ApiPath::id`], which (deliberate deviation, documented in SPEC §9.1):
+//! through [`ApiPath::id`], which (a deliberate deviation from the reference server):
 //! - refuses the empty string, `.` and `..` (WHATWG URL parsing also treats `%2e%2e` as `..`,
 //!   so encoding alone is not enough), `/`, `\` and control characters;
 //! - percent-encodes every byte outside the RFC 3986 unreserved set, so `?`, `#`, `%`, space

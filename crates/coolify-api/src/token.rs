@@ -1,4 +1,4 @@
-//! Where the bearer token comes from, and when it is re-read (SPEC §1.2).
+//! Where the bearer token comes from, and when it is re-read.
 //!
 //! Invariants:
 //! - an inline token never changes;

@@ -1,7 +1,7 @@
 //! Integration tests of coolify-api against coolify-fixture (loopback only).
 //!
-//! Covers: token file reload and the single 401 retry (SPEC §1.2, §7.4 #6), extra headers,
-//! path-injection refusal (deliberate deviation, SPEC §9.1), error texts without the token,
+//! Covers: token file reload and the single 401 retry, extra headers,
+//! path-injection refusal (deliberate deviation), error texts without the token,
 //! timeouts (asserting which path fired, never the clock), the legacy GET fallback, and the
 //! request shapes of the endpoints the core tools use.
 #![allow(
@@ -224,7 +224,7 @@ async fn headers_carry_json_bearer_cloudflare_pair_and_overrides() {
 
 #[tokio::test]
 async fn path_injection_is_refused_or_stays_inside_one_segment() {
-    // Deliberate deviation from the reference (SPEC §9.1): `../servers` never reaches
+    // Deliberate deviation from the reference: `../servers` never reaches
     // `/api/v1/servers`, and `?reveal=true` never becomes a query string.
     let fixture = Fixture::start().await.unwrap();
     let api = client(&fixture);

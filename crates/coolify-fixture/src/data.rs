@@ -1,4 +1,4 @@
-//! The canned Coolify estate of SPEC §7.1 (the reference evals fixture, re-stated).
+//! The canned Coolify estate (the reference server's evals fixture, re-stated).
 //!
 //! Deliberately faithful to the real API's quirks rather than to the OpenAPI file:
 //! `GET /applications` rows carry `environment_id` and `destination.server_id` (never

@@ -1,4 +1,4 @@
-//! Canned answers for the endpoints beyond SPEC §7.1's list: service containers and env,
+//! Canned answers for the endpoints beyond the first fixture's list (`data.rs`): service containers and env,
 //! storages, scheduled tasks and their executions, database backups, GitHub apps, teams,
 //! tags, Hetzner catalogues and the full `/resources` rows (shapes per `openapi.yaml`).
 //!

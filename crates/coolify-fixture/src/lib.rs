@@ -1,4 +1,4 @@
-//! coolify-fixture: a loopback fake of the Coolify REST API for tests (SPEC §7.1).
+//! coolify-fixture: a loopback fake of the Coolify REST API for tests.
 //!
 //! Start one with [`Fixture::start`] or [`Fixture::builder`]; point a client at
 //! [`Fixture::url`] with [`FIXTURE_TOKEN`]; inspect [`Fixture::requests`] afterwards. The data

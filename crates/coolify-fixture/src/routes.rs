@@ -1,4 +1,4 @@
-//! Routing of `/api/v1/...` requests to canned answers (SPEC §7.1 "Routes").
+//! Routing of `/api/v1/...` requests to canned answers.
 //!
 //! Pure: `route` maps (method, raw path, query, mutable fixture state) to a [`Reply`]; the HTTP
 //! layer in `fixture.rs` does I/O and logging. The raw path is split on `/` first and each

@@ -1,4 +1,4 @@
-//! GET routes beyond SPEC §7.1's list (see [`crate::data_more`]): sub-resources of
+//! GET routes beyond the first list (`routes.rs`) (see [`crate::data_more`]): sub-resources of
 //! applications, databases and services, and the team, GitHub, tag and Hetzner endpoints.
 //! `None` means "not mine" and falls through to the other routes.
 

@@ -1,4 +1,4 @@
-//! The audit line (SPEC §6.5): one JSON line on stderr per `tools/call`, when enabled
+//! The audit line: one JSON line on stderr per `tools/call`, when enabled
 //! (`COOLIFY_MCP_AUDIT`; default off on stdio, on over HTTP).
 //!
 //! Ground floor: imports nothing from the crate; `call` builds one [`AuditLine`] per call.

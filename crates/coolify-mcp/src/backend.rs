@@ -5,8 +5,7 @@
 //! by the caller through `sanitize`, so every surface shares one policy. Invariants:
 //! - paths are [`Path`] values that `backend_impl` turns into `coolify_api::ApiPath`, which
 //!   percent-encodes every segment, so an id such as `../servers` or `x?reveal=true` can
-//!   never change the request path (a deliberate deviation from the reference server,
-//!   SPEC §9.1);
+//!   never change the request path (a deliberate deviation from the reference server);
 //! - a backend is created lazily per instance on first use, so boot does no network or
 //!   TLS work.
 
@@ -214,7 +213,7 @@ pub trait Backend: Send + Sync + 'static {
     fn send(&self, request: ApiRequest) -> BoxFuture<'_, Result<Value, ApiError>>;
     /// `GET /version` as trimmed text (cached by the implementation).
     fn version(&self) -> BoxFuture<'_, Result<String, ApiError>>;
-    /// `POST` with the legacy `GET` fallback (SPEC §1.4).
+    /// `POST` with the legacy `GET` fallback.
     fn post_with_get_fallback(&self, path: Path) -> BoxFuture<'_, Result<Value, ApiError>>;
 }
 

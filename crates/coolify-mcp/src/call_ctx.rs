@@ -30,7 +30,7 @@ pub struct Mode {
     /// More than one instance is configured: tools take `instance`, `list_instances` and
     /// completion exist, resource URIs are instance-scoped.
     pub fleet: bool,
-    /// Only tools annotated `readOnlyHint: true` are registered (SPEC §2.2).
+    /// Only tools annotated `readOnlyHint: true` are registered.
     pub read_only: bool,
 }
 
@@ -76,7 +76,7 @@ impl Default for Timing {
 }
 
 /// The confirmation hook's policy: whether the client may be asked, and what happens to a
-/// guarded operation when it cannot be (SPEC §6.2). `crate::confirm` acts on it.
+/// guarded operation when it cannot be. `crate::confirm` acts on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Confirmation {
     /// Whether asking the client is allowed at all.
@@ -116,9 +116,9 @@ impl CallRecord {
 
 /// Which confirmation path a call takes: decided by the protocol revision of the request.
 pub enum Round<'a> {
-    /// 2025-era: the server sends `elicitation/create` and waits (SPEC §6.2).
+    /// 2025-era: the server sends `elicitation/create` and waits.
     Legacy,
-    /// 2026-07-28: `input_required` with sealed state, answered by a retried call (SPEC §6.3).
+    /// 2026-07-28: `input_required` with sealed state, answered by a retried call.
     Modern(ModernRound<'a>),
 }
 

@@ -1,4 +1,4 @@
-//! Human confirmation of destructive operations through elicitation (SPEC §6.2, §6.4):
+//! Human confirmation of destructive operations through elicitation:
 //! the confirmation hook tool handlers call, acting on the call's
 //! [`Confirmation`](crate::call_ctx::Confirmation) policy and its caller channel.
 //!
@@ -155,7 +155,7 @@ fn empty_schema() -> Result<ElicitationSchema, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The 2026-07-28 path (SPEC §6.3): round one answers `input_required` with the question and
+/// The 2026-07-28 path: round one answers `input_required` with the question and
 /// sealed state; round two runs only on an accepted elicitation answer whose sealed digest
 /// still matches what the operation would do now. Never approves without an answer.
 async fn confirm_modern<F>(
@@ -359,7 +359,7 @@ pub fn blast_radius(noun: &str, names: &[String]) -> String {
     }
 }
 
-/// The delete-resource summary (SPEC §6.4).
+/// The delete-resource summary.
 pub fn delete_summary(kind: &str, name: &str, uuid: &str, delete_volumes: Option<bool>) -> String {
     let volumes = match delete_volumes {
         Some(false) => "Persistent volumes are kept.".to_string(),
@@ -373,7 +373,7 @@ pub fn delete_summary(kind: &str, name: &str, uuid: &str, delete_volumes: Option
     )
 }
 
-/// The move-resource summary (SPEC §6.4).
+/// The move-resource summary.
 pub fn move_summary(
     kind: &str,
     name: &str,

@@ -1,4 +1,4 @@
-//! The instance registry (SPEC §1.3) and the per-instance [`Client`] every surface uses.
+//! The instance registry and the per-instance [`Client`] every surface uses.
 //!
 //! Invariants:
 //! - fleet mode ⇔ more than one instance; the first instance is the default;
@@ -160,7 +160,7 @@ impl Client {
     }
 
     /// `POST`, falling back to `GET` when the route is method-rejected (the v4.2 GET→POST
-    /// change, SPEC §1.4). The backend implements the exact rules.
+    /// change). The backend implements the exact rules.
     pub async fn post_with_get_fallback(&self, path: Path) -> Result<Value, ApiError> {
         self.backend
             .post_with_get_fallback(path)

@@ -1,4 +1,4 @@
-//! The server `instructions` text (SPEC §1.5), built from the registered tool roster so it
+//! The server `instructions` text, built from the registered tool roster so it
 //! names only tools this build registers (a test checks every backticked token).
 
 use crate::config::{AccessMode, HumanPolicy};
@@ -15,7 +15,7 @@ pub const NOT_A_TOOL: &[&str] = &[
     "lines",
 ];
 
-/// The operations that ask first (SPEC §6.1), as the mode paragraph names them.
+/// The operations that ask first, as the mode paragraph names them.
 const GUARDED: &str = "Deletes, moves, credential and key replacements, exposing a database, disabling the API and bulk operations";
 
 /// Build the instructions for one server.
@@ -39,7 +39,7 @@ pub fn build(
     secrets.push('.');
     p.push(secrets);
     // Deliberately not the reference's wording ("delete, stop, restart, bulk operations"):
-    // `control` stop/restart never ask (SPEC §9.4), so this names what really does.
+    // `control` stop/restart never ask, so this names what really does.
     p.push(match (access, human) {
         (AccessMode::ReadOnly, _) => "This server runs in read-only mode: only tools annotated read-only are registered, and nothing here can change the instance.".to_string(),
         (AccessMode::ReadWrite, HumanPolicy::RequireHuman) => format!("Tools annotated read-only make no change to the instance. {GUARDED} require the person to confirm through elicitation before running; in a client without elicitation they are refused with a message rather than run, and a declined confirmation likewise returns a message, not an error."),

@@ -1,5 +1,5 @@
-//! List projections ("summaries", SPEC §5.3), `_actions` hints (§5.4) and `_pagination`
-//! (§5.5). Keys absent upstream are dropped, never emitted as `null` (JS `undefined`).
+//! List projections ("summaries"), `_actions` hints and `_pagination`.
+//! Keys absent upstream are dropped, never emitted as `null` (JS `undefined`).
 
 use serde_json::{Map, Value, json};
 
@@ -147,7 +147,7 @@ pub fn action(tool: &str, args: Value, hint: &str) -> Value {
     json!({"tool": tool, "args": args, "hint": hint})
 }
 
-/// `_pagination` for a list tool (SPEC §5.5); `None` when there is nothing to point at.
+/// `_pagination` for a list tool; `None` when there is nothing to point at.
 /// Pages are JS numbers (`page + 1` of any page a client may send never overflows).
 pub fn pagination(
     tool: &str,

@@ -1,4 +1,4 @@
-//! Prompts (seed #371; SPEC §3): `troubleshoot_application`, `explain_failed_deploy`,
+//! Prompts: `troubleshoot_application`, `explain_failed_deploy`,
 //! `estate_health`.
 //!
 //! Invariants:

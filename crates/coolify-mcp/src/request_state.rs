@@ -1,4 +1,4 @@
-//! The sealed `requestState` of a 2026-07-28 confirmation (SPEC §6.3): what the human was
+//! The sealed `requestState` of a 2026-07-28 confirmation: what the human was
 //! shown (a digest), when the approval stops counting, and who may redeem it.
 //!
 //! Ground floor: imports nothing from the crate. `confirm` seals on round one and opens on

@@ -1,4 +1,4 @@
-//! Resources (seed #371; SPEC §4): `coolify://overview` and `coolify://application/{uuid}`,
+//! Resources: `coolify://overview` and `coolify://application/{uuid}`,
 //! instance-scoped in fleet mode (`coolify://{instance}/…`, no unscoped URI).
 //!
 //! Invariants:

@@ -1,4 +1,4 @@
-//! The central sanitizer (SPEC §5.1): every JSON body from Coolify passes through here
+//! The central sanitizer: every JSON body from Coolify passes through here
 //! before any tool, resource or confirmation message sees it.
 //!
 //! Rules, applied at every depth, key order preserved, `null` kept ("no secret set"):

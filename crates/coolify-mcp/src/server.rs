@@ -9,7 +9,7 @@
 //!   closed;
 //! - `initialize` negotiates up to 2025-11-25 (the last revision with a handshake); a request
 //!   that names 2026-07-28 in its own `_meta` is served statelessly by rmcp, and its guarded
-//!   operations confirm through `input_required` (SPEC §6.3) — never by auto-approval;
+//!   operations confirm through `input_required` — never by auto-approval;
 //! - cacheable results carry rmcp's caching hints on 2026-07-28 and keep the legacy shape
 //!   for older peers.
 

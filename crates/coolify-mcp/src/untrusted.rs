@@ -1,4 +1,4 @@
-//! The untrusted-log boundary (SPEC §5.2): container and build output is attacker-
+//! The untrusted-log boundary: container and build output is attacker-
 //! influenceable text, so it only ever reaches a model inside a boundary whose nonce the
 //! payload cannot know.
 //!

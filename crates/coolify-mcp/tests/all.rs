@@ -1,4 +1,4 @@
-//! Integration tests for coolify-mcp, named after the SPEC §7.4 acceptance items they cover
+//! Integration tests for coolify-mcp, named after the numbered acceptance items they cover
 //! (`item_NN_…`). Every test runs against the loopback Coolify fixture; nothing leaves
 //! 127.0.0.1.
 #![allow(

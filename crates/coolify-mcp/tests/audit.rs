@@ -1,4 +1,4 @@
-//! The audit line (SPEC §6.5, issue 23 acceptance 2): one JSON line per `tools/call` with the
+//! The audit line: one JSON line per `tools/call` with the
 //! reference's keys in order, for a read, a guarded call confirmed, declined and refused
 //! (require-human), a schema failure; never an argument value or a response.
 

@@ -1,4 +1,4 @@
-//! Boot and configuration: SPEC §7.4 items 1–6.
+//! Boot and configuration (docs/coolify-mcp.md).
 
 use std::collections::BTreeMap;
 

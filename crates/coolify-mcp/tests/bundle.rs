@@ -1,4 +1,4 @@
-//! The install bundles (issue 23 item 5): `scripts/bundle.sh` writes a Claude Desktop bundle
+//! The install bundles: `scripts/bundle.sh` writes a Claude Desktop bundle
 //! (`.mcpb` with its `manifest.json`) and an MCP registry `server.json`. The manifest is validated
 //! against the MCP Bundle schema vendored from `@anthropic-ai/mcpb` (tests/schemas/); the
 //! registry schema is not reachable here, so `server.json` is checked field by field against its

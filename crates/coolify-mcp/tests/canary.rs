@@ -1,5 +1,5 @@
 //! No planted secret or canary appears in any tool, prompt or resource output without an
-//! explicit `reveal` (SPEC §7.4 item 21): every one of the 45 tools (every action of the
+//! explicit `reveal`: every one of the 45 tools (every action of the
 //! consolidated ones), every prompt and every resource, in single and fleet mode, in
 //! process, over stdio and over streamable HTTP (the real binary). The planted values make
 //! the assertion able to fail: `reveal` does surface the revealable ones.

@@ -1,4 +1,4 @@
-//! Issue 23, acceptance 4, coyote's half: this tree's `coyote`, speaking 2026-07-28
+//! Coyote's half: this tree's `coyote`, speaking 2026-07-28
 //! (`COYOTE_MCP_PROTOCOL=2026-07-28`), calls a guarded delete on coolify-mcp over streamable
 //! HTTP on 127.0.0.1. coolify-mcp answers `input_required` with the confirmation question and a
 //! sealed `requestState`; coyote asks its user and retries with the answer and the same state.

@@ -1,4 +1,4 @@
-//! Confirmations of destructive operations: SPEC §7.4 items 50–60.
+//! Confirmations of destructive operations (docs/coolify-mcp.md).
 
 use coolify_fixture::{Fixture, Reply};
 use serde_json::json;

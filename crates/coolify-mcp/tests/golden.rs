@@ -1,5 +1,5 @@
 //! Parity with the reference server: golden files captured by `tests/golden/capture.mjs`
-//! from `@masonator/coolify-mcp@3.5.0` on the same fixture (SPEC §8). Every comparison here
+//! from `@masonator/coolify-mcp@3.5.0` on the same fixture. Every comparison here
 //! reads a file the reference produced, so these tests check parity rather than confirm
 //! whatever we emit. Deliberate differences are asserted as such.
 
@@ -146,8 +146,8 @@ async fn item_01_golden_initialize() {
         assert_eq!(ours["serverInfo"]["name"], golden["serverInfo"]["name"]);
         assert_eq!(ours["protocolVersion"], golden["protocolVersion"]);
         // Every paragraph is the reference's except, on purpose: the mode paragraph (the
-        // fifth) names the operations that really ask (`control` stop/restart do not, SPEC
-        // §9.4); in read-only mode that paragraph matches, and the secrets paragraph drops
+        // fifth) names the operations that really ask (`control` stop/restart do
+        // not); in read-only mode that paragraph matches, and the secrets paragraph drops
         // the `env_vars` clause because read-only mode does not register `env_vars`.
         let theirs = read(&dir(config).join("instructions.txt"));
         let mine = ours["instructions"].as_str().unwrap().to_string();

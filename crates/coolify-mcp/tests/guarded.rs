@@ -1,4 +1,4 @@
-//! The 18 guarded operations of SPEC §6.1 (the golden replay compares their texts with the
+//! The 18 guarded operations (docs/coolify-mcp.md; the golden replay compares their texts with the
 //! reference; this pins the safety properties directly): require-human refuses every one
 //! with nothing sent, a declining human is asked exactly once and nothing is changed, an
 //! accepting human gets the operation, and the unguarded neighbours never ask.
@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Harness, Human, Setup};
 
-/// A call for each of the 18 guarded operations of SPEC §6.1 (22 calls: the move/delete
+/// A call for each of the 18 guarded operations (22 calls: the move/delete
 /// pairs and the two database-update triggers are separate calls), with the mutation it
 /// performs once approved.
 fn guarded() -> Vec<(&'static str, Value, &'static str)> {

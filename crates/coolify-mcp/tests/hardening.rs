@@ -1,5 +1,5 @@
 //! Numbers from outside that become a duration, a size or a count are checked before any
-//! side effect (hardening issue 15, defect 4): out-of-range values get a clear error with
+//! side effect: out-of-range values get a clear error with
 //! nothing sent, or are handled without overflow — never a panic after a request went out.
 
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! HTTP limits (issue 23 acceptance 5): 413 over 5 MB, the 15 s header and 30 s body deadlines
+//! HTTP limits: 413 over 5 MB, the 15 s header and 30 s body deadlines
 //! (tokio's paused clock: nothing waits for real), a lowercase `bearer` scheme.
 
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! The 2026-07-28 confirmation path (SPEC §6.3, issue 23 acceptance 4), with rmcp's client
+//! The 2026-07-28 confirmation path, with rmcp's client
 //! speaking 2026-07-28 in process: round one answers `input_required` and sends nothing;
 //! an accepted retry with the sealed state runs the delete; a declined one, a tampered or
 //! foreign state, an expired one (moved clock) and a changed summary are refused with nothing

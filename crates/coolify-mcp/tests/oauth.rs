@@ -1,4 +1,4 @@
-//! The OAuth 2.1 authorization server (issue 23 item 3) in process, driven over HTTP on
+//! The OAuth 2.1 authorization server in process, driven over HTTP on
 //! 127.0.0.1 with reqwest: metadata, registration, the form checked against the fixture's
 //! Coolify token, code + PKCE, refresh rotation, the bearer it yields on `/mcp` (and in the
 //! audit line), the rate limit (paused clock), the state file.

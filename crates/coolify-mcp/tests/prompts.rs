@@ -1,4 +1,4 @@
-//! Prompts: SPEC §7.4 items 31–40 (item 40 byte-equality lives in `golden.rs`).
+//! Prompts (their byte-equality with the reference lives in `golden.rs`).
 
 use serde_json::json;
 

@@ -1,4 +1,4 @@
-//! Resources: SPEC §7.4 items 41–49, plus the hanging-instance deadline path.
+//! Resources (docs/coolify-mcp.md), plus the hanging-instance deadline path.
 
 use std::time::Duration;
 

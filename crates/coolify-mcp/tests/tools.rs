@@ -1,12 +1,11 @@
-//! The tool surface: SPEC §7.4 items 8, 9, 11, 12, 14–16, 18–20, 22–30 (for this issue's
-//! tools), plus read-only registration.
+//! The tool surface (docs/coolify-mcp.md), plus read-only registration.
 
 use coolify_fixture::{FIXTURE_WEBHOOK_SECRET, Fixture, NotFoundMode, Reply};
 use serde_json::{Value, json};
 
 use crate::common::{Harness, Setup, quick_timing, rpc_error};
 
-/// The reference's `tools/list` order (SPEC §2.1), single instance.
+/// The reference's `tools/list` order, single instance.
 const ALL_TOOLS: [&str; 45] = [
     "get_version",
     "get_mcp_version",
@@ -208,7 +207,7 @@ async fn item_23_get_application_actions_follow_status() {
     assert_eq!(hints, ["View logs", "Restart", "Stop"]);
 }
 
-/// Read tools and actions with the request each sends (SPEC §2.3).
+/// Read tools and actions with the request each sends.
 fn read_endpoint_cases() -> Vec<(&'static str, Value, Vec<&'static str>)> {
     vec![
         ("get_version", json!({}), vec!["GET /api/v1/version"]),
@@ -260,7 +259,7 @@ fn read_endpoint_cases() -> Vec<(&'static str, Value, Vec<&'static str>)> {
     ]
 }
 
-/// Write tools and actions with the request each sends (SPEC §2.3).
+/// Write tools and actions with the request each sends.
 fn write_endpoint_cases() -> Vec<(&'static str, Value, Vec<&'static str>)> {
     vec![
         (

@@ -1,5 +1,5 @@
 //! Behaviour of the tools beyond the first 21 that the golden replay cannot show on its
-//! own (SPEC §7.4 item 17 and the deliberate differences): masking and reveal of the new
+//! own (the deliberate differences from the reference): masking and reveal of the new
 //! secret kinds, the read-only `diagnose_server`, the merged database kinds of
 //! `environments get` and `run_once` polling.
 

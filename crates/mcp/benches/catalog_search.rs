@@ -1,4 +1,4 @@
-//! BM25 catalog search over 10,000 items (issue 2, acceptance 9): building the index (done
+//! BM25 catalog search over 10,000 items: building the index (done
 //! per query, catalogs are live) and ranking one query.
 #![expect(
     missing_docs,

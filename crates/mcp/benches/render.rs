@@ -1,4 +1,4 @@
-//! The content policy's hot paths (issue 3 benchmarks): `pattern` over a 100 MiB log (compare
+//! The content policy's hot paths (docs/benchmarks.md): `pattern` over a 100 MiB log (compare
 //! with `rg -n -C2` on the file written to `$COYOTE_BENCH_DIR`, default the temp dir), paging a
 //! 50 MiB text through a result handle, and a 50 MiB blob from base64 to spill file + sha256.
 #![expect(

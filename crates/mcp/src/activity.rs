@@ -1,5 +1,5 @@
 //! The inactivity timeout of a request, owned here instead of by rmcp, so that it can pause
-//! while the user is answering the server's question (issue 4: "the call's inactivity timeout
+//! while the user is answering the server's question ("the call's inactivity timeout
 //! pauses while the question is open").
 //!
 //! Invariants:
@@ -14,7 +14,7 @@
 //! - Watchers are removed when the request finishes (guard `Drop`), so the map holds only
 //!   requests in flight.
 //! - Once a request of the connection expired, the connection remembers it: its server is
-//!   stuck, so closing it kills the process group at once (issue 15 defect 1).
+//!   stuck, so closing it kills the process group at once.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

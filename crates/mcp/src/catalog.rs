@@ -1,7 +1,7 @@
 //! The catalog of one server, as our types (the ground floor of the host): the items as
 //! listed — [`ToolInfo`], [`ResourceInfo`], [`ResourceTemplateInfo`], [`PromptInfo`] and its
 //! [`PromptArgumentInfo`] — the unified entry they become ([`CatalogItem`], keyed
-//! `"{kind}:{id}"`, seed D1) and the [`Catalog`] of a server. Shared by the listing, search,
+//! `"{kind}:{id}"`) and the [`Catalog`] of a server. Shared by the listing, search,
 //! describe, direct exposure and the CLI.
 //!
 //! Plain data: this module imports no other module of the crate (listing fills it, `convert`
@@ -92,7 +92,7 @@ pub struct CatalogItem {
 }
 
 impl CatalogItem {
-    /// The catalog key `"{kind}:{id}"` (D1): a tool and a resource may share a name.
+    /// The catalog key `"{kind}:{id}"`: a tool and a resource may share a name.
     pub fn key(&self) -> String {
         format!("{}:{}", self.kind.as_str(), self.id)
     }

@@ -1,4 +1,4 @@
-//! The catalog cache (issue 14): after a server ran, what it offers — its handshake info
+//! The catalog cache: after a server ran, what it offers — its handshake info
 //! (capabilities, instructions) and its tools, resources, templates and prompts — is kept on
 //! disk, so the next session can declare the server without starting it.
 //!
@@ -51,7 +51,7 @@ pub struct CachedCatalog {
 }
 
 impl CachedCatalog {
-    /// What the server offers, from its cached capabilities (D7).
+    /// What the server offers, from its cached capabilities.
     pub fn features(&self) -> McpServerFeatures {
         let caps = &self.info.capabilities;
         McpServerFeatures {

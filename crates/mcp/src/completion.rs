@@ -84,7 +84,7 @@ impl ServerHandle {
         }
     }
 
-    /// A result rmcp could not type, read per field (R1).
+    /// A result rmcp could not type, read per field.
     fn untyped(&self, raw: &Value) -> Result<Completion, McpError> {
         let values = raw
             .pointer("/completion/values")

@@ -1,7 +1,7 @@
 //! Our own content model, converted from rmcp's at the host boundary (style rule 4). Binary
 //! payloads stay as the server's base64 `String` (moved, never copied, never a
 //! `serde_json::Value`) until `render` decodes them in a stream. Off-spec items become
-//! `Invalid` entries instead of failing the whole result (R1).
+//! `Invalid` entries instead of failing the whole result.
 
 use serde::{Deserialize, Serialize};
 
@@ -109,7 +109,7 @@ pub struct ToolCallOutcome {
 }
 
 /// Role of a prompt message. MCP defines user and assistant; anything else is kept as text so
-/// one odd message does not fail the prompt (R1).
+/// one odd message does not fail the prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PromptMessageRole {

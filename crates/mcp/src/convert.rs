@@ -7,7 +7,7 @@
 //! - **raw**: rmcp's all-or-nothing parse failed on some item and handed us the JSON
 //!   (`CustomResult`). Each item is converted on its own: an off-spec item becomes
 //!   `ContentItem::Invalid` / `ResourceContent::Invalid` with a reason and its valid neighbours
-//!   survive (R1). Where our model allows it, the raw path is lenient (a missing `mimeType`
+//!   survive. Where our model allows it, the raw path is lenient (a missing `mimeType`
 //!   is `None`, not an error).
 //!
 //! rmcp's typed parse reads a resource entry carrying both `text` and `blob` as text and drops

@@ -1,6 +1,6 @@
 //! The one error type of the MCP host. Every failure a caller can see is a variant here, with
 //! the server name and enough structure to act on it; wording lives in `Display` only and
-//! callers never match on strings (ARCHITECTURE.md style rule 1). rmcp's error types stop here:
+//! callers never match on strings (docs/architecture.md). rmcp's error types stop here:
 //! [`crate::handle`] and [`crate::connect`] map them into these variants. A failed OAuth
 //! sign-in is an [`AuthFailure`] inside [`McpError::SignIn`].
 

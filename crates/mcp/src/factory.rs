@@ -2,7 +2,7 @@
 //! shared — two agents with the same spec use one connection, closed when the last user lets
 //! go — plus [`McpFactory::agent_runtime`], which builds the [`McpRuntime`] an agent's turn
 //! loop runs with, so its `server_features()` covers servers that never enter the app's
-//! runtime (seed D7 / R15).
+//! runtime.
 //!
 //! Invariants:
 //! - Sharing key: the spec without `source` (the file it came from is provenance, not part of

@@ -223,7 +223,7 @@ async fn prompts_only_own_server_keeps_search_describe_prompt_r12() {
         .unwrap();
 }
 
-/// Issue 14: an agent that uses an app server declared from its cached catalog does not start
+/// An agent that uses an app server declared from its cached catalog does not start
 /// it by being built; its first call starts the server once, in the app's runtime, and both
 /// runtimes then serve the same connection.
 #[tokio::test]

@@ -6,7 +6,7 @@
 //!   ([`crate::activity`]; we own the timer, rmcp's cannot pause); when it fires we send
 //!   `notifications/cancelled` and return [`McpError::Timeout`] naming the server and method;
 //! - a request whose future is dropped (Ctrl-C) sends `notifications/cancelled` too;
-//! - a request is never resent; results are read per item when rmcp cannot type them (R1);
+//! - a request is never resent; results are read per item when rmcp cannot type them;
 //! - rmcp errors are mapped to [`McpError`] here and nowhere else.
 //!
 //! The listing methods (`list_*`, `catalog`) are an `impl ServerHandle` block in
@@ -159,7 +159,7 @@ impl ServerHandle {
         &self.inner.name
     }
 
-    /// Feature flags from the live handshake (D7).
+    /// Feature flags from the live handshake.
     pub fn features(&self) -> McpServerFeatures {
         self.inner.features.clone()
     }

@@ -1,6 +1,6 @@
 //! coyote-mcp — the MCP host: connections, runtime, catalog, content policy (render),
 //! meta-functions, prompt flattening, URI templates and the client handler. The only
-//! client-side user of rmcp; rmcp types never leave this crate (ARCHITECTURE.md).
+//! client-side user of rmcp; rmcp types never leave this crate.
 //!
 //! Modules by floor (a module imports only its own floor or lower ones; no import cycles —
 //! `crates/test-support/tests/structure.rs` checks it; `docs/architecture.md` has the table):

@@ -1,5 +1,5 @@
 //! Paged listing of tools, resources, resource templates and prompts, and the unified catalog
-//! built from them (seed D1, §4.2): the listing methods of [`ServerHandle`], as an `impl`
+//! built from them: the listing methods of [`ServerHandle`], as an `impl`
 //! block here so the handle never needs to know how a list is paged. The item types live in
 //! [`crate::catalog`].
 //!
@@ -9,7 +9,7 @@
 //!   [`McpError::TooManyPages`]; every page request has the call timeout. Never a hang.
 //! - One request per page: a page of N items costs exactly one `*/list` request.
 //! - A page rmcp cannot type (one malformed item) is read item by item; bad items are skipped
-//!   with a warning and the rest are kept (R1).
+//!   with a warning and the rest are kept.
 //! - `catalog()` lists a kind only when the server advertises it, lists kinds concurrently,
 //!   and a failing kind becomes a warning while the others are still returned.
 
@@ -303,7 +303,7 @@ impl ServerHandle {
     /// catalog of one server (tools, resources, templates, prompts, in that order).
     pub async fn catalog(&self) -> Catalog {
         let features = self.features();
-        // Fail-open for tools when the handshake result is unavailable (D7).
+        // Fail-open for tools when the handshake result is unavailable.
         let tools = features.tools || features.peer_info_missing;
         let (t, r, rt, p) = tokio::join!(
             collect::<Tools>(self, tools),

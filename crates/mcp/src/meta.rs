@@ -1,14 +1,14 @@
-//! The five model-facing meta-functions per MCP server (seed D2, D7, §4.6) — the ONLY place
+//! The five model-facing meta-functions per MCP server — the ONLY place
 //! that knows their prefixes. A name becomes behaviour exactly once, in [`MetaFunction::parse`]:
 //! the leading prefix plus `_` decides the kind and the rest is the server name, so a server
 //! named `a_mcp_read_b` is never mistaken for a read (`strip_prefix`, never `replace`). Names
 //! that parse as no meta-function are rejected by the dispatcher — never a silent invoke.
 //!
-//! Declarations are gated by the server's live features (D7): search and describe always,
+//! Declarations are gated by the server's live features: search and describe always,
 //! invoke iff tools or the handshake result is missing (fail-open), read iff resources,
 //! prompt iff prompts.
 //!
-//! Adaptive exposure (issue 7, [`exposure`]): a server may instead be declared `direct` — each
+//! Adaptive exposure ([`exposure`]): a server may instead be declared `direct` — each
 //! tool as `<server>__<tool>` ([`direct`]) beside the gated read/prompt functions. The names a
 //! declaration set generated are the only way back to `(server, tool)`: [`FunctionTarget::parse`]
 //! looks them up before parsing meta prefixes, and the dispatcher runs a direct call through
@@ -86,7 +86,7 @@ impl MetaKind {
         format!("{}_{server}", self.prefix())
     }
 
-    /// D7 gating: is this meta-function declared for a server with `features`?
+    /// Gating by the server's live features: is this meta-function declared for a server with `features`?
     pub fn is_enabled_for(self, features: &McpServerFeatures) -> bool {
         match self {
             MetaKind::Search | MetaKind::Describe => true,
@@ -184,7 +184,7 @@ pub fn mcp_meta_function_names(server: &str) -> Vec<String> {
         .collect()
 }
 
-/// The meta-function kinds declared for a server with `features` (D7), in declaration order.
+/// The meta-function kinds declared for a server with `features`, in declaration order.
 pub fn enabled_kinds(features: &McpServerFeatures) -> Vec<MetaKind> {
     MetaKind::ALL
         .into_iter()

@@ -1,4 +1,4 @@
-//! MCP prompts for people and models (seed D6, §5.1, §5.2, R14).
+//! MCP prompts for people and models.
 //!
 //! - [`parse_kv_args`]: the `.prompt server name key=value key="two words"` argument line —
 //!   shell-like quoting (`"…"` with `\"`/`\\` escapes, `'…'` literal, `\x` outside quotes).
@@ -208,7 +208,7 @@ pub fn check_required(
     })
 }
 
-/// Flattens a prompt result into one labelled text block (D6). Never fails: content that
+/// Flattens a prompt result into one labelled text block. Never fails: content that
 /// cannot be rendered becomes a bracketed note in place.
 pub fn flatten(result: &PromptResult, ctx: &RenderContext<'_>) -> String {
     let mut out = String::new();

@@ -1,4 +1,4 @@
-//! The single content policy (seed D3, D4, §4.5, §6): everything an MCP server sends back to
+//! The single content policy: everything an MCP server sends back to
 //! the model — resource contents, tool results, prompt attachments — passes through here.
 //!
 //! - Text is paged by `offset`/`max_bytes` on UTF-8 boundaries ([`text`]), optionally after the
@@ -44,7 +44,7 @@ pub const DEFAULT_MAX_BYTES: usize = 51_200;
 pub const MAX_BYTES_CLAMP: usize = 204_800;
 /// Ceiling of one whole rendered response (all items together).
 pub const RESPONSE_CEILING_BYTES: usize = 204_800;
-/// Tool-result text beyond this is sliced and kept behind a handle (§6).
+/// Tool-result text beyond this is sliced and kept behind a handle.
 pub const TOOL_RESULT_TEXT_CEILING_BYTES: usize = 204_800;
 /// Largest blob decoded (50 MiB); larger ones are an error (OQ2).
 pub const MAX_BLOB_DECODED_BYTES: usize = 50 * 1024 * 1024;
@@ -139,7 +139,7 @@ pub enum RenderError {
     },
 }
 
-/// A spilled binary as the model sees it (D3: self-describing, `sniffed` always false).
+/// A spilled binary as the model sees it (self-describing, `sniffed` always false).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SpillObject {
     /// Always `true`: the bytes are in a file, not in the answer.

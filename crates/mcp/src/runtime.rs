@@ -8,7 +8,7 @@
 //!   startup timeout, so one failing or hanging server never delays or breaks the others.
 //! - A server whose transport ends while Ready (crash, closed connection) becomes `Failed`
 //!   with the exit status and stderr tail; its process group has already been killed.
-//! - `server_features()` is computed from live handles (D7), and for an `Idle` server from the
+//! - `server_features()` is computed from live handles, and for an `Idle` server from the
 //!   capabilities of its cached catalog (it is declared in full until it starts).
 //! - `shutdown()` must be awaited before exit (binaries never rely on `Drop`): it closes every
 //!   server concurrently — stdin, then SIGTERM/SIGKILL of the process group, each bounded by
@@ -233,7 +233,7 @@ impl McpRuntime {
     }
 
     /// Adds `source`'s Ready server `name` to this runtime without taking over its connection
-    /// (agent runtimes built by [`crate::factory::McpFactory`], R15): this runtime's
+    /// (agent runtimes built by [`crate::factory::McpFactory`]): this runtime's
     /// `shutdown`/`close_server` only mark the slot Closed; the owner closes the connection.
     /// The slot turns Failed/Closed when the source's server does.
     pub fn adopt(&self, source: &McpRuntime, name: &str) -> Result<ServerHandle, McpError> {
@@ -298,7 +298,7 @@ impl McpRuntime {
             .collect()
     }
 
-    /// Features of the Ready servers, from their live handles (D7), and of the Idle ones, from
+    /// Features of the Ready servers, from their live handles, and of the Idle ones, from
     /// their cached catalogs.
     pub fn server_features(&self) -> Vec<McpServerFeatures> {
         self.slots()

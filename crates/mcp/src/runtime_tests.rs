@@ -187,7 +187,7 @@ impl ServerHandle {
     }
 }
 
-/// Issue 19: `notifications/resources/list_changed` refreshes the cached catalog — the runtime
+/// `notifications/resources/list_changed` refreshes the cached catalog — the runtime
 /// lists the server again and stores what it got (here: once at the start, once after the
 /// server's notice).
 #[tokio::test]

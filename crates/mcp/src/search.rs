@@ -1,6 +1,6 @@
-//! BM25 search over a server's unified catalog (seed D1, §4.2): one ranking for tools,
+//! BM25 search over a server's unified catalog: one ranking for tools,
 //! resources, resource templates and prompts, over name, title, description and URI. The index
-//! is rebuilt per query (catalog listings are live and uncached, R8); building it for 10,000
+//! is rebuilt per query (catalog listings are live and uncached); building it for 10,000
 //! items is benchmarked in `benches/catalog_search.rs`.
 //!
 //! Invariants: `top_k` is clamped to [`MIN_TOP_K`]..=[`MAX_TOP_K`]; ties keep catalog order; a

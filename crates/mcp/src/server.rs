@@ -1,7 +1,7 @@
 //! What is known of one server, whatever talks to it (the ground floor of the host): its
 //! lifecycle state ([`ServerState`]) and the waitable cell a runtime slot and its handles share,
 //! its status row, what it said about itself in the handshake ([`ServerInfo`],
-//! [`ServerCapabilityFlags`]), what it offers ([`McpServerFeatures`], seed D7), and the bounds of
+//! [`ServerCapabilityFlags`]), what it offers ([`McpServerFeatures`]), and the bounds of
 //! stopping it ([`ShutdownTimeouts`]).
 //!
 //! Invariants: a state only moves forward from Idle and Starting (Idle → Starting once, by the
@@ -190,7 +190,7 @@ pub struct ServerInfo {
     pub pid: Option<u32>,
 }
 
-/// What a connected server offers, computed from its live handle (D7). `peer_info_missing`
+/// What a connected server offers, computed from its live handle. `peer_info_missing`
 /// means the handshake result was unavailable: invoke is then emitted anyway (fail-open).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct McpServerFeatures {

@@ -1,4 +1,4 @@
-//! RFC 6570 Level 1 URI templates (seed §4.3): `{var}` is replaced by the variable's value,
+//! RFC 6570 Level 1 URI templates: `{var}` is replaced by the variable's value,
 //! percent-encoded so only unreserved characters (`A-Z a-z 0-9 - . _ ~`) stay literal.
 //! Anything beyond Level 1 — operators `+ # . / ; ? &`, several variables in one expression,
 //! `*` or `:n` modifiers — is rejected with a teaching error instead of being half-expanded

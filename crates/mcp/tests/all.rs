@@ -1,4 +1,4 @@
-//! The one integration test binary of coyote-mcp (ARCHITECTURE.md): the host API driven
+//! The one integration test binary of coyote-mcp: the host API driven
 //! against real processes and servers through the public API only.
 #![expect(
     clippy::unwrap_used,

@@ -1,7 +1,7 @@
 //! Domain types shared by every coyote crate: MCP server specs, the function declarations a
 //! model sees and the rules for their names, the conversation (messages, tool calls and
 //! results), and the model/provider client configuration. Plain data with serde only — no
-//! I/O, no tokio, no rmcp (ARCHITECTURE.md).
+//! I/O, no tokio, no rmcp.
 
 pub mod duration;
 pub mod function;

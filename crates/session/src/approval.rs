@@ -1,4 +1,4 @@
-//! Approval of tool calls before they run (issue 4): which calls need the user's yes, the
+//! Approval of tool calls before they run: which calls need the user's yes, the
 //! front-end's [`Approver`] callback that asks, and the session's memory of "always for this
 //! tool". Nothing is ever approved on the user's behalf: an approver that cannot ask refuses.
 //!

@@ -14,7 +14,7 @@
 //!
 //! A call identical (same function, same canonical arguments) to one that already succeeded in
 //! this turn is not run again: it gets the earlier result back with an instruction to answer
-//! (issue 7; small models otherwise repeat themselves). The turn loop sets aside an answer made
+//! (small models otherwise repeat themselves). The turn loop sets aside an answer made
 //! only of calls that already ran ([`CallState::all_ran`]) before it gets here. The repeat
 //! guard still stops the [`crate::MAX_IDENTICAL_CALLS`]-th identical call in a row, whatever
 //! came before.

@@ -1,12 +1,12 @@
 //! Long conversations: how much of the model's context window a conversation uses, and
-//! compaction when it nears the limit (issue 5).
+//! compaction when it nears the limit.
 //!
 //! Compaction runs in two steps, cheapest first, and stops as soon as the conversation fits
 //! under the threshold:
 //! 1. tool results of older turns are moved to the spill store and replaced by a short note
 //!    carrying their `coyote-result://` handle (`mcp_read_<server>` pages them back);
 //! 2. the oldest turns are summarised by the model into ONE user message labelled
-//!    [`SUMMARY_LABEL`] (a user message: coyote never synthesizes assistant turns, D6).
+//!    [`SUMMARY_LABEL`] (a user message: coyote never synthesizes assistant turns).
 //!
 //! If that is still not enough, tool results of the kept turns are spilled too, except the
 //! results of the latest assistant message (the model is about to read them).

@@ -2,7 +2,7 @@
 //! saved session file), which hands it to [`crate::Session::run_turn`] by `&mut`.
 //!
 //! Invariants kept by the turn loop (and checked by `coyote_llm::validate_conversation` before
-//! every request): every assistant message is one the model sent (never synthesized, seed D6);
+//! every request): every assistant message is one the model sent (never synthesized);
 //! every tool call is answered by exactly one tool result before anything else follows; no
 //! assistant message is empty.
 

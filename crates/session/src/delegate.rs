@@ -8,8 +8,8 @@
 //! - Depth is bounded: a session at depth `d` may start delegates at depth `d + 1` only while
 //!   `d + 1 <= max_depth` ([`MAX_DELEGATE_DEPTH`] unless set); beyond it the call is answered
 //!   with a teaching error and nothing is launched, so even a cyclic agent set terminates.
-//! - The delegate's meta-functions come from ITS runtime (`McpRuntime::server_features()`,
-//!   D7/R15): this module never looks at the parent's servers, and the delegate's servers never
+//! - The delegate's meta-functions come from ITS runtime (`McpRuntime::server_features()`:
+//!   what its live servers offer): this module never looks at the parent's servers, and the delegate's servers never
 //!   enter the parent's runtime.
 //! - The delegate's text never streams into the parent's answer; the parent's sink sees one
 //!   [`SessionEvent::DelegateProgress`] line per start, tool call, warning and end.

@@ -1,4 +1,4 @@
-//! `@SERVER:URI` mentions in a user message (issue 19): each one is replaced by the resource's
+//! `@SERVER:URI` mentions in a user message: each one is replaced by the resource's
 //! content, read through the content policy (pages, spilled binaries) and labelled with its
 //! URI, inside the user's own message — never a tool call, never a synthetic turn.
 //!
@@ -8,7 +8,7 @@
 //!   makes a mention: anything else (an e-mail address, `@someone:`) is left exactly as typed.
 //! - A template's placeholders are filled inline, `{name=value}`; the read expands the
 //!   template with those values (`mcp_read_`'s `arguments`).
-//! - The read is bound to the declaration set (issue 14): the request's declarations are
+//! - The read is bound to the declaration set: the request's declarations are
 //!   computed first and the mention runs only through the `mcp_read_<server>` they declare
 //!   (resolved in a [`coyote_mcp::meta::Callable`] snapshot), so a server the request may not
 //!   read — not selected, starting, failed, without resources — is an error.

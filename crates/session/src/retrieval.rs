@@ -1,4 +1,4 @@
-//! The conversation as the `retrieve` exposure ranks a server's tools against it (issue 20):
+//! The conversation as the `retrieve` exposure ranks a server's tools against it:
 //! the latest user message, the last assistant message (its text and the names it called),
 //! the results of the tool calls since the latest user message, and the tools those calls
 //! ran — resolved against the declaration set they were made in, so a tool the model used

@@ -57,10 +57,10 @@ pub struct SessionOptions {
     pub servers: ServerSelection,
     /// When tool calls need the user's approval.
     pub approvals: ApprovalPolicies,
-    /// How each server's tools are declared (`expose`; issue 7). Read when the session is
+    /// How each server's tools are declared (`expose`). Read when the session is
     /// built: the dispatcher owns it from then on.
     pub exposure: ExposurePolicies,
-    /// The servers' result budgets (`maxResultBytes`, `toolLimits`; issue 14). Read when the
+    /// The servers' result budgets (`maxResultBytes`, `toolLimits`). Read when the
     /// session is built; the default comes from the context window ([`ContextPolicy`]).
     pub budgets: ResultBudgets,
 }

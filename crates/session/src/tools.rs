@@ -4,15 +4,14 @@
 //!
 //! The selection (config, role, agent, session — already resolved into [`ServerSelection`])
 //! picks the servers; the dispatcher's `declarations` turns them into the request's
-//! declaration set and records that very set as the callable one (issue 14), and
+//! declaration set and records that very set as the callable one, and
 //! [`CallTarget::resolve`] asks the dispatcher for it — so a name outside the request's
 //! declarations (a disabled server, a server outside the role, an undeclared meta-function)
 //! resolves to [`Callee::Undeclared`] and never reaches a server.
 //!
-//! Ready servers are declared direct or through meta-functions per their exposure (issue 7),
-//! gated by their live features (D7/R15). A server that is starting or failed is declared by
-//! one short health line; closed servers are left out. Selection works on server names only
-//! (R12).
+//! Ready servers are declared direct or through meta-functions per their exposure,
+//! gated by their live features. A server that is starting or failed is declared by
+//! one short health line; closed servers are left out. Selection works on server names only.
 
 use coyote_mcp::meta::{MetaDispatcher, RetrieveContext};
 use coyote_mcp::{FunctionTarget, McpRuntime, MetaKind, ServerState};

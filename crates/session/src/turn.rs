@@ -3,7 +3,7 @@
 //! answers without calls, the round limit is reached, or the user cancels.
 //!
 //! Invariants:
-//! - Only what the model said becomes an assistant message (never synthesized, D6). A cancelled
+//! - Only what the model said becomes an assistant message (never synthesized). A cancelled
 //!   or failed stream keeps the text received so far (tool calls it had not finished are
 //!   dropped: they were never run and never answered); an empty answer adds nothing.
 //! - Every assistant message with tool calls is followed by one result per call, also when the
@@ -11,7 +11,7 @@
 //! - The round limit stops the turn without another request; the limit is reported to the user
 //!   (event and outcome), not invented as an answer.
 //!
-//! Two steers for small models (issue 7), each announced to the user by a warning:
+//! Two steers for small models, each announced to the user by a warning:
 //! - when an answer only repeats calls that already ran in this turn (their results or errors
 //!   are in the conversation), that answer is set aside (it adds nothing, and kept in the
 //!   history it teaches the model to repeat itself) and the request is sent again asking for text ([`ToolChoice::None`]) with
@@ -100,7 +100,7 @@ impl Session {
         let mut reasked = false;
         loop {
             round += 1;
-            // Near the context window: compact before asking (issue 5, `compact.rs`).
+            // Near the context window: compact before asking (`compact.rs`).
             self.compact_if_needed(conversation, ctx).await;
             let request = self
                 .next_request(conversation, tool_choice, &mut warned, ctx)

@@ -8,7 +8,7 @@
 //! - every tool result answers a call of the assistant message before it, once, and every
 //!   call is answered before the conversation moves on;
 //! - every assistant message is one this fake sent (or a prefix of one's text: a partial answer
-//!   kept after a cancellation) — nothing the model did not say (seed D6).
+//!   kept after a cancellation) — nothing the model did not say.
 //!
 //! Tool-call ids are deterministic: `call_<reply>_<i>` (OpenAI) and `toolu_<reply>_<i>`
 //! (Anthropic), `<reply>` counting replies from 0.

@@ -1,4 +1,4 @@
-//! The one check that user-facing text carries no Rust internals (issue 15 defect 8): no Rust
+//! The one check that user-facing text carries no Rust internals: no Rust
 //! path with a type in it (`coyote_mcp::McpError`, `rmcp::model::Tool` — the pattern
 //! `\b[a-z_][a-z0-9_]*::[A-Z]`), no serde wording that names a Rust type (`untagged enum …`,
 //! `struct RawAppConfig`), and no `Observed<…>`-style generic type. URLs (`http://`) are fine.

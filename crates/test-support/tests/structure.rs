@@ -2,8 +2,8 @@
 //! - in every crate, no import cycle between its top-level modules, nor between the sibling
 //!   modules of any folder module, except the cycles `data/module-cycles.toml` names — and
 //!   each of those must still exist, so the baseline only shrinks;
-//! - in `coyote-mcp`, no import from a lower floor to a higher one. The floor table below is
-//!   the one `docs/architecture.md` shows; a new module goes in both.
+//! - in `coyote-mcp` and `coyote-cli`, no import from a lower floor to a higher one. The floor
+//!   tables below are the ones `docs/architecture.md` shows; a new module goes in both.
 //!
 //! The checkers themselves are unit-tested in `coyote_test_support::structure`.
 
@@ -133,7 +133,7 @@ fn coyote_mcp_floors() -> Floors {
             from: "connect",
             to: "render",
             reason: "the stdio line transport decodes a resources/read blob as it arrives into \
-                     render's BlobReceiver (issue 3: a 50 MiB read never exists as base64); \
+                     render's BlobReceiver (so a 50 MiB read never exists as base64); \
                      inverting it needs a blob sink owned below both",
         }],
     }
@@ -143,6 +143,65 @@ fn coyote_mcp_floors() -> Floors {
 fn coyote_mcp_lower_floors_never_import_higher_ones() {
     let floors = coyote_mcp_floors();
     for (root, graph) in graphs("mcp") {
+        let found = graph.floor_violations(&floors);
+        let report: Vec<String> = found.iter().map(ToString::to_string).collect();
+        assert!(
+            found.is_empty(),
+            "{}: the module floors are broken:\n{}",
+            root.display(),
+            report.join("\n")
+        );
+    }
+}
+
+/// coyote-cli's floors, lowest first (docs/architecture.md "Floors inside coyote-cli"): the
+/// shared terminal floor `ui` sits below everything that builds a runtime, and the front ends
+/// (one-shot chat, `coyote mcp …`, the REPL and the small commands) on top.
+fn coyote_cli_floors() -> Floors {
+    Floors {
+        floors: vec![
+            (
+                "ground",
+                vec![
+                    "capture",
+                    "term",
+                    "exit",
+                    "markdown",
+                    "output",
+                    "signals",
+                    "logging",
+                    "line_reader",
+                    "coerce",
+                    "args",
+                    "reasoning",
+                    "attach",
+                    "agent",
+                ],
+            ),
+            ("ui", vec!["ui"]),
+            ("setup", vec!["client", "setup", "scope"]),
+            (
+                "front ends",
+                vec![
+                    "chat",
+                    "agent_chat",
+                    "mcp_cmd",
+                    "repl",
+                    "models_cmd",
+                    "help_cmd",
+                    "shell_cmd",
+                    "typo",
+                ],
+            ),
+        ],
+        allowed: Vec::new(),
+    }
+}
+
+#[test]
+fn coyote_cli_lower_floors_never_import_higher_ones() {
+    let floors = coyote_cli_floors();
+    for (root, graph) in graphs("cli") {
         let found = graph.floor_violations(&floors);
         let report: Vec<String> = found.iter().map(ToString::to_string).collect();
         assert!(

@@ -15,8 +15,6 @@
 
 mod input;
 mod render;
-
-pub(crate) use render::delegate_progress_line;
 mod scoped;
 
 use std::io::IsTerminal;
@@ -48,10 +46,9 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
     let (message, attachments) = read_message(&args).await?;
 
     let app = load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
-    // `-r`, `--session` and `-m` scope the turn exactly as in the REPL (repl/scope.rs).
+    // `-r`, `--session` and `-m` scope the turn exactly as in the REPL (scope/).
     let mut prepared = scoped::prepare(&paths, &args)?;
-    let choice =
-        crate::repl::scope::choose_model(&app, &prepared.scope).map_err(CliError::usage)?;
+    let choice = crate::scope::choose_model(&app, &prepared.scope).map_err(CliError::usage)?;
     tracing::info!(model = %choice.id, "one-shot chat");
     attachments.check_model(&choice.id, choice.supports_images)?;
 
@@ -124,7 +121,7 @@ pub async fn run(global: &GlobalArgs, args: ChatArgs) -> CliResult {
         }
     };
     let message = Message::user_with_images(text, attachments.images);
-    let progress = crate::client::progress::line_observer(args.json);
+    let progress = crate::ui::progress::line_observer(args.json);
     let turn = session.run_turn_message(conversation, message, &ctx);
     let result = coyote_mcp::progress::observe(progress, turn).await;
     output.finish();

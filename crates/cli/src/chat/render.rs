@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use crate::markdown::{RenderOptions, StreamRenderer};
 use crate::reasoning::ReasoningView;
 use crate::term::{Paint, sanitize};
+use crate::ui::progress::delegate_progress_line;
 
 /// Where rendered output goes (stdout/stderr, or buffers in tests).
 pub struct Streams {
@@ -262,12 +263,6 @@ pub fn status_line(
     };
     let word = crate::term::paint(word, paint, color);
     format!("tool {name}{target}: {word}, {duration_ms} ms\n")
-}
-
-/// A delegate's status line, indented by its depth below the top agent (one-shot and REPL).
-pub(crate) fn delegate_progress_line(agent: &str, depth: u32, message: &str) -> String {
-    let indent = "  ".repeat(depth.saturating_sub(1) as usize);
-    format!("{indent}agent {agent}: {message}")
 }
 
 #[cfg(test)]

@@ -1,11 +1,7 @@
 //! One-shot chat with `-r/--role` and `--session`: the same [`Scope`] derivation as the REPL
-//! (`repl/scope.rs`), so the model, the system prompt and the MCP selection cannot differ
+//! (`scope/`), so the model, the system prompt and the MCP selection cannot differ
 //! between the two. Problems with a role or session file are usage errors (exit 2) naming the
 //! file, the key and the fix; a corrupt session file is never overwritten.
-#![allow(
-    clippy::print_stderr,
-    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_config::{
     AppConfig, ConfigPaths, SessionFile, SessionStore, SessionStoreError, load_role,
@@ -15,8 +11,8 @@ use coyote_session::{Conversation, ServerSelection};
 
 use crate::args::ChatArgs;
 use crate::exit::{CliError, CliResult};
-use crate::repl::scope::{Scope, server_selection, source_label};
-use crate::repl::session_cmd::{save, scope_of};
+use crate::scope::saved::{save, scope_of};
+use crate::scope::{Scope, server_selection, source_label};
 
 /// The scope and conversation a one-shot turn starts from.
 pub struct Prepared {

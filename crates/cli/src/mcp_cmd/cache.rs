@@ -1,9 +1,5 @@
-//! `coyote mcp cache [clear]`: the cached server catalogs (issue 14) — which servers a chat can
+//! `coyote mcp cache [clear]`: the cached server catalogs — which servers a chat can
 //! declare without starting them, when each was cached and what it holds — and deleting them.
-#![allow(
-    clippy::print_stderr,
-    reason = "the note after clearing goes to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_config::ConfigPaths;
 use coyote_mcp::catalog_cache::CacheEntry;

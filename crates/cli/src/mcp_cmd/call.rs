@@ -39,7 +39,7 @@ pub async fn call(
     let outcome = if out.json {
         call.await
     } else {
-        let progress = crate::client::progress::StderrProgress::start(tool);
+        let progress = crate::ui::progress::StderrProgress::start(tool);
         let outcome = coyote_mcp::progress::observe(progress.observer(), call).await;
         progress.finish();
         outcome

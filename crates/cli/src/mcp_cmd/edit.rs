@@ -1,9 +1,5 @@
 //! `coyote mcp add` / `coyote mcp remove`: edit the user's mcp.json atomically, keeping the
 //! other entries and their key order (the config crate does the file work).
-#![allow(
-    clippy::print_stderr,
-    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_config::{
     AddOutcome, ConfigPaths, IfExists, ServerEntry, add_server, parse_env_assignment, parse_header,

@@ -1,10 +1,6 @@
 //! `coyote mcp servers|tools|resources|templates|prompts`: listings as tables (people) or JSON
 //! (`--json`, scripts). Listing all servers degrades per server: a failed server is reported on
 //! stderr and the command exits 1 after printing what the others returned.
-#![allow(
-    clippy::print_stderr,
-    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
-)]
 
 use std::future::Future;
 
@@ -125,7 +121,7 @@ fn unstarted_rows(config: &McpConfig) -> Vec<Value> {
     rows
 }
 
-/// `dispatcher` carries the configured exposures (issue 7).
+/// `dispatcher` carries the configured exposures.
 pub async fn servers(
     runtime: &McpRuntime,
     config: &McpConfig,

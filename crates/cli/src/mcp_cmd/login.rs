@@ -1,10 +1,6 @@
 //! `coyote mcp login NAME` / `coyote mcp logout NAME`: the only commands that start or end a
 //! sign-in. Login prints the authorization URL on stderr (and opens a browser), waits for the
 //! redirect, stores the tokens, and says where; logout deletes them.
-#![allow(
-    clippy::print_stderr,
-    reason = "the sign-in's notes go to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_config::{ConfigPaths, McpConfig};
 
@@ -13,7 +9,7 @@ use crate::setup;
 
 pub async fn login(config: &McpConfig, paths: &ConfigPaths, name: &str) -> CliResult {
     let spec = single(config, name)?;
-    let options = setup::runtime_options(paths);
+    let options = crate::client::RuntimeOptionsBuilder::new(paths).build();
     let report = coyote_mcp::login(spec, options, setup::login_authorizer())
         .await
         .map_err(|e| CliError::failure(e.to_string()))?;
@@ -34,7 +30,7 @@ pub async fn login(config: &McpConfig, paths: &ConfigPaths, name: &str) -> CliRe
 
 pub async fn logout(config: &McpConfig, paths: &ConfigPaths, name: &str) -> CliResult {
     let spec = single(config, name)?;
-    let options = setup::auth_options(paths);
+    let options = crate::client::auth_options(paths);
     let deleted = coyote_mcp::auth::logout(&spec, &options)
         .await
         .map_err(|e| CliError::failure(e.to_string()))?;

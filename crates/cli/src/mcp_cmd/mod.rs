@@ -7,12 +7,12 @@
 mod batch;
 mod cache;
 mod call;
+pub(crate) mod daemon;
 mod edit;
 mod import;
 mod list;
 mod login;
 mod pool;
-pub(crate) mod session;
 mod via_meta;
 pub(crate) mod watch;
 
@@ -40,9 +40,9 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
         return batch::run(global, &paths, options).await;
     }
     if let McpCommand::Session { action } = cmd {
-        return session::run(global, &paths, action).await;
+        return daemon::run(global, &paths, action).await;
     }
-    if let Some(served) = session::route(global, &paths, &cmd).await {
+    if let Some(served) = daemon::route(global, &paths, &cmd).await {
         return served;
     }
     let mut pool = ServerPool::new(global, &paths);
@@ -174,7 +174,7 @@ pub(crate) async fn prepare(
 /// so the next command does not meet the old needs-auth state or the old tokens.
 async fn signed_in_or_out(pool: &mut ServerPool<'_>, name: &str) {
     pool.restart(name).await;
-    session::restart_in_daemon(pool.paths(), name).await;
+    daemon::restart_in_daemon(pool.paths(), name).await;
 }
 
 /// `work`, or an interruption error as soon as a signal arrived (`work` is then dropped).

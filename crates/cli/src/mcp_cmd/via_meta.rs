@@ -2,10 +2,6 @@
 //! `retrieve`, `describe`, `read`, `prompt` and `meta` — so the shell sees exactly what a model would get
 //! from `mcp_search_/describe_/read_/prompt_<server>`. Human output: text to stdout (it pipes),
 //! notes about paging to stderr; `--json` prints the rendered object.
-#![allow(
-    clippy::print_stderr,
-    reason = "this command's notes and warnings go to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_config::ConfigPaths;
 use coyote_mcp::meta::{DispatchBody, DispatchError, DispatchOutcome, MetaDispatcher};

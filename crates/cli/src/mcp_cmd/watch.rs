@@ -4,10 +4,6 @@
 //! `--read`, the resource read again through the content policy), and unsubscribes on the way
 //! out: after `--count` updates (exit 0), on Ctrl-C (exit 130). A server without
 //! `resources.subscribe`, or one that goes away while watched, exits 1 with the reason.
-#![allow(
-    clippy::print_stderr,
-    reason = "the watch's notes go to stderr, the CLI's channel for everything but results"
-)]
 
 use coyote_mcp::meta::MetaDispatcher;
 use coyote_mcp::subscription::ResourceUpdate;

@@ -20,9 +20,9 @@ use coyote_mcp::AgentRuntime;
 use coyote_session::{Conversation, Session};
 
 use super::Repl;
-use super::scope::{AgentLayer, Scope, describe_selection};
 use crate::agent::{AgentHost, AgentStart, AppServers, HostParts};
 use crate::output::Table;
+use crate::scope::{AgentLayer, Scope, describe_selection};
 
 /// The REPL's agent state: the host (built on first use) and the running agent.
 #[derive(Default)]

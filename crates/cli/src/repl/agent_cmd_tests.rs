@@ -2,8 +2,7 @@
 //! and, for the agent, its own resources-only server from its mcp.json (the fake MCP binary).
 //! What the model may call and the system prompt are read from the fake model's captured
 //! requests; the agent's connection is closed when it is left (the fake sees the disconnect).
-//! A malformed agent file is reported with file, key and fix, and the REPL keeps running
-//! (issue 5 acceptance 5).
+//! A malformed agent file is reported with file, key and fix, and the REPL keeps running.
 
 use std::path::Path;
 use std::time::Duration;

@@ -4,11 +4,10 @@
 //! Invariants:
 //! - Every [`CommandName`] has exactly one row in [`REPL_COMMANDS`] (a unit test checks it).
 //! - Parsing a command never looks at anything but the typed line; what a command does lives
-//!   in `dispatch.rs`.
+//!   in the [`super::Repl`] methods (`repl/mod.rs` and the `*_cmd.rs` files). The `.help`
+//!   text is generated from the table in `help.rs`.
 
 use std::fmt;
-
-pub use super::help::{fit_help, help_text};
 
 /// The name of a dot-command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -186,7 +185,7 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
 ];
 
 impl CommandName {
-    #[allow(
+    #[expect(
         clippy::expect_used,
         reason = "REPL_COMMANDS has a row per CommandName; commands_tests checks every name"
     )]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::repl::help::{fit_help, help_text};
 
 #[test]
 fn every_command_has_exactly_one_row() {

@@ -32,12 +32,10 @@ use coyote_mcp::McpRuntime;
 use reedline::{Completer, CompletionResult, Span, Suggestion};
 
 use super::commands::{CommandName, ListTarget, MCP_SUBCOMMANDS, REPL_COMMANDS};
+use super::values::COMPLETION_RPC_TIMEOUT;
 use super::words::{quote_value, split_words};
 
 mod mentions;
-
-/// Bound of one keypress's completion, all its requests together (docs/repl.md: 2 s).
-pub const COMPLETION_RPC_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Which servers are enabled in the current context (by default every configured one).
 pub type EnabledFilter = Arc<dyn Fn(&str) -> bool + Send + Sync>;

@@ -142,7 +142,6 @@ impl From<Signal> for Input {
             Signal::CtrlC => Input::Interrupted,
             Signal::CtrlD => Input::Exit,
             // Other signals (e.g. an external break) behave like Ctrl-C: nothing is lost.
-            #[allow(unreachable_patterns)]
             _ => Input::Interrupted,
         }
     }

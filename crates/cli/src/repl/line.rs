@@ -1,4 +1,4 @@
-//! What the user typed, classified once, and what goes to the model (seed R14).
+//! What the user typed, classified once, and what goes to the model.
 //!
 //! Invariants (structural, not by convention):
 //! - [`classify`] — the only place that gives `.` and `!` a meaning — accepts a [`UserLine`]
@@ -34,7 +34,7 @@ impl UserLine {
 pub enum MessageOrigin {
     /// Typed by the person.
     Typed,
-    /// The flattened result of `.prompt SERVER NAME` (D6).
+    /// The flattened result of `.prompt SERVER NAME`.
     Prompt { server: String, name: String },
 }
 
@@ -46,7 +46,7 @@ pub struct UserMessage {
 }
 
 impl UserMessage {
-    /// A flattened prompt result (already labelled per D6). Submitted as-is.
+    /// A flattened prompt result (already labelled by `coyote_mcp::prompt`). Submitted as-is.
     pub fn from_prompt(server: &str, name: &str, flattened: String) -> Self {
         UserMessage {
             text: flattened,
@@ -83,8 +83,8 @@ pub enum LineAction {
     /// Anything else: send to the model.
     Chat(UserMessage),
     /// `.NAME ARGS…` where NAME is no builtin: a macro, if one has that name (builtins are
-    /// dispatched first, so a macro named like a builtin never gets here, R5). Prompts are
-    /// never dispatched by bare name (D5).
+    /// dispatched first, so a macro named like a builtin never gets here). Prompts are
+    /// never dispatched by bare name.
     Macro { name: String, args: String },
 }
 

@@ -40,6 +40,6 @@ fn a_prompt_message_keeps_its_text_verbatim() {
             name: "evil".into()
         }
     );
-    // R14, by type: the only way into `classify` is a `UserLine`, and nothing converts a
+    // By type: the only way into `classify` is a `UserLine`, and nothing converts a
     // `UserMessage` into one (this would not compile: `classify(message)`).
 }

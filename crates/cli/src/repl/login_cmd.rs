@@ -27,7 +27,7 @@ impl Repl {
         let authorizer = Arc::new(BrowserAuthorizer::from_env(Arc::new(move |m: &str| {
             screen.line(m)
         })));
-        let options = crate::setup::runtime_options(&paths);
+        let options = crate::client::RuntimeOptionsBuilder::new(&paths).build();
         let outcome = self.runtime_handle.block_on(async {
             let login = coyote_mcp::login(spec, options, authorizer);
             tokio::pin!(login);

@@ -1,13 +1,13 @@
 //! Macros in the REPL: `.macro NAME ARGS…`, bare `.NAME ARGS…` (only when no builtin has that
 //! name — the line classifier dispatches builtins first), `.list macros`, and the start-up
-//! warning for macros shadowed by a builtin (R5).
+//! warning for macros shadowed by a builtin.
 //!
 //! Invariants:
 //! - A macro's steps are the user's own lines and run one by one exactly like typed lines
 //!   ([`UserLine::from_macro`]); a step that fails is reported and the remaining steps still
 //!   run, except that `.exit` ends the REPL.
 //! - Nesting is bounded by [`MAX_MACRO_DEPTH`] (a macro calling itself stops there).
-//! - Prompts are never run by bare name (D5): only macro files are looked up here.
+//! - Prompts are never run by bare name: only macro files are looked up here.
 
 use coyote_config::{DefinitionError, list_macros, load_macro};
 

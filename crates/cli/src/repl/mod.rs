@@ -1,43 +1,34 @@
 //! The interactive REPL (`coyote` with no text on a terminal, or `coyote repl`).
 //!
-//! Threading (ARCHITECTURE.md "Async"): the reedline loop runs on the main thread, outside the
+//! Threading: the reedline loop runs on the main thread, outside the
 //! tokio runtime `main` built, and blocks on each turn with `Handle::block_on`. The completer
 //! therefore may `block_on` a bounded RPC while the user presses Tab, and questions asked
 //! during a turn (approval, elicitation) run `inquire` on a blocking thread while the turn's
 //! future keeps running on the runtime.
 //!
 //! What a typed line does is decided once, by [`line::classify`]; `.prompt` results take the
-//! other road, straight to the turn loop as a [`line::UserMessage`] (R14).
+//! other road, straight to the turn loop as a [`line::UserMessage`].
 //!
 //! Modules: `commands` (the REPL_COMMANDS table), `line` (typed line vs. chat message),
-//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `questions` + `form` +
-//! `form_widgets` (approval and elicitation), `screen` + `render` (turn output), `views` (`.info`, `.list`,
-//! `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the configuration).
-#![allow(
-    clippy::print_stderr,
-    reason = "the REPL greets and reports on stderr, the terminal UI it owns"
-)]
+//! `completer`, `editor` (reedline), `prompt_cmd` (`.prompt`), `render` (turn output, drawn on
+//! the shared [`crate::ui::screen::Screen`]; questions are [`crate::ui::questions`]), `views`
+//! (`.info`, `.list`, `.mcp status`), `shell` (`!cmd`), `setup` (building the session from the
+//! configuration).
 
 pub mod agent_cmd;
 mod client_cmd;
-mod client_questions;
 pub mod commands;
 pub mod completer;
 pub mod editor;
-pub mod form;
-pub mod form_widgets;
 mod help;
 pub mod line;
 mod login_cmd;
 pub mod macro_cmd;
 mod outgoing;
 pub mod prompt_cmd;
-pub mod questions;
 mod quiet_menu;
 pub mod render;
-pub mod scope;
 mod scope_cmd;
-pub mod screen;
 pub mod session_cmd;
 pub mod setup;
 pub mod shell;
@@ -55,16 +46,17 @@ use coyote_mcp::{McpRuntime, SpillStore};
 use coyote_protocol::McpServerSpec;
 use coyote_session::{CancellationToken, Conversation, Session, StopReason, TurnContext};
 
-use self::commands::{Command, ListTarget, help_text};
+use self::commands::{Command, ListTarget};
 use self::completer::EnabledFilter;
+use self::help::{fit_help, help_text};
 use self::line::{LineAction, UserLine, UserMessage, classify};
 use self::macro_cmd::Invocation;
 use self::prompt_cmd::PromptContext;
-use self::questions::Questions;
 use self::render::TurnRenderer;
-use self::scope::{Scope, SharedSelection};
-use self::screen::Screen;
 use self::views::{InfoFacts, Listing, Redactor};
+use crate::scope::{Scope, SharedSelection};
+use crate::ui::questions::Questions;
+use crate::ui::screen::Screen;
 
 /// Bound of `.prompt`'s listing and `prompts/get` together.
 pub const PROMPT_COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
@@ -89,7 +81,7 @@ pub struct Repl {
     app_config: Option<AppConfig>,
     history_file: PathBuf,
     log_file: Option<PathBuf>,
-    /// Typed lines given a meaning by [`classify`] (a spy for the R14 test).
+    /// Typed lines given a meaning by [`classify`] (a spy for the prompt-result test).
     classified_lines: usize,
     /// Role, agent, session and model choice (see `scope.rs`).
     scope: Scope,
@@ -218,7 +210,7 @@ impl Repl {
             Command::Exit => return Flow::Exit,
             Command::Help => {
                 let width = crate::term::caps().stdout_width().unwrap_or(usize::MAX);
-                self.print(&commands::fit_help(&help_text(), width));
+                self.print(&fit_help(&help_text(), width));
             }
             Command::Clear => {
                 self.conversation.clear();
@@ -317,7 +309,7 @@ impl Repl {
         Flow::Continue
     }
 
-    /// `.prompt`: the flattened result as a [`UserMessage`] (never a [`UserLine`], R14).
+    /// `.prompt`: the flattened result as a [`UserMessage`] (never a [`UserLine`]).
     pub fn resolve_prompt(
         &self,
         args: &str,

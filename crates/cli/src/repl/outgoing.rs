@@ -9,7 +9,7 @@
 
 use super::Repl;
 use super::line::{MessageOrigin, UserMessage};
-use super::scope;
+use crate::scope;
 
 impl Repl {
     /// The user message with its mentions expanded and the `.file` attachments (taken: they

@@ -1,8 +1,8 @@
-//! `.prompt SERVER NAME [key=value …]` (seed §5.1, D6, R14): named arguments (values may be
+//! `.prompt SERVER NAME [key=value …]`: named arguments (values may be
 //! quoted), missing required arguments asked for interactively, and the flattened result
 //! returned as a [`UserMessage`] for the turn loop.
 //!
-//! Invariant (R14): the result leaves this module only as a `UserMessage`, which the line
+//! Invariant: the result leaves this module only as a `UserMessage`, which the line
 //! classifier cannot accept — server-controlled text is chatted, never executed.
 
 use std::collections::BTreeMap;
@@ -13,7 +13,9 @@ use coyote_mcp::{McpError, McpRuntime, MetaKind, PromptInfo, RenderContext, Spil
 use futures::future::BoxFuture;
 
 use super::line::UserMessage;
-use super::values::ArgumentValues;
+use super::values::{ArgumentValues, QuestionValues};
+use crate::term::sanitize;
+use crate::ui::questions::{Interactivity, Questions};
 
 /// Asks the user for one missing argument; `None` when they gave up (Esc, Ctrl-C, no
 /// terminal). `values` offers the server's values as the user types, when it completes.
@@ -237,6 +239,51 @@ async fn ask_missing(
         }
     }
     Ok(())
+}
+
+/// The terminal's questions ask for a missing argument too, offering the server's values as
+/// the user types.
+impl ArgumentAsker for Questions {
+    fn ask(
+        &self,
+        prompt: &str,
+        argument: &MissingArgument,
+        values: Option<ArgumentValues>,
+    ) -> BoxFuture<'_, Option<String>> {
+        // The server's values as the user types (the question runs on a blocking thread).
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        let values = values
+            .zip(runtime)
+            .map(|(v, runtime)| QuestionValues::new(v, runtime));
+        let label = sanitize(&format!("{} for prompt `{prompt}`", argument.name)).into_owned();
+        let help = argument
+            .description
+            .as_deref()
+            .map(|d| sanitize(d).into_owned());
+        Box::pin(async move {
+            if self.mode() == Interactivity::None {
+                return None;
+            }
+            self.blocking(move || {
+                let mut text = inquire::Text::new(&label).with_validator(|t: &str| {
+                    Ok(if t.is_empty() {
+                        inquire::validator::Validation::Invalid("required".into())
+                    } else {
+                        inquire::validator::Validation::Valid
+                    })
+                });
+                if let Some(help) = help.as_deref() {
+                    text = text.with_help_message(help);
+                }
+                if let Some(values) = values {
+                    text = text.with_autocomplete(values);
+                }
+                text.prompt().ok()
+            })
+            .await
+            .flatten()
+        })
+    }
 }
 
 #[cfg(test)]

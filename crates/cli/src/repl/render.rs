@@ -7,10 +7,10 @@ use std::sync::Mutex;
 
 use coyote_session::{EventSink, SessionEvent, StopReason, ToolCallStatus};
 
-use super::screen::Screen;
 use crate::markdown::StreamRenderer;
 use crate::reasoning::{REPL_LINES, ReasoningView};
 use crate::term::{Paint, paint as paint_text, sanitize};
+use crate::ui::screen::Screen;
 
 /// The REPL's [`EventSink`].
 pub struct TurnRenderer {
@@ -187,9 +187,11 @@ impl EventSink for TurnRenderer {
                 agent,
                 depth,
                 message,
-            } => self.screen.line(&crate::chat::delegate_progress_line(
-                &agent, depth, &message,
-            )),
+            } => self
+                .screen
+                .line(&crate::ui::progress::delegate_progress_line(
+                    &agent, depth, &message,
+                )),
             SessionEvent::TurnFinished { stop, .. } => {
                 self.end_reasoning();
                 self.flush_answer();

@@ -1,5 +1,5 @@
 //! The REPL core without a terminal: typed lines and `.prompt` against the fake MCP server and
-//! the fake model. The R14 test proves, by spy, that a prompt result never reaches the line
+//! the fake model. The prompt-result test proves, by spy, that a prompt result never reaches the line
 //! classifier (the types already make it impossible; see `line.rs`).
 
 use std::time::Duration;

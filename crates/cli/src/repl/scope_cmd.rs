@@ -5,15 +5,15 @@
 //! Invariants: every change of role, agent or session layer goes through
 //! [`Repl::apply_scope`], which updates the session's selection and the shared selection read by
 //! `.list` and completion together; an error (bad role file, unknown model) is printed and the
-//! previous scope stays in force — the REPL keeps running (acceptance 5).
+//! previous scope stays in force — the REPL keeps running.
 
 use coyote_config::{Toggle, list_roles, load_role};
 use coyote_session::{CompactTrigger, TurnContext};
 
 use super::Repl;
 use super::render::TurnRenderer;
-use super::scope::{Scope, as_server_list, choose_model, describe_selection, server_selection};
 use crate::output::Table;
+use crate::scope::{Scope, as_server_list, choose_model, describe_selection, server_selection};
 
 impl Repl {
     /// Makes `scope` current: model (when config.yaml is loaded) and selection. On error
@@ -41,7 +41,7 @@ impl Repl {
             self.screen.line(&format!(
                 "coyote: warning: `enabled_mcp_servers` ({}) names {}, which no mcp.json \
                  defines; ignored (configured: {})",
-                super::scope::source_label(resolved.source),
+                crate::scope::source_label(resolved.source),
                 unknown.join(", "),
                 known.join(", ")
             ));
@@ -226,3 +226,7 @@ impl Repl {
         self.autosave();
     }
 }
+
+#[cfg(test)]
+#[path = "scope_tests.rs"]
+mod tests;

@@ -1,4 +1,4 @@
-//! Issue 5 acceptance 1: the selection matrix through the REPL against live fake servers — a
+//! Scope through the REPL: the selection matrix against live fake servers — a
 //! resources-only server (`res`), a prompts-only server (`prm`) and a tools server (`tls`).
 //! What the model may call is read from the fake model's captured request; `.list` and
 //! completion read the same shared selection ([`Repl::enabled_filter`]).
@@ -16,7 +16,7 @@ use coyote_test_support::{
 
 use super::super::Repl;
 use super::super::line::UserLine;
-use super::*;
+use crate::scope::*;
 
 struct World {
     rt: tokio::runtime::Runtime,
@@ -182,11 +182,11 @@ fn selection_matrix_config_role_agent_session_with_aliases_and_r12() {
     let config = "enabled_mcp_servers: [res]\nmapping_mcp_servers:\n  reading: [res, prm]";
     let mut w = world(config, &roles, 9);
 
-    // config.yaml: the resources-only server keeps search/describe/read (R12).
+    // config.yaml: the resources-only server keeps search/describe/read.
     assert_eq!(w.declared(), names(&RES));
     assert_eq!(w.enabled(), vec!["res"]);
 
-    // A role beats config.yaml; a prompts-only server keeps search/describe/prompt (R12).
+    // A role beats config.yaml; a prompts-only server keeps search/describe/prompt.
     w.line(".role docs");
     assert_eq!(w.declared(), names(&PRM));
     assert_eq!(w.enabled(), vec!["prm"]);
@@ -268,7 +268,7 @@ fn a_malformed_role_is_reported_and_changes_nothing() {
     drop(w.rt);
 }
 
-// ---- macros (acceptance 3 and 5) ----
+// ---- macros ----
 
 const PROMPT_MACRO: &str = "description: shadowed by the builtin\nsteps:\n  - macro ran\n";
 const HELLO_MACRO: &str = "variables:\n  - name: who\n  - name: how\n    default: warmly\nsteps:\n  - \"greet {{who}} {{how}}\"\n  - .mcp disable tls\n";

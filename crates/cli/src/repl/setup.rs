@@ -1,26 +1,23 @@
 //! Builds a [`Repl`] from the configuration: paths and logging, mcp.json (servers start in the
 //! background so the prompt shows at once), config.yaml (the model), the session, the line
 //! editor with completion and the history file.
-#![allow(
-    clippy::print_stderr,
-    reason = "the REPL greets and reports on stderr, the terminal UI it owns"
-)]
 
 use std::sync::Arc;
 
 use coyote_config::{AppConfig, ProcessEnv, load_app_config};
 use coyote_llm::Provider;
-use coyote_mcp::{McpRuntime, RuntimeOptions, SpillStore};
+use coyote_mcp::{McpRuntime, SpillStore};
 use coyote_session::{ApprovalPolicies, ModelSettings, ServerSelection, Session};
 
 use super::completer::{CompletionSource, ReplCompleter};
-use super::questions::{Interactivity, Questions};
-use super::screen::Screen;
 use super::views::Redactor;
 use super::{Repl, ReplParts};
 use crate::args::GlobalArgs;
-use crate::client::log_view::ReplLog;
+use crate::client::{Askers, RuntimeOptionsBuilder};
 use crate::exit::{CliError, CliResult};
+use crate::ui::log_view::ReplLog;
+use crate::ui::questions::{Interactivity, Questions};
+use crate::ui::screen::Screen;
 
 /// Server log lines the prompt's printer queues at most between two reads of the line
 /// editor (more are dropped, counted).
@@ -53,8 +50,8 @@ pub fn build_model(
 
 /// `enabled_mcp_servers` of config.yaml alone, through the one selection helper (scope.rs).
 pub fn server_selection(config: &AppConfig) -> ServerSelection {
-    super::scope::server_selection(
-        &super::scope::Scope::default()
+    crate::scope::server_selection(
+        &crate::scope::Scope::default()
             .selection(Some(config))
             .selection,
     )
@@ -87,22 +84,21 @@ pub fn start(
     ));
     let questions = Questions::new(screen.clone(), Interactivity::detect());
     let server_log = Arc::new(ReplLog::new(screen.clone()));
-    let runtime = McpRuntime::new(RuntimeOptions {
-        catalog_cache: Some(crate::setup::catalog_cache(&paths)),
-        ..crate::client::runtime_options(
-            global,
-            Ok(app_config.clone()),
-            &questions,
-            server_log.clone(),
-            &paths,
-        )
-    });
+    let runtime = McpRuntime::new(
+        RuntimeOptionsBuilder::new(&paths)
+            .client_features(global)
+            .config(Ok(app_config.clone()))
+            .askers(Askers::on(&questions))
+            .server_log(server_log.clone())
+            .catalog_cache(crate::setup::catalog_cache(&paths))
+            .build(),
+    );
     // SIGTERM/SIGHUP while the REPL waits for a line: the watcher shuts these down.
     crate::signals::register(&runtime);
     let specs = mcp.servers.clone();
     {
-        // Background start: the prompt shows at once (issue 4); servers with a fresh cached
-        // catalog stay idle until their first call (issue 14).
+        // Background start: the prompt shows at once; servers with a fresh cached
+        // catalog stay idle until their first call.
         let _entered = handle.enter();
         runtime.spawn_start_lazily(specs.clone());
     }

@@ -1,10 +1,10 @@
 //! `!cmd`: runs a shell command typed by the user, on the terminal, and waits for it. The
 //! model never sees the command or its output. Only a line the person typed can get here
-//! (`line::classify`); prompt results and model output never do (R14).
+//! (`line::classify`); prompt results and model output never do.
 
 use std::process::Command;
 
-use super::screen::Screen;
+use crate::ui::screen::Screen;
 
 /// Runs `command` with `$SHELL -c` (default `sh`), inheriting the terminal. Ctrl-C reaches the
 /// command (the REPL itself ignores SIGINT while it waits).

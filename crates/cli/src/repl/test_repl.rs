@@ -9,10 +9,10 @@ use coyote_llm::{ModelConfig, ProviderConfig, ProviderKind};
 use coyote_mcp::{McpRuntime, SpillStore};
 use coyote_session::{ModelSettings, Session};
 
-use super::questions::{Interactivity, Questions};
-use super::screen::Screen;
 use super::views::Redactor;
 use super::{Repl, ReplParts};
+use crate::ui::questions::{Interactivity, Questions};
+use crate::ui::screen::Screen;
 
 /// A [`Repl`] whose model `m` of client `fake` answers at `api_base`.
 pub(super) fn fake_model_repl(

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use coyote_mcp::{CompletionRef, ServerHandle};
 
-use super::completer::COMPLETION_RPC_TIMEOUT;
+/// Bound of one keypress's completion, all its requests together (docs/repl.md: 2 s); the
+/// completer's and this module's.
+pub const COMPLETION_RPC_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Where one argument's values come from.
 #[derive(Clone)]

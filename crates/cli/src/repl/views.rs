@@ -314,9 +314,9 @@ pub fn servers(
     redactor.redact(&out)
 }
 
-/// `.info`'s exposure table (issue 7): per enabled server, how its tools are declared
+/// `.info`'s exposure table: per enabled server, how its tools are declared
 /// (`auto→direct`, `meta`, …), how many tools it lists, the estimated tokens of what is
-/// declared for it and its result budget (issue 14). A server whose listing does not answer within [`LIST_TIMEOUT`] shows `?`.
+/// declared for it and its result budget. A server whose listing does not answer within [`LIST_TIMEOUT`] shows `?`.
 pub async fn exposure(
     dispatcher: &MetaDispatcher,
     enabled: &dyn Fn(&str) -> bool,

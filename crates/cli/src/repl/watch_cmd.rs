@@ -1,4 +1,4 @@
-//! `.watch SERVER URI` / `.unwatch [SERVER URI]` (issue 19): a subscription to a resource
+//! `.watch SERVER URI` / `.unwatch [SERVER URI]`: a subscription to a resource
 //! (`resources/subscribe`) whose updates are listed to the model at the start of the next
 //! message — URI and time, one line each, with the `mcp_read_` function that reads it; the
 //! model decides whether to read. A change of the server's resource list and a server that

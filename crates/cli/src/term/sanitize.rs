@@ -1,4 +1,4 @@
-//! The one terminal sanitizer (issue 15, defect 7). Text that coyote did not write itself —
+//! The one terminal sanitizer. Text that coyote did not write itself —
 //! what MCP servers send (tool results, resource and prompt text, log lines, names,
 //! descriptions, mime types, error messages) and what the model answers — passes through here
 //! before it reaches a terminal, so it can show anything but control the terminal with nothing:

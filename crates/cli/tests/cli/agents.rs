@@ -1,6 +1,6 @@
-//! Agents through the real binary (issue 5): `coyote -a NAME --var K=V TEXT` runs the turn as
+//! Agents through the real binary: `coyote -a NAME --var K=V TEXT` runs the turn as
 //! the agent (its instructions with variables, its selection), its delegate runs with its own
-//! resources-only server from its own mcp.json — gated from the delegate's runtime (R15) — and
+//! resources-only server from its own mcp.json — gated from the delegate's runtime — and
 //! shadows an app server of the same name (warned; the app's one is never started). A missing
 //! variable or an unknown agent is a usage error that says what to do.
 
@@ -126,7 +126,7 @@ async fn one_shot_agent_delegates_to_an_agent_with_its_own_gated_server() {
         declared_tools(LlmWire::OpenAi, &requests[0]),
         vec!["agent_delegate_scout".to_owned()]
     );
-    // The delegate: its own instructions, its own resources-only server (R15).
+    // The delegate: its own instructions, its own resources-only server.
     for request in &requests[1..3] {
         assert_eq!(system_prompt(request), Some("Answer from the kb."));
         assert_eq!(

@@ -1,4 +1,4 @@
-//! Attachments and reasoning (issue 21, acceptance 6 and the reasoning display): `-f` with a
+//! Attachments and reasoning (images, caps, and the reasoning display): `-f` with a
 //! text file and a PNG against the fake OpenAI-compatible and Anthropic endpoints, the caps,
 //! models that take no images, `-f -`; reasoning hidden, shown with `--show-reasoning`, shown
 //! as 3 lines in the REPL with `.reasoning` for the rest, and never sent back to the model.

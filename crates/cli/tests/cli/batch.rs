@@ -1,4 +1,4 @@
-//! `coyote mcp batch` (issue 24): many commands in one process, each server spawned once;
+//! `coyote mcp batch`: many commands in one process, each server spawned once;
 //! errors, `--fail-fast`, JSON lines, comments, stdin EOF; and every command's output in a
 //! batch equal to its output run alone (server-everything).
 

@@ -1,4 +1,4 @@
-//! Result budgets through the binary (issue 14): `maxResultBytes` and `toolLimits` in
+//! Result budgets through the binary: `maxResultBytes` and `toolLimits` in
 //! mcp.json bound what `coyote mcp meta` (what the model gets) shows, `coyote mcp servers`
 //! reports each server's budget, and `coyote mcp call` / `coyote mcp read` are not budgeted.
 

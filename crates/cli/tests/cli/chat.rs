@@ -1,7 +1,7 @@
 //! One-shot chat end to end: the real `coyote` binary against the scripted fake model
 //! (test-support `fake_llm`, OpenAI and Anthropic wire formats) and real MCP servers
-//! (server-everything from npm, the fake MCP server binary) — issue 4 acceptance 1 and 6, exit
-//! codes, piped input, approval, Ctrl-C, and secrets never printed.
+//! (server-everything from npm, the fake MCP server binary): tool calls, `--json`
+//! events, exit codes, piped input, approval, Ctrl-C, and secrets never printed.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -86,7 +86,7 @@ fn fake_server(home: &Home) -> ScenarioFile {
         .unwrap()
 }
 
-/// Issue 4 acceptance 1, on both wire formats: the scripted search/invoke calls run against
+/// On both wire formats: the scripted search/invoke calls run against
 /// server-everything, the next request carries its real output, the answer is printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_tools_do_you_have_against_server_everything() {
@@ -146,7 +146,7 @@ async fn what_tools_do_you_have_against_server_everything() {
 }
 
 /// The same flow against the fake MCP server binary (always available), with `--json`
-/// (acceptance 6): every line is a JSON object, tool calls carry arguments and durations, and
+/// Every line is a JSON object, tool calls carry arguments and durations, and
 /// usage comes last.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_output_is_valid_json_lines() {

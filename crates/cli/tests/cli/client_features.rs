@@ -1,4 +1,4 @@
-//! The client features through the `coyote` binary with real peers (issue 18): server-everything
+//! The client features through the `coyote` binary with real peers: server-everything
 //! over stdio (its conditional tools appear once sampling, roots and URL elicitation are
 //! advertised; sampling with `--allow-sampling` through a fake OpenAI-compatible model; no
 //! model request without it; the git root as its roots; its instructions in the system

@@ -1,4 +1,4 @@
-//! The client features' questions through a real terminal (tmux), issue 18: sampling consent in
+//! The client features' questions through a real terminal (tmux): sampling consent in
 //! the REPL against the TypeScript SDK's `toolWithSampleServer.js` (approved with the answer
 //! shown first, declined, edited), a form question answered from `coyote mcp call`, a web page
 //! opened through `$BROWSER` from `coyote mcp call` against server-everything, and

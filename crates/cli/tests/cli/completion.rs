@@ -1,4 +1,4 @@
-//! Value completion everywhere (issue 19, acceptance 3) against server-everything's
+//! Value completion everywhere against server-everything's
 //! `completable-prompt`: `coyote mcp complete`, the model's `mcp_describe_` with `complete`,
 //! and `.prompt … key=<TAB>` in the REPL through tmux.
 

@@ -1,5 +1,5 @@
 //! Malformed configuration exits 2 with a message naming the file, the key and the fix;
-//! unknown keys warn with a suggestion; an untrusted project file is ignored (acceptance 7).
+//! unknown keys warn with a suggestion; an untrusted project file is ignored.
 
 use coyote_test_support::user_text::assert_user_facing;
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! Issue 3 end-to-end against the fake server binary over stdio: binaries are spilled (0600,
+//! The content policy end-to-end against the fake server binary over stdio: binaries are spilled (0600,
 //! sha256 of the decoded bytes), oversized tool results come back page by page through their
 //! handle, big blobs pass the raised transport limit and bigger ones fail at once, and an
 //! off-spec content block does not hide its neighbours.
@@ -137,8 +137,8 @@ fn an_off_spec_block_does_not_hide_its_valid_neighbours() {
     );
 }
 
-/// Issue 14 acceptance 7: an entry with both `text` and `blob` is the structured error of
-/// seed §4.3 through `coyote mcp read` (stdio: the typed fast path answers it) and through
+/// An entry with both `text` and `blob` is a structured error
+/// through `coyote mcp read` (stdio: the typed fast path answers it) and through
 /// `mcp_read_`, never the text read silently.
 #[test]
 fn an_entry_with_both_text_and_blob_is_an_error_not_text() {

@@ -1,5 +1,5 @@
 //! `coyote mcp …` against @modelcontextprotocol/server-everything (npm), over stdio and over
-//! streamable HTTP on 127.0.0.1 (issue 2 acceptance 2 and 3).
+//! streamable HTTP on 127.0.0.1.
 
 use serde_json::{Value, json};
 

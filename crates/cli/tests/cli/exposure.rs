@@ -1,4 +1,4 @@
-//! `coyote mcp servers` shows each server's exposure (issue 7): configured → effective and the
+//! `coyote mcp servers` shows each server's exposure: configured → effective and the
 //! estimated tokens of its declarations; config.yaml's `expose` is the default and an mcp.json
 //! entry's own `expose` wins.
 

@@ -1,5 +1,5 @@
 //! `coyote mcp …` against the fake MCP server binary: pagination request counts, timeouts,
-//! crashes with stderr tails, and no process left behind (issue 2 acceptance 2 and 6).
+//! crashes with stderr tails, and no process left behind.
 
 use std::time::{Duration, Instant};
 

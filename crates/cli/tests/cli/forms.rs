@@ -1,4 +1,4 @@
-//! Elicitation form widgets in the REPL (issue 21, acceptance 5), through a real terminal: a
+//! Elicitation form widgets in the REPL, through a real terminal: a
 //! server asks a form with a field of every type; Enter on each optional field leaves it out of
 //! the answer (every widget offers "skip"), and Esc in the middle of the form cancels it.
 
@@ -40,7 +40,7 @@ async fn enter_skips_every_optional_field_and_esc_cancels_the_form() {
     if !tmux_available() {
         return;
     }
-    // auto→direct: the tool is declared as itself (issue 14: `mcp_invoke_forms` is not).
+    // auto→direct: the tool is declared as itself (`mcp_invoke_forms` is not).
     let ask = json!({});
     let llm = FakeLlm::start(
         LlmWire::OpenAi,

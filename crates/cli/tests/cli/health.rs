@@ -1,4 +1,4 @@
-//! Issue 14 acceptance 5 through the `coyote` binary: a server that crashes at start is
+//! Server health through the `coyote` binary: a server that crashes at start is
 //! declared to the model by one short health line — at most `HEALTH_MAX_TOKENS` by the same
 //! estimator `coyote mcp servers` reports with — and the model's call of it is answered with
 //! what to ask the user, never a command for the model to run.
@@ -116,7 +116,7 @@ async fn a_crashing_server_is_one_short_line_that_says_what_to_ask_the_user() {
     assert!(err.contains("MCP server 'crashy'"), "{err}");
 }
 
-/// Issue 16 with issue 14's format: a remote server waiting for sign-in is declared by one
+/// A remote server waiting for sign-in is declared by one
 /// short line, and calling it answers what to ask the user — never a command for the model.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_waiting_for_sign_in_says_what_to_ask_the_user() {

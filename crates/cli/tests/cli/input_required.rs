@@ -1,4 +1,4 @@
-//! Protocol 2026-07-28's `input_required` results in the REPL (issue 17, acceptance 2), through
+//! Protocol 2026-07-28's `input_required` results in the REPL, through
 //! a real terminal: with `COYOTE_MCP_PROTOCOL=2026-07-28` coyote talks 2026-07-28 to a server
 //! (test-support's `mrtr-server.mjs`, no SDK in between) whose tool first answers
 //! `input_required` with a question and an opaque `requestState`; the REPL shows the question as

@@ -1,4 +1,4 @@
-//! Lazy start from a cached catalog (issue 14 acceptance 4), through the `coyote` binary with
+//! Lazy start from a cached catalog, through the `coyote` binary with
 //! the scripted OpenAI-compatible model. The fake server writes its event log when it starts:
 //! that file is the marker that a server process ran.
 

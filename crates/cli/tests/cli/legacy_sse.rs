@@ -1,5 +1,5 @@
 //! `coyote mcp …` against server-everything's legacy `sse` mode: an entry with `url` and no
-//! `type` falls back to legacy SSE, and `mcp servers` says so (issue 17, acceptance 3).
+//! `type` falls back to legacy SSE, and `mcp servers` says so.
 
 use serde_json::json;
 

@@ -1,4 +1,4 @@
-//! Rendered Markdown in the REPL (issue 21, acceptance 1), through a real terminal: tmux runs
+//! Rendered Markdown in the REPL, through a real terminal: tmux runs
 //! `coyote repl` against a streaming fake model that sends the first paragraph, pauses 2 s,
 //! then the rest — a heading, bold text, a link, a table and a fenced code block.
 

@@ -1,4 +1,4 @@
-//! `@SERVER:URI` mentions (issue 19, acceptance 4) against server-everything, with a fake
+//! `@SERVER:URI` mentions against server-everything, with a fake
 //! OpenAI-compatible model that records its requests: in one-shot mode and in the REPL
 //! (through tmux, with the mention completed live), the last user message of the request holds
 //! the resource text labelled with its URI, followed by the typed words; the request has no

@@ -1,4 +1,4 @@
-//! Remote servers that ask for sign-in (issue 16): `coyote mcp login/logout` against the
+//! Remote servers that ask for sign-in: `coyote mcp login/logout` against the
 //! TypeScript SDK's OAuth demo (a real server and authorization server no one here wrote), with
 //! a `$BROWSER` stand-in that follows the redirects; then the bad inputs — broken metadata, a
 //! token endpoint answering 500 or garbage, a forged `state`, a server that loops on 401, a

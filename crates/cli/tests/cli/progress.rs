@@ -1,4 +1,4 @@
-//! Progress of long calls (issue 19, acceptance 1) against the TypeScript SDK's
+//! Progress of long calls against the TypeScript SDK's
 //! `progressExample.js` (`count` sends n notifications, one per 100 ms): a growing n/100 on a
 //! terminal (tmux) in `coyote mcp call` and in the REPL, at most 11 plain lines when piped,
 //! none with `mcp call --json`, and `{"type": "progress"}` events in one-shot `--json`.

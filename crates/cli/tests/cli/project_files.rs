@@ -1,6 +1,5 @@
 //! Claude Code's `.mcp.json` (trusted like `.coyote/mcp.json`, each entry's source shown by
-//! `coyote mcp servers`) and `coyote mcp import` from the files other clients write (issue 17,
-//! acceptance 4).
+//! `coyote mcp servers`) and `coyote mcp import` from the files other clients write.
 
 use std::path::{Path, PathBuf};
 

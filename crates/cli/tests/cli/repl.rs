@@ -2,7 +2,7 @@
 //! asks the terminal for the cursor position, which tmux answers), the test types with
 //! `send-keys` and reads the screen with `capture-pane`, polling with a bounded deadline.
 //! Peers: the scripted fake model (test-support `fake_llm`) and the fake MCP server binary,
-//! whose event log shows what the server saw. Issue 4 acceptance 2, 3 (terminal half), 4, 5.
+//! whose event log shows what the server saw.
 //!
 //! Deadlines only bound the polling; every assertion is about which path was taken (what the
 //! server or the model received), never about how long something took.
@@ -594,7 +594,7 @@ async fn info_and_listings_report_failures_and_redact_secrets() {
         .expect("the restarted server completed a second handshake");
 }
 
-/// Issue 5 acceptance 3 in a real terminal: a macro named `prompt` is warned about once at
+/// In a real terminal: a macro named `prompt` is warned about once at
 /// start-up, `.prompt` still runs the builtin, `.macro prompt` runs the macro, and
 /// `.list macros` marks it as shadowed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -646,7 +646,7 @@ async fn a_macro_named_prompt_is_warned_about_and_prompt_stays_the_builtin() {
     assert_eq!(llm.remaining(), 0);
 }
 
-/// Issue 5, agents in a real terminal: `.agent NAME` asks for a variable without a default
+/// Agents in a real terminal: `.agent NAME` asks for a variable without a default
 /// (inquire), the agent's instructions with the answer reach the model, `.list agents` marks it
 /// active, and `.agent` leaves it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -714,7 +714,7 @@ async fn agent_variables_are_asked_and_leaving_restores_the_plain_conversation()
     assert_eq!(llm.violations(), Vec::<String>::new());
 }
 
-/// Issue 16: `.mcp status` shows a remote server that needs sign-in and the command to run;
+/// `.mcp status` shows a remote server that needs sign-in and the command to run;
 /// `.mcp login NAME` signs in through `$BROWSER` and restarts the server, which is then ready.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_login_signs_in_and_restarts_the_server() {

@@ -1,4 +1,4 @@
-//! `coyote mcp watch` (issue 19, acceptance 2 and 5): one line per
+//! `coyote mcp watch` one line per
 //! `notifications/resources/updated`, `--count` exits 0 after unsubscribing (the fake records
 //! it), a server without `resources.subscribe` exits 1 with that reason, a server that dies
 //! while watched exits 1 with a clear error; against server-everything with `--call

@@ -1,4 +1,4 @@
-//! `coyote mcp retrieve SERVER TEXT` (issue 20, acceptance 2): what the `retrieve` exposure
+//! `coyote mcp retrieve SERVER TEXT`: what the `retrieve` exposure
 //! would declare of the committed 250-tool fixture for fixed user messages, pinned by a
 //! snapshot so that a ranking change shows up in review.
 

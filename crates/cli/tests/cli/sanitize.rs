@@ -1,4 +1,4 @@
-//! Terminal injection (issue 15, defect 7): text from a server or the model that reaches a
+//! Terminal injection: text from a server or the model that reaches a
 //! terminal shows its escape sequences and bidi overrides as visible text instead of acting on
 //! them; piped and `--json` output keep the exact text, and the model gets the exact text.
 //!
@@ -123,7 +123,7 @@ async fn the_model_gets_exact_text_and_its_echo_is_shown_sanitized() {
     }
     let answer = format!("The tool said: {HOSTILE}");
     let script = vec![
-        // auto→direct: the tool is declared as itself (issue 14: `mcp_invoke_evil` is not).
+        // auto→direct: the tool is declared as itself (`mcp_invoke_evil` is not).
         Reply::call("evil__show", json!({})),
         Reply::text(answer.clone()),
         Reply::text(answer.clone()),

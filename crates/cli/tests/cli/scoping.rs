@@ -1,7 +1,7 @@
-//! Issue 5 through the real binary: a session saved by one `coyote` process and continued by
-//! the next gives the model the same history (acceptance 4, checked in the fake model's
+//! Scoping through the real binary: a session saved by one `coyote` process and continued by
+//! the next gives the model the same history (checked in the fake model's
 //! captured request); roles scope a one-shot turn; a corrupt session file or a malformed role
-//! is reported with the file, the key and the fix, and never overwritten (acceptance 5).
+//! is reported with the file, the key and the fix, and never overwritten.
 
 use coyote_test_support::fake_llm::{FakeLlm, LlmWire, Reply, user_texts};
 

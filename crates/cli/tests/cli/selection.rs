@@ -1,4 +1,4 @@
-//! Issue 14 acceptance 1 through the `coyote` binary: a one-shot turn with the scripted
+//! The declaration set through the `coyote` binary: a one-shot turn with the scripted
 //! OpenAI-compatible model whose calls leave the request's declarations — a server outside
 //! `enabled_mcp_servers`, an undeclared meta-function of a direct-exposed server, a direct tool
 //! of the unselected server — gets tool errors naming the callable functions, and the running
@@ -81,7 +81,7 @@ async fn one_shot_calls_outside_the_declarations_reach_no_server() {
     assert_eq!(hidden.events().events, []);
 }
 
-/// Issue 14 acceptance 6: one entry with an unset `${VAR}` and one good server — a one-shot
+/// One entry with an unset `${VAR}` and one good server — a one-shot
 /// chat and `coyote mcp tools good` work, each with a warning naming the entry and the
 /// variable; the bad server is simply not there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

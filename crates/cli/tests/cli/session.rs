@@ -1,4 +1,4 @@
-//! `coyote mcp session` (issue 24): the daemon's socket permissions, one daemon per config dir,
+//! `coyote mcp session`: the daemon's socket permissions, one daemon per config dir,
 //! a stale socket after a crash, concurrent clients, idle exit, commands whose configuration
 //! differs, and the same output and exit codes with and without the daemon.
 

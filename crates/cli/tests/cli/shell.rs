@@ -1,4 +1,4 @@
-//! Shell integration and consistency (issue 21): completions loaded by bash, the man page
+//! Shell integration and consistency: completions loaded by bash, the man page
 //! through groff, typos that never reach the model, tables that fit `$COLUMNS`, `coyote help`
 //! topics, `--json` on `mcp add|remove|meta`, REPL-only misfits and the OPENAI_BASE_URL hint.
 

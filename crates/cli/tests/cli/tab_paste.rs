@@ -1,4 +1,4 @@
-//! Tab right after fast input (issue 24, Tab latency): keys sent in one burst and a bracketed
+//! Tab right after fast input (Tab latency): keys sent in one burst and a bracketed
 //! paste, each followed at once by Tab, still complete; a bracketed paste is inserted whole —
 //! a two-line paste is one message, sent only by the Enter that follows it (unbracketed, the
 //! first line was sent alone). The latency itself is measured by `scripts/bench tab`, not here

@@ -1,4 +1,4 @@
-//! The keys of an entry that say what the server may ask of coyote (issue 18): `sampling`
+//! The keys of an entry that say what the server may ask of coyote: `sampling`
 //! (`ask` | `never`), `samplingMaxTokens`, `samplingPerMinute`, `roots` (directories: `~` is
 //! the home directory, `${VAR}` is expanded, a relative path is taken from the file's base
 //! directory) and `instructionsMaxBytes`; and `retrieveTopK`/`retrieveMaxTokens`, the size of
@@ -39,7 +39,7 @@ impl EntryReader<'_, '_> {
         }
     }
 
-    /// `retrieveTopK` and `retrieveMaxTokens` (issue 20); a key left out keeps its default.
+    /// `retrieveTopK` and `retrieveMaxTokens`; a key left out keeps its default.
     pub(super) fn retrieve_settings(&mut self, obj: &Map<String, Value>) -> RetrieveSettings {
         let defaults = RetrieveSettings::default();
         let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);

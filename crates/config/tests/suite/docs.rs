@@ -149,7 +149,7 @@ fn shell_words(line: &str) -> Vec<String> {
     words
 }
 
-/// What the CLI does with `coyote mcp add NAME …` (flags as in issue 2).
+/// What the CLI does with `coyote mcp add NAME …` (the flags of `coyote mcp add --help`).
 fn entry_from_cli(words: &[String]) -> (String, ServerEntry) {
     let name = words[3].clone();
     let mut rest = words[4..].iter();

@@ -1,4 +1,4 @@
-//! Issue 15, defect 6: every file coyote reads from the user is bounded — configuration files
+//! Every file coyote reads from the user is bounded — configuration files
 //! at 4 MiB, session files at 64 MiB, only regular files (a FIFO or `/dev/zero` behind a
 //! symlink is refused at once, never read forever), and YAML nested at most 64 levels deep
 //! (refused before the parser sees it).

@@ -1,4 +1,4 @@
-//! The HTTP core: one [`CoolifyClient`] per Coolify instance (SPEC §1.4).
+//! The HTTP core: one [`CoolifyClient`] per Coolify instance.
 //!
 //! Owns the base URL, the token source, the extra headers, timeouts, the `/version` cache and
 //! the GET/POST legacy-fallback cache. Invariants:
@@ -32,7 +32,7 @@ use crate::hints::{compose_status_message, plain_status_message};
 use crate::path::ApiPath;
 use crate::token::{Refresh, TokenSource, TokenSpec};
 
-/// Default whole-request timeout. The reference has none (SPEC §9.2); a hung Coolify must not
+/// Default whole-request timeout. The reference has none; a hung Coolify must not
 /// hang a tool call forever.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default TCP/TLS connect timeout.
@@ -192,7 +192,7 @@ impl CoolifyClient {
             .clone()
     }
 
-    /// POST with the legacy GET fallback (SPEC §1.4): try POST (or the remembered GET); on a
+    /// POST with the legacy GET fallback: try POST (or the remembered GET); on a
     /// method rejection (405 or the routing catch-all 404) retry once with the other method.
     /// A 500 never retries. When both are rejected the POST error is reported, otherwise the
     /// GET error.
@@ -351,7 +351,7 @@ enum StatusMessages {
     Plain,
 }
 
-/// Parse a body per SPEC §1.4.
+/// Parses a body as the reference server does.
 fn parse_body(text: &str, content_type: &str) -> Value {
     if text.is_empty() {
         return Value::Object(serde_json::Map::new());

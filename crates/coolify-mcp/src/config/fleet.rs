@@ -1,4 +1,4 @@
-//! `COOLIFY_INSTANCES` (fleet mode, SPEC §1.3): every entry is validated and every problem
+//! `COOLIFY_INSTANCES` (fleet mode): every entry is validated and every problem
 //! names its entry as `COOLIFY_INSTANCES[i]` without echoing a token.
 
 use std::time::Duration;

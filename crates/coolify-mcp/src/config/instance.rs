@@ -14,7 +14,7 @@ use std::time::Duration;
 pub enum TokenSource {
     /// The token itself (`COOLIFY_ACCESS_TOKEN`); never printed.
     Value(String),
-    /// Re-read by the client when the file's mtime changes (SPEC §1.2).
+    /// Re-read by the client when the file's mtime changes.
     File(PathBuf),
 }
 
@@ -45,7 +45,7 @@ pub struct InstanceSpec {
     pub timeout_setting: String,
 }
 
-/// Default whole-request timeout of a Coolify client (the reference has none, SPEC §9.2).
+/// Default whole-request timeout of a Coolify client (the reference has none).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest request timeout accepted from configuration.
 pub const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(3600);

@@ -29,11 +29,11 @@ pub use instance::{
 pub enum AccessMode {
     /// Every tool is registered.
     ReadWrite,
-    /// Only tools annotated read-only are registered (SPEC §2.2).
+    /// Only tools annotated read-only are registered.
     ReadOnly,
 }
 
-/// What happens to a guarded operation when the client cannot be asked (SPEC §6.2).
+/// What happens to a guarded operation when the client cannot be asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HumanPolicy {
     /// Ask when the client supports elicitation, otherwise run unconfirmed (stdio default).

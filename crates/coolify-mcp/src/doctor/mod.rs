@@ -1,5 +1,5 @@
 //! `coolify-mcp doctor [--json] [--header "K: V"]`: diagnose the environment the server would
-//! run with and say, per problem, the one-line fix (SPEC §1.1).
+//! run with and say, per problem, the one-line fix.
 //!
 //! A leaf command beside the server: it reads the configuration through [`crate::config`] and
 //! probes Coolify through `coolify_api::Prober`; nothing imports it but `main`.

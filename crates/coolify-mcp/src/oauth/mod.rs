@@ -1,4 +1,4 @@
-//! The OAuth 2.1 authorization server of the HTTP transport (SPEC §1.1): metadata
+//! The OAuth 2.1 authorization server of the HTTP transport: metadata
 //! (RFC 9728 protected resource, RFC 8414 authorization server), dynamic client registration,
 //! `/authorize` (a form where the user proves access with their own Coolify token) and
 //! `/token` (authorization code with PKCE S256, refresh with rotation).

@@ -1,4 +1,4 @@
-//! The `application` tool (SPEC §2.3): one function per sub-action — the four creates,
+//! The `application` tool: one function per sub-action — the four creates,
 //! `update`, the guarded `move` and `delete`, and `delete_preview`.
 //!
 //! Invariants: parameter guards return the reference's fixed `Error: …` texts and make no

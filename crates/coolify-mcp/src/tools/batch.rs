@@ -1,4 +1,4 @@
-//! Batch tools: `restart_project_apps`, `redeploy_project`, `stop_all_apps` (SPEC §2.3).
+//! Batch tools: `restart_project_apps`, `redeploy_project`, `stop_all_apps`.
 //!
 //! Invariant: after approval the operation acts on exactly the set that was summarised to
 //! the human; an empty set asks nothing and returns a zero summary.

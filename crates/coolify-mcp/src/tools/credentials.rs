@@ -1,4 +1,4 @@
-//! Credentials and integrations (SPEC §2.3): `private_keys`, `github_apps` and
+//! Credentials and integrations: `private_keys`, `github_apps` and
 //! `cloud_tokens`, including their guarded deletes and the guarded key replacement.
 //!
 //! Invariants: key material, GitHub app secrets and cloud-provider tokens are masked by the

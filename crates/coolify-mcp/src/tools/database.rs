@@ -1,4 +1,4 @@
-//! Databases (SPEC §2.3 "Databases"): `list_databases`, `get_database` (with `reveal`) and
+//! Databases: `list_databases`, `get_database` (with `reveal`) and
 //! the `database` tool — create per engine, update, and the guarded move, delete, public
 //! exposure and credential rotation.
 //!

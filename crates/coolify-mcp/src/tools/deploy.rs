@@ -1,5 +1,5 @@
 //! Deployments: `list_deployments` and `deploy`, including waiting for a terminal status
-//! with progress notifications (SPEC §2.3). The `deployment` tool is in `deployment.rs`.
+//! with progress notifications. The `deployment` tool is in `deployment.rs`.
 //!
 //! Invariants: the poll interval and the deadline come from [`crate::call_ctx::Timing`],
 //! so tests inject them instead of waiting on the clock; `timeout_seconds` is range-checked

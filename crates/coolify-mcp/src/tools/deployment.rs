@@ -1,6 +1,5 @@
-//! The `deployment` tool (SPEC §2.3): `get` with the paginated, truncated log tail,
-//! `cancel` and `list_for_app` — and the log truncation shared with `deploy`'s failure tail
-//! (SPEC §5.5).
+//! The `deployment` tool: `get` with the paginated, truncated log tail,
+//! `cancel` and `list_for_app` — and the log truncation shared with `deploy`'s failure tail.
 //!
 //! Invariant: page and line counts from outside are computed in saturating 128-bit
 //! integers with the reference's JS semantics (a page past the end is a negative end index that `slice`
@@ -17,7 +16,7 @@ use crate::untrusted::{self, BOUNDARY_CHARS, utf16_len};
 
 const TRUNCATION_PREFIX: &str = "...[truncated]...\n";
 
-/// `_actions` of a deployment (SPEC §5.4).
+/// `_actions` of a deployment.
 pub(super) fn deployment_actions(
     uuid: Option<&Value>,
     status: &str,
@@ -47,7 +46,7 @@ pub(super) async fn fetch(client: &Client, uuid: &str) -> Result<Value, crate::b
     client.get(Path::new("deployments").id(uuid)).await
 }
 
-/// A page of log lines (SPEC §5.5).
+/// A page of log lines.
 pub struct Truncated {
     pub logs: String,
     pub total: usize,

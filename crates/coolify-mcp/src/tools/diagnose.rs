@@ -1,4 +1,4 @@
-//! Composite diagnostics (SPEC §2.4): `diagnose_app`, `diagnose_server` and `find_issues`
+//! Composite diagnostics: `diagnose_app`, `diagnose_server` and `find_issues`
 //! (names resolve through [`super::resolve`]). Upstream calls run concurrently and settle independently: a failing
 //! part becomes an `errors` entry instead of blanking the answer.
 

@@ -1,4 +1,4 @@
-//! `search_docs` (SPEC §2.3): ranked pages of the bundled Coolify docs index.
+//! `search_docs`: ranked pages of the bundled Coolify docs index.
 //!
 //! Invariant: `limit` is applied with JS `Array.prototype.slice` semantics (a negative
 //! limit drops from the end, a fraction is truncated), so it can never index out of range.

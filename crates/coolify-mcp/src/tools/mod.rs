@@ -136,7 +136,7 @@ pub async fn dispatch(tool: ToolName, args: &Args, ctx: &CallCtx<'_>) -> ToolRes
     }
 }
 
-/// A guarded operation (SPEC §6): ask the human with `summary` (or decide without asking,
+/// A guarded operation: ask the human with `summary` (or decide without asking,
 /// per the call's confirmation policy), then run `op`. A refusal is the tool's `Aborted: …`
 /// text and `op` never runs, so nothing is sent.
 pub async fn guarded<S, O>(ctx: &CallCtx<'_>, label: &str, summary: S, op: O) -> ToolResult

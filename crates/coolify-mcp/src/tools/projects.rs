@@ -1,4 +1,4 @@
-//! `projects` and `environments` (SPEC §2.3): CRUD, the guarded project and environment
+//! `projects` and `environments`: CRUD, the guarded project and environment
 //! deletes, `environments get` with the database types Coolify's environment endpoint
 //! omits, and `verify_app`, the exact-binding check.
 //!

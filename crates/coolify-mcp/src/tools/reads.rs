@@ -1,5 +1,5 @@
-//! Read-only tools: meta, overview, diagnostics, servers, applications and logs
-//! (SPEC §2.3, §2.4). Every upstream body arrives sanitized through [`Client`].
+//! Read-only tools: meta, overview, diagnostics, servers, applications and logs.
+//! Every upstream body arrives sanitized through [`Client`].
 
 use futures::future::join_all;
 use serde_json::{Value, json};
@@ -210,7 +210,7 @@ pub async fn application_data(
         .await
 }
 
-/// `get_application`'s `_actions` (SPEC §5.4).
+/// `get_application`'s `_actions`.
 pub fn application_actions(app: &Value) -> Vec<Value> {
     let uuid = app.get("uuid").cloned().unwrap_or(Value::Null);
     let with_uuid = |mut args: Value| {

@@ -1,4 +1,4 @@
-//! Name resolution (SPEC §2.4): what looks like a uuid, and an application or server found
+//! Name resolution: what looks like a uuid, and an application or server found
 //! by uuid, exact name/domain/IP, then a unique substring match.
 //!
 //! Invariant: several exact matches, or several partial ones without an exact match, are an
@@ -34,7 +34,7 @@ fn normalize_host(v: &str) -> String {
     l.trim_end_matches('/').to_string()
 }
 
-/// Resolve an application by uuid, exact name/fqdn, then substring (SPEC §2.4).
+/// Resolve an application by uuid, exact name/fqdn, then substring.
 pub async fn resolve_application(client: &Client, query: &str) -> Result<String, ToolError> {
     if looks_like_uuid(query) {
         return Ok(query.to_string());

@@ -3,7 +3,7 @@
 //!
 //! Invariants:
 //! - [`ToolName`] is the only place a wire name maps to behaviour (parsed once);
-//! - registration order is the reference's `tools/list` order (SPEC §2.1);
+//! - registration order is the reference's `tools/list` order;
 //! - read-only mode registers exactly the tools annotated `readOnlyHint: true` (a unit
 //!   test keeps [`ToolName::read_only`] equal to the catalog annotations);
 //! - registration is a pure function of the [`Mode`] ([`ToolName::registered_in`]), so
@@ -96,7 +96,7 @@ impl ToolName {
     }
 }
 
-/// Drop `_actions` entries that point at a tool `mode` does not register (SPEC §5.4).
+/// Drop `_actions` entries that point at a tool `mode` does not register.
 pub fn filter_actions(mode: Mode, actions: Vec<Value>) -> Vec<Value> {
     actions
         .into_iter()

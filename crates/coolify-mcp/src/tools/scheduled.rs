@@ -1,4 +1,4 @@
-//! `scheduled_tasks` (SPEC §2.3): CRUD and execution history for application and service
+//! `scheduled_tasks`: CRUD and execution history for application and service
 //! tasks, plus `run_once`, the composite that creates a throwaway every-minute task, waits
 //! for its first finished execution and always deletes it again.
 //!

@@ -1,4 +1,4 @@
-//! Server tools besides `list_servers`/`get_server` (SPEC §2.3 "Servers"):
+//! Server tools besides `list_servers`/`get_server`:
 //! `server_resources`, `server_domains`, `list_destinations` and `validate_server`.
 //!
 //! Invariant: `validate_server` is the only write here; it goes through the legacy

@@ -1,4 +1,4 @@
-//! Services (SPEC §2.3 "Services"): `list_services`, `get_service` (with `reveal`) and the
+//! Services: `list_services`, `get_service` (with `reveal`) and the
 //! `service` tool — containers, create/update, the guarded move, delete and forced domain
 //! override, and the sub-application lifecycle.
 //!

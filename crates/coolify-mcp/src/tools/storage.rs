@@ -1,4 +1,4 @@
-//! Storage and backups (SPEC §2.3 "Backups, storages, schedules"): `storages` (volumes,
+//! Storage and backups: `storages` (volumes,
 //! file mounts and volume-backup schedules for applications, databases and services) and
 //! `database_backups` (scheduled database backups and their executions).
 //!

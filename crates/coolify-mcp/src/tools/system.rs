@@ -1,4 +1,4 @@
-//! Team, cloud and instance-level tools (SPEC §2.3): `teams`, `hetzner`, `system` (with the
+//! Team, cloud and instance-level tools: `teams`, `hetzner`, `system` (with the
 //! guarded `disable_api`) and `tags`.
 //!
 //! Invariants: `system list_resources` returns the essential projection unless

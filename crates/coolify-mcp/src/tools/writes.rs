@@ -1,5 +1,5 @@
-//! Mutating tools on single resources besides `application`: `control` and `env_vars`
-//! (SPEC §2.3). Parameter guards return the reference's fixed `Error: …` texts and make no
+//! Mutating tools on single resources besides `application`: `control` and `env_vars`.
+//! Parameter guards return the reference's fixed `Error: …` texts and make no
 //! request.
 
 use serde_json::{Value, json};
@@ -75,7 +75,7 @@ fn mask_row(mut row: Value, full: bool) -> Value {
     row
 }
 
-/// `env_vars list`: masked rows, or the one revealed key (SPEC §2.3).
+/// `env_vars list`: masked rows, or the one revealed key.
 async fn list_envs(
     args: &Args,
     ctx: &CallCtx<'_>,

@@ -283,7 +283,7 @@ async fn a_wait_longer_than_the_cap_is_reported_at_once() {
     assert_eq!(clock.sleeps(), vec![]);
 }
 
-/// Issue 15, defect 4: `Retry-After: 1e30` once panicked converting seconds to a `Duration`.
+/// `Retry-After: 1e30` once panicked converting seconds to a `Duration`.
 /// A hostile wait is clamped to a named maximum and reported at once.
 #[tokio::test]
 async fn a_hostile_retry_after_is_clamped_not_a_panic() {

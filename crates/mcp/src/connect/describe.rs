@@ -57,7 +57,7 @@ pub(crate) fn describe_http_error(error: &StreamableHttpError<reqwest::Error>) -
     // "HTTP 400 Bad Request: <body>": the status and the start of the body.
     if let StreamableHttpError::UnexpectedServerResponse(text) = error {
         return match text.split_once(": ") {
-            // A 4xx: the server refused this request (issue 15: the status and the first
+            // A 4xx: the server refused this request (the status and the first
             // 200 bytes of the body).
             Some((status, body)) if status.starts_with("HTTP 4") => format!(
                 "the server rejected the request with {status}: {}",

@@ -1,7 +1,7 @@
 //! The process groups of every stdio server this process started and has not yet seen end,
-//! so that a signal handler can kill them all at once before the process exits (issue 15
-//! defect 1: a second SIGINT/SIGTERM/SIGHUP must not wait for the graceful shutdown, and
-//! `std::process::exit` runs no destructor that would do it).
+//! so that a signal handler can kill them all at once before the process exits: a
+//! second SIGINT/SIGTERM/SIGHUP must not wait for the graceful shutdown, and
+//! `std::process::exit` runs no destructor that would do it.
 //!
 //! Invariants: a group is registered right after its leader is spawned and removed once the
 //! monitor has reaped the leader *and* SIGKILLed the group, so a registered id never names a

@@ -22,8 +22,7 @@ use crate::client_handler::Generations;
 use crate::error::McpError;
 
 /// Reconnect attempts of one SSE stream before the request fails. With the delays below a
-/// server that died is reported about 3.5 s after its connection closed (issue 15 defect 2;
-/// it was 25 s with 5 attempts from 1 s up to 10 s).
+/// server that died is reported about 3.5 s after its connection closed (it was 25 s with 5 attempts from 1 s up to 10 s).
 pub const HTTP_RECONNECT_MAX_TIMES: usize = 3;
 /// First reconnect delay (doubles per attempt) unless the server sent `retry`.
 pub const HTTP_RECONNECT_BASE_DELAY: Duration = Duration::from_millis(500);

@@ -243,7 +243,7 @@ fn expect_error_for(message: ServerJsonRpcMessage, expected: i64) -> ErrorData {
     }
 }
 
-/// Issue 15, defect 5: a reply that is not UTF-8 was dropped and its request hung until the
+/// A reply that is not UTF-8 was dropped and its request hung until the
 /// call timeout. It fails that request at once; the next reply still arrives.
 #[tokio::test]
 async fn a_reply_that_is_not_utf8_fails_its_request_at_once_and_the_others_keep_working() {
@@ -273,7 +273,7 @@ async fn a_reply_that_is_not_utf8_fails_its_request_at_once_and_the_others_keep_
     }
 }
 
-/// Issue 15, defect 5: lone UTF-16 surrogates in `\u` escapes (which the TypeScript SDK
+/// Lone UTF-16 surrogates in `\u` escapes (which the TypeScript SDK
 /// accepts) become U+FFFD instead of dropping the reply; a valid pair stays one character.
 #[tokio::test]
 async fn lone_surrogate_escapes_become_replacement_characters() {

@@ -1,4 +1,4 @@
-//! The streamable-HTTP POST of every HTTP server (issue 15 defect 2). rmcp 3.11's reqwest
+//! The streamable-HTTP POST of every HTTP server. rmcp 3.11's reqwest
 //! client passes a 4xx answer whose body is a JSON-RPC error on as an ordinary JSON-RPC error,
 //! so the HTTP status never reaches anyone (upstream rust-sdk#724). [`StatusClient`] sends the
 //! POST itself: a 4xx that is not a sign-in challenge or an expired session fails the request

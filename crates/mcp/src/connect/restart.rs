@@ -1,4 +1,4 @@
-//! A streamable HTTP server restarted mid-session (issue 15 defect 2). The server answers the
+//! A streamable HTTP server restarted mid-session. The server answers the
 //! old session id with 404; rmcp then re-initializes a new session and resends *every*
 //! request that met the 404. Resending is right for requests that only read (`*/list`,
 //! `resources/read`, `prompts/get`, `completion/complete`, `ping`) but not for a `tools/call`

@@ -11,7 +11,7 @@
 //! - The fast path only ever *adds* a shortcut: whenever it cannot tell (unknown id, a line
 //!   that is not exactly `{jsonrpc, id, result}`, a result that is not a valid
 //!   `CallToolResult`), it returns `None` and the caller parses the line the generic way, so
-//!   what callers receive is unchanged (off-spec results still reach the per-item raw path, R1).
+//!   what callers receive is unchanged (off-spec results still reach the per-item raw path).
 //! - An entry is taken out when its response is read through here, and dropped when the
 //!   request is cancelled; errors and malformed answers leave theirs behind, so the map is
 //!   cleared once it reaches [`MAX_EXPECTED`] (losing an entry only costs the slow path).
@@ -104,7 +104,7 @@ impl ExpectedResults {
 
 /// The generic parse of a `resources/read` answer made an item carrying both `text` and `blob`
 /// into text (rmcp's untagged enum tries text first and ignores `blob`): the raw result then
-/// replaces it, so the per-item raw path reports that item (R1, seed §4.3). Any other message
+/// replaces it, so the per-item raw path reports that item. Any other message
 /// is returned unchanged.
 pub(crate) fn recheck_generic(line: &[u8], message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
     let JsonRpcMessage::Response(response) = &message else {
@@ -175,7 +175,7 @@ struct Item {
 
 impl Item {
     /// As rmcp's untagged `ResourceContents` reads it: text, or blob; neither is off-spec
-    /// (`None`: the generic path and its per-item raw parse take over, R1). Both never get
+    /// (`None`: the generic path and its per-item raw parse take over). Both never get
     /// here ([`read_result`] hands the raw result on).
     fn into_contents(self) -> Option<ResourceContents> {
         let Item {

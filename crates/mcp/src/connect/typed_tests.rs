@@ -140,7 +140,7 @@ fn known_read_results_match_the_generic_parse() {
 }
 
 /// A `resources/read` answer with an item that is neither text nor blob (or both) is left to
-/// the generic parse and the per-item raw path (R1).
+/// the generic parse and the per-item raw path.
 #[test]
 fn off_spec_read_results_fall_back() {
     for result in [
@@ -161,7 +161,7 @@ fn off_spec_read_results_fall_back() {
     }
 }
 
-/// Off-spec results (R1) and non-results fall back to the generic parse, which keeps the
+/// Off-spec results and non-results fall back to the generic parse, which keeps the
 /// valid neighbours of a bad item.
 #[test]
 fn off_spec_results_fall_back() {
@@ -239,7 +239,7 @@ fn the_map_stays_bounded() {
 }
 
 /// An item with both `text` and `blob` is reported, not read as text, on the fast path and on
-/// the generic one (seed §4.3, R1): both hand the raw result to the per-item raw conversion.
+/// the generic one: both hand the raw result to the per-item raw conversion.
 #[test]
 fn an_item_with_both_text_and_blob_reaches_the_raw_path_on_both_parses() {
     let result = r#"{"contents":[{"uri":"mem://a","text":"t","blob":"YQ=="},{"uri":"mem://b","text":"fine"}]}"#;

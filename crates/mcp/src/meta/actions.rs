@@ -338,7 +338,7 @@ pub struct Output<'a> {
     pub(crate) pages: &'a PageCache,
 }
 
-/// `mcp_invoke_`: calls the tool and bounds its result (§6, budget); returns
+/// `mcp_invoke_`: calls the tool and bounds its result (budget); returns
 /// `(result, is_error)`.
 pub async fn invoke(
     handle: &ServerHandle,
@@ -397,7 +397,7 @@ pub async fn read(
 }
 
 /// `mcp_prompt_`: checks required arguments against the listing (when the listing works),
-/// gets the prompt and flattens it into one labelled block (D6), cut at the budget.
+/// gets the prompt and flattens it into one labelled block, cut at the budget.
 pub async fn prompt(
     handle: &ServerHandle,
     out: Output<'_>,

@@ -1,6 +1,6 @@
 //! OQ1: a resource's annotations (e.g. `audience: ["user"]`) are surfaced in `mcp_read_`
 //! results. `resources/read` contents carry none, and listing every resource on each read
-//! would cost a full catalog walk per call (R8), so the dispatcher remembers the annotations
+//! would cost a full catalog walk per call, so the dispatcher remembers the annotations
 //! it has already shown the model (search hits, resource descriptions) and attaches them to
 //! later reads of the same URI. Bounded; no lock is held across an await.
 

@@ -1,4 +1,4 @@
-//! Result budgets through the dispatcher (issue 14 acceptance 3): a 300 KiB tool result under
+//! Result budgets through the dispatcher: a 300 KiB tool result under
 //! `maxResultBytes: 1000` reaches the model as at most 1,000 bytes of text plus a continuation
 //! note of at most 300 bytes, and the pages read through its handle — each within the budget
 //! — concatenate to the original byte for byte. Tool limits win over the server's; reads and

@@ -1,4 +1,4 @@
-//! Content correctness through `mcp_read_` (issue 14 acceptance 7): an entry with both `text`
+//! Content correctness through `mcp_read_`: an entry with both `text`
 //! and `blob` is a structured error, and the page cache reads a large text resource from the
 //! server once however it is paged — until the server reports the URI updated. Blobs are not
 //! cached.

@@ -56,7 +56,7 @@ pub(crate) struct Shape<'a> {
     pub(crate) resources: bool,
 }
 
-/// The gated declarations (D7) for one server declared through meta-functions, in
+/// The gated declarations for one server declared through meta-functions, in
 /// [`MetaKind::ALL`] order.
 pub fn declarations(features: &McpServerFeatures) -> Vec<FunctionDeclaration> {
     let kinds = enabled_kinds(features);

@@ -1,4 +1,4 @@
-//! Names of directly exposed tools (issue 7): a tool of server `s` named `t` is declared to the
+//! Names of directly exposed tools: a tool of server `s` named `t` is declared to the
 //! model as `s__t`, sanitised to the providers' function-name charset `[A-Za-z0-9_-]` and at
 //! most [`MAX_FUNCTION_NAME_BYTES`] bytes. When two tools of the declaration set would get the
 //! same name (`a.b` and `a_b` both sanitise to `a_b`; server `x` tool `y__z` and server `x__y`

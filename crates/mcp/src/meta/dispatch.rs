@@ -9,7 +9,7 @@
 //! requests (`call`) — with errors that tell the model exactly which parameter to fix — before
 //! any request reaches a server. A server that is not Ready answers with its health line.
 //!
-//! A direct tool name (issue 7) resolves to its `(server, tool)` and becomes the very `Invoke`
+//! A direct tool name resolves to its `(server, tool)` and becomes the very `Invoke`
 //! call an `mcp_invoke_` would: same server lookup, timeout, result bounding and output text.
 
 use std::sync::{Arc, Mutex};
@@ -120,7 +120,7 @@ impl MetaDispatcher {
     }
 
     /// [`MetaDispatcher::declarations`] for a request whose conversation is `context`: the
-    /// `retrieve` servers declare the tools that fit it (issue 20).
+    /// `retrieve` servers declare the tools that fit it.
     pub async fn declarations_for(
         &self,
         servers: &[String],

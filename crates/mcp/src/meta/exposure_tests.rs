@@ -180,9 +180,9 @@ async fn a_250_tool_server_in_auto_is_retrieved() {
     assert_eq!(report.label(), "auto→retrieve");
     assert_eq!(report.tools, Some(250));
     // Without a retrieved tool: the three meta-functions only (704 estimated tokens since
-    // mcp_describe_ gained `complete`, issue 19), well under half the direct budget; 8
+    // mcp_describe_ gained `complete`), well under half the direct budget; 8
     // retrieved tools of the fixture add 400-500 more. Shrinking the meta surface to ≤ 600
-    // tokens is issue 24's target.
+    // tokens is a target for later.
     assert!(
         report.declared_tokens <= DIRECT_MAX_TOKENS / 2,
         "{report:?}"

@@ -1,6 +1,6 @@
 //! What one meta-function or direct-tool call returns to the model ([`DispatchOutcome`]): the
 //! body, and for a tool's result the header line naming the tool and the plain text of an
-//! all-text result (issue 7: small models answer from text, and keep re-calling on JSON).
+//! all-text result (small models answer from text, and keep re-calling on JSON).
 //!
 //! Invariants: the bounded result is never changed here — only framed (a header line) or, when
 //! every item is a text block, shown as that text with its truncation note.
@@ -27,7 +27,7 @@ pub struct DispatchOutcome {
 pub enum DispatchBody {
     /// A JSON value, sent as compact JSON.
     Json(Value),
-    /// Prompt results: one labelled text block (D6).
+    /// Prompt results: one labelled text block.
     Text(String),
 }
 
@@ -36,12 +36,12 @@ impl DispatchOutcome {
     /// flattened prompt text.
     ///
     /// A tool's result opens with one header line saying plainly that it is the tool's output
-    /// and that the model should answer from it (issue 7: small models otherwise keep
+    /// and that the model should answer from it (small models otherwise keep
     /// searching); the bounded result (and any `coyote-result://` handle) follows unchanged.
     pub fn to_model_text(&self) -> String {
         let body = match &self.body {
             // A tool's plain text answer goes to the model as that text: small models answer
-            // from text but keep re-calling when they get the MCP JSON around it (issue 7).
+            // from text but keep re-calling when they get the MCP JSON around it.
             DispatchBody::Json(v) if self.tool.is_some() => {
                 plain_text_result(v).unwrap_or_else(|| serde_json::to_string(v).unwrap_or_default())
             }

@@ -1,4 +1,4 @@
-//! The page cache of `mcp_read_` (issue 14, seed R8): a text resource read from a server is
+//! The page cache of `mcp_read_`: a text resource read from a server is
 //! kept for [`PAGE_CACHE_TTL`], so paging it page by page reads it from the server once.
 //!
 //! Invariants:

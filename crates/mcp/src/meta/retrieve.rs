@@ -1,4 +1,4 @@
-//! The `retrieve` exposure (issue 20): which of a large server's tools one request declares as
+//! The `retrieve` exposure: which of a large server's tools one request declares as
 //! themselves. The server's tools are ranked with the catalog's BM25 index ([`crate::search`]:
 //! names split on `_`/`-`/camelCase, titles, descriptions, and here the parameter names too)
 //! against the conversation — the latest user message weighted highest, then the last

@@ -1,4 +1,4 @@
-//! Streaming base64 decode of blobs (seed D3, §4.5): the base64 text is read in chunks, each
+//! Streaming base64 decode of blobs: the base64 text is read in chunks, each
 //! decoded chunk goes to the sha256 and either to a text buffer (while every byte so far is
 //! valid UTF-8 — the mislabelled-text sniff) or to a temp file in the spill store. No
 //! `serde_json::Value` and no full decoded copy beyond the text case, where the text is the

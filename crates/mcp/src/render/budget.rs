@@ -1,4 +1,4 @@
-//! Result budgets (issue 14): how many bytes of one result of a server reach the model. A
+//! Result budgets: how many bytes of one result of a server reach the model. A
 //! tool's `toolLimits.<tool>.maxResultBytes` wins over the server's `maxResultBytes`, which
 //! wins over the default the session derives from the model's context window
 //! ([`default_result_bytes`]). Text beyond the budget is cut and kept behind a

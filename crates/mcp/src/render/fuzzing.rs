@@ -1,5 +1,5 @@
 //! Entry points for the `cargo fuzz` targets in `fuzz/` (not API): raw JSON results parsed the
-//! way the host parses them when rmcp cannot type them (R1), so the fuzzer drives the same
+//! way the host parses them when rmcp cannot type them, so the fuzzer drives the same
 //! defensive conversion and then the content policy.
 
 use serde_json::Value;

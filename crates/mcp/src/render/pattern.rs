@@ -1,4 +1,4 @@
-//! The `pattern` line filter of `mcp_read_` (seed D4): matching lines with
+//! The `pattern` line filter of `mcp_read_`: matching lines with
 //! [`PATTERN_CONTEXT_LINES`] lines of context, formatted exactly like `rg -n -C2` — `N:line`
 //! for a match, `N-line` for context, `--` between non-adjacent groups, every printed line
 //! ending in `\n`. ripgrep is the test oracle.

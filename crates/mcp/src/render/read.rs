@@ -1,6 +1,6 @@
-//! Rendering of `resources/read` contents (seed §4.3, §4.5) and of result handles: the
+//! Rendering of `resources/read` contents and of result handles: the
 //! `{uri, mime_type, text, truncated, total_bytes, next_offset}` page, spill objects for
-//! binary blobs, structured errors for off-spec entries (R1), and the response ceiling.
+//! binary blobs, structured errors for off-spec entries, and the response ceiling.
 
 use serde::Serialize;
 use serde_json::{Value, json};

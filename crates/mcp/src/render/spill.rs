@@ -1,4 +1,4 @@
-//! The spill store: `<root>/<sanitised server>/<sha256>.<ext>` (seed D3, §4.5, R3). `root` is
+//! The spill store: `<root>/<sanitised server>/<sha256>.<ext>`. `root` is
 //! `<cache>/mcp-resources`, chosen by the caller (the CLI: `$COYOTE_CACHE_DIR` or XDG).
 //!
 //! Invariants: files are written to a temporary name and renamed, so a reader never sees a

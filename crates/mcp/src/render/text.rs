@@ -1,4 +1,4 @@
-//! UTF-8-safe byte paging (seed R2). Invariants: a page never splits a code point (the start
+//! UTF-8-safe byte paging. Invariants: a page never splits a code point (the start
 //! rounds forward, the end rounds back), and a non-empty remainder always yields at least one
 //! code point, so `offset = next_offset` paging always terminates.
 

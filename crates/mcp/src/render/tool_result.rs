@@ -6,7 +6,7 @@
 //! as text when they are UTF-8). Links and embedded resources keep their URI. Structured
 //! content passes through under the same budget, its binary strings spilled and described
 //! ([`super::structured`]). `is_error` is preserved, and an off-spec
-//! block becomes an error item in place without hiding its neighbours (R1).
+//! block becomes an error item in place without hiding its neighbours.
 
 use serde_json::{Map, Value, json};
 

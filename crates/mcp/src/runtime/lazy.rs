@@ -1,4 +1,4 @@
-//! Lazy start from a cached catalog (issue 14), as an `impl McpRuntime` block: a server whose
+//! Lazy start from a cached catalog, as an `impl McpRuntime` block: a server whose
 //! catalog is cached and fresh ([`crate::catalog_cache`]) is registered `Idle` and declared
 //! from that catalog; the first call that needs it starts it ([`McpRuntime::acquire`]). After
 //! any start the runtime refreshes the cached catalog (`start`).

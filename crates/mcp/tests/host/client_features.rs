@@ -1,4 +1,4 @@
-//! The client features against the fake server (issue 18): what is advertised per hook and
+//! The client features against the fake server: what is advertised per hook and
 //! per mcp.json entry, sampling through the hook with the per-server limits, roots (the
 //! session's list, a server's own, a change while a call waits), server log messages and
 //! their level, and structured content checked against the output schema.

@@ -1,4 +1,4 @@
-//! Protocol 2026-07-28's multi-round-trip requests end to end (issue 17, acceptance 2, library
+//! Protocol 2026-07-28's multi-round-trip requests end to end (library
 //! part): a server returns `input_required` with an elicitation and an opaque `requestState`;
 //! coyote asks through its elicitation hook (the REPL's questions), sends the call again with
 //! the answer and the same `requestState`, and a declined question goes back as declined.

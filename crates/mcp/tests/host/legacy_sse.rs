@@ -1,8 +1,7 @@
 //! The legacy HTTP+SSE transport against real servers nobody here wrote: server-everything's
 //! `sse` mode on a free 127.0.0.1 port and the TypeScript SDK's `simpleSseServer.js` (port 3000;
 //! skipped with a note when the port is busy). An entry without `type` falls back to SSE for
-//! them and stays on streamable HTTP for server-everything's `streamableHttp` mode (issue 17,
-//! acceptance 3).
+//! them and stays on streamable HTTP for server-everything's `streamableHttp` mode.
 
 use coyote_mcp::{ContentItem, McpRuntime, ResourceContent, ServerState};
 use coyote_protocol::{HttpSpec, McpServerSpec, McpTransport};

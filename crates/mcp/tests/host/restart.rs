@@ -1,4 +1,4 @@
-//! Issue 15 defect 2: a streamable HTTP server restarted mid-session. A 404 on the old
+//! A streamable HTTP server restarted mid-session. A 404 on the old
 //! session (rmcp's server, the spec's answer): a read request is sent again in a new session,
 //! a `tools/call` is not (it may have run) and says so. A 400 (server-everything's answer,
 //! a JSON-RPC error without `id`): the request fails at once with the server's words — never
@@ -115,7 +115,7 @@ async fn after_a_400_the_request_fails_at_once_with_the_servers_answer() {
     );
     let text = error.to_string();
     assert_user_facing(&text);
-    // The status and the start of the body (issue 15 defect 2), although the body is a
+    // The status and the start of the body, although the body is a
     // JSON-RPC error that rmcp's own client would pass on without the status.
     assert!(
         text.contains("rejected the request with HTTP 400 Bad Request: {"),

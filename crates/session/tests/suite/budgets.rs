@@ -1,4 +1,4 @@
-//! Issue 14 acceptance 3 in a whole turn: under `maxResultBytes: 1000` a 300 KiB tool result
+//! Result budgets in a whole turn: under `maxResultBytes: 1000` a 300 KiB tool result
 //! reaches the model as at most 1,000 bytes of text and a continuation note of at most 300
 //! bytes, and the page the model reads through the handle is within the budget too.
 

@@ -1,4 +1,4 @@
-//! Issue 5 acceptance 6: a scripted conversation that crosses the compaction threshold keeps a
+//! A scripted conversation that crosses the compaction threshold keeps a
 //! valid request (every tool call answered — the fake model checks), the system prompt and the
 //! last turns, and shrinks below the threshold. Both wire formats.
 

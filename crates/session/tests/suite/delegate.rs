@@ -1,4 +1,4 @@
-//! Delegation (issue 5 acceptance 2, R15): a parent agent delegates to an agent whose own
+//! Delegation: a parent agent delegates to an agent whose own
 //! resources-only server comes from the `McpFactory`. The delegate's request is gated from the
 //! delegate's runtime (`mcp_read_kb`, no `mcp_invoke_kb`), the parent's request has neither,
 //! two delegate runs share one connection, and it is closed once both agents are done (the fake

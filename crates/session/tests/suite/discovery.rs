@@ -1,4 +1,4 @@
-//! Issue 14 acceptance 2: a direct-exposed server with resources and prompts keeps discovery,
+//! A direct-exposed server with resources and prompts keeps discovery,
 //! and a scripted model enumerates all 40 resources page by page with `kind` + `offset`.
 
 use coyote_mcp::meta::ExposurePolicies;

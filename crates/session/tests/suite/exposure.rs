@@ -1,4 +1,4 @@
-//! Adaptive exposure in whole turns (issue 7, acceptance 2): the fake server's small tool set
+//! Adaptive exposure in whole turns: the fake server's small tool set
 //! is declared directly under `auto`, and a direct call and an `mcp_invoke_` of the same tool
 //! produce the same approval question, the same bounded result and the same events (apart from
 //! the function name the model used and how it wrapped the arguments).

@@ -1,4 +1,4 @@
-//! Server instructions in the system prompt (issue 18): the selected server's text, labelled
+//! Server instructions in the system prompt: the selected server's text, labelled
 //! as its untrusted text and cut at its budget, after the conversation's own system prompt;
 //! nothing for a server outside the request's selection.
 

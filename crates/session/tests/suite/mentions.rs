@@ -1,4 +1,4 @@
-//! `@SERVER:URI` mentions (issue 19, acceptance 4) at the session level: the mention becomes
+//! `@SERVER:URI` mentions at the session level: the mention becomes
 //! the resource's text, labelled with its URI, inside the user's message — the request carries
 //! no tool call and no extra message; e-mail addresses and servers outside the selection are
 //! left alone; an unreadable mention is an error before anything is sent.

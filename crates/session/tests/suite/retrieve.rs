@@ -1,4 +1,4 @@
-//! The `retrieve` exposure in whole turns (issue 20, acceptance 1): over the committed
+//! The `retrieve` exposure in whole turns: over the committed
 //! 250-tool fixture, the tools declared per request follow the conversation — a tool the
 //! user's message names is declared, a tool called earlier in the turn stays declared, `k`
 //! and the token budget hold — and a call of a tool the request did not declare is refused

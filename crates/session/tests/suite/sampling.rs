@@ -1,4 +1,4 @@
-//! Sampling through a session's runtime (issue 18): the [`Sampler`] asks its consent before a
+//! Sampling through a session's runtime: the [`Sampler`] asks its consent before a
 //! model sees anything, a decline reaches the server (and the chat model through the tool's
 //! result) while the sampling model receives nothing, an approved request carries the
 //! server's system prompt and messages to the model, and a server may ask while another call

@@ -1,4 +1,4 @@
-//! Issue 14 acceptance 1: dispatch is bound to the request's declaration set. A disabled
+//! Dispatch is bound to the request's declaration set. A disabled
 //! server's function, an undeclared meta-function of a direct-exposed server and a direct tool
 //! of a server outside the selection each get a tool error naming the callable functions —
 //! and the servers, running and having answered an allowed call earlier in the session,

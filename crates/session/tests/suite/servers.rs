@@ -97,7 +97,7 @@ async fn starting_and_failed_servers_answer_with_their_state() {
         .unwrap();
     assert_eq!(outcome.stop, StopReason::Answered);
     let requests = llm.requests();
-    // One short health line each instead of their functions (issue 14).
+    // One short health line each instead of their functions.
     assert_eq!(
         declared_tools(LlmWire::OpenAi, &requests[0]),
         vec!["mcp_search_slowstart", "mcp_search_broken"]

@@ -64,7 +64,7 @@ async fn a_plain_answer_streams_and_is_kept() {
         assert_eq!(conversation.usage.output, FAKE_OUTPUT_TOKENS);
         let requests = h.llm.requests();
         assert_eq!(requests.len(), 1);
-        // The fake server has tools only: search, describe, invoke (D7 gating).
+        // The fake server has tools only: search, describe, invoke (gated by the server's live features).
         assert_eq!(
             declared_tools(wire, &requests[0]),
             vec!["mcp_search_fake", "mcp_describe_fake", "mcp_invoke_fake"]

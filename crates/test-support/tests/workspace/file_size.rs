@@ -1,4 +1,4 @@
-//! No non-test source file is over 500 lines (ARCHITECTURE.md "Size"; big test suites go to a
+//! No non-test source file is over 500 lines (docs/architecture.md, Checks; big test suites go to a
 //! sibling `*_tests.rs`).
 //!
 //! Test code is exempt: `*_tests.rs`, everything under `tests/`, `benches/` and `examples/`,

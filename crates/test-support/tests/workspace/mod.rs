@@ -1,4 +1,4 @@
-//! Workspace-wide rules, checked on `cargo metadata` and the sources (issue 13 item 5–6):
+//! Workspace-wide rules, checked on `cargo metadata` and the sources:
 //! - `crate_rules`: no crate depends on one it must not (`data/crate-rules.toml`);
 //! - `dependencies`: every declared dependency is named by a source of its section;
 //! - `rust_version`: the workspace `rust-version` is the highest any dependency needs;

@@ -119,10 +119,10 @@ async fn run_entry(
         Err(rejected) => rejected.report(),
         Ok(cmd) => {
             // Without a daemon (one stat) the line is not parsed again for it.
-            if super::session::daemon_socket(pool.paths()).is_some()
+            if super::daemon::daemon_socket(pool.paths()).is_some()
                 && let Some(words) = daemon_words(words, &cmd)
                 && let Some(result) =
-                    super::session::route_words(pool.global(), pool.paths(), &cmd, words).await
+                    super::daemon::route_words(pool.global(), pool.paths(), &cmd, words).await
             {
                 return match result {
                     Ok(()) => crate::exit::CODE_OK,

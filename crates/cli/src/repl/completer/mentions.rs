@@ -1,4 +1,4 @@
-//! Live completion of `@SERVER:URI` mentions in a chat line (issue 19): `@<TAB>` offers the
+//! Live completion of `@SERVER:URI` mentions in a chat line: `@<TAB>` offers the
 //! enabled servers that have resources (local state, as `@server:`), `@server:<TAB>` that
 //! server's resources and templates (a template's placeholders as `{name=}`, ready for the
 //! value), listed live on every Tab — or, for an idle server, from its cached catalog.

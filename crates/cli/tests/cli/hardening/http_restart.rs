@@ -1,4 +1,4 @@
-//! Issue 15 defect 2 at the level of the real `coyote` binary (the library-level tests are
+//! A restarted HTTP server at the level of the real `coyote` binary (the library-level tests are
 //! `coyote-mcp`'s `host::restart::*`): a streamable HTTP server restarted or killed while a
 //! REPL or a `coyote mcp` command is using it.
 //! - 404 on the old session (test-support's fake HTTP server, as rmcp servers answer): in the

@@ -1,4 +1,4 @@
-//! Issue 15 (hardening): the real `coyote` binary against misbehaving servers, signals, hostile
+//! Hardening: the real `coyote` binary against misbehaving servers, signals, hostile
 //! input and planted secrets. Each module is one fault family; every test here failed before
 //! its fix.
 

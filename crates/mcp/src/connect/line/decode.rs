@@ -1,4 +1,4 @@
-//! Lines the JSON parser refused, and what each costs the caller (issue 15, defect 5). A bad
+//! Lines the JSON parser refused, and what each costs the caller. A bad
 //! line never leaves a request pending:
 //!
 //! - **Not UTF-8.** The reply fails its own request at once with an error that says so (the

@@ -1,6 +1,6 @@
 //! Decoding a big `resources/read` blob while its line arrives, so the 67 MiB of base64 of a
 //! 50 MiB blob is never buffered, never copied into rmcp's typed message, and decoding,
-//! hashing and the UTF-8 sniff overlap with the server still writing (issue 3 "Memory").
+//! hashing and the UTF-8 sniff overlap with the server still writing.
 //!
 //! A resumable scanner follows the JSON structure of a line that did not fit in the read
 //! buffer (the only lines worth it). The string value at `result.contents[*].blob` of the

@@ -165,7 +165,7 @@ fn every_blob_of_a_multi_content_result_is_diverted_and_neighbours_survive() {
     assert!(matches!(first, DecodedBlob::Spilled(f) if f.size_bytes == bytes.len() as u64));
     let third = decode_blob(&blob_at(&assembled, 2), None, "srv", &store).expect("third");
     assert!(matches!(third, DecodedBlob::Text(t) if t == "plain text"));
-    // rmcp keeps the text of an entry with both; the raw path reports it (R1). Either way its
+    // rmcp keeps the text of an entry with both; the raw path reports it. Either way its
     // diverted blob is a token like the others.
     assert!(crate::render::blob::received::take(&blob_at(&assembled, 3)).is_some());
 }

@@ -163,7 +163,7 @@ impl Surface {
             .clone()
     }
 
-    /// The kinds a meta-exposed server declares: D7's, plus read once a handle was issued.
+    /// The kinds a meta-exposed server declares: those its live features gate in, plus read once a handle was issued.
     pub(super) fn meta_kinds(&self, features: &McpServerFeatures) -> Vec<MetaKind> {
         let mut kinds = enabled_kinds(features);
         if !kinds.contains(&MetaKind::Read) && self.has_handles(&features.name) {

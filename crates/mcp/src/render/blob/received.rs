@@ -1,5 +1,5 @@
 //! Blobs the stdio transport decoded while they arrived, so a 50 MiB `resources/read` never
-//! exists as a 67 MiB base64 `String` (issue 3 "Memory"). The transport feeds the blob's
+//! exists as a 67 MiB base64 `String`. The transport feeds the blob's
 //! characters to a [`BlobReceiver`] (decode, sha256 and UTF-8 sniff on the fly, bytes kept in
 //! memory), [`stash`]es the result and puts the returned token where the base64 was; rmcp and
 //! `convert` carry the token like any blob string, and [`super::decode_blob`] [`take`]s it.

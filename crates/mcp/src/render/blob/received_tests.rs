@@ -127,7 +127,7 @@ fn the_pending_set_is_bounded_by_count_and_bytes() {
     assert!(pending.take(second).is_some() && pending.take(third).is_some());
 }
 
-/// A long-lived process reads blob after blob (issue 24): a finished blob keeps only the bytes
+/// A long-lived process reads blob after blob: a finished blob keeps only the bytes
 /// it holds, not the address space reserved for one at the ceiling, and the reserve of a failed
 /// one is freed at once — nothing a read reserved outlives it but its bytes.
 #[test]

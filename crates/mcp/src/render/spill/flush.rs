@@ -1,4 +1,4 @@
-//! Handing a big spilled file's pages back (issue 24, long-lived reads): after a new spill file
+//! Handing a big spilled file's pages back (long-lived reads): after a new spill file
 //! of at least [`RELEASE_FROM_BYTES`] is in place, a background thread writes it to disk and
 //! drops its pages from the page cache (`fdatasync`, then `posix_fadvise(DONTNEED)`).
 //!

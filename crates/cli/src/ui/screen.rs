@@ -1,6 +1,7 @@
-//! The REPL's terminal output while a turn runs: streamed answer text on stdout, a spinner and
-//! one status line per tool call on stderr, and a pause for questions (approval, elicitation,
-//! missing prompt arguments) so a form is never drawn over by the spinner.
+//! The terminal output while a turn runs: streamed answer text on stdout, a spinner and one
+//! status line per tool call on stderr (the REPL draws its turns here), and the pause every
+//! front end's questions take (approval, elicitation, missing prompt arguments) so a form is
+//! never drawn over by the spinner.
 //!
 //! Invariants:
 //! - The state lock is never held across an await or a blocking prompt; output is written
@@ -15,8 +16,8 @@
 //!   [`Screen::line`]); answers come rendered (and sanitized) by the Markdown renderer
 //!   ([`Screen::answer_renderer`], [`Screen::styled`]).
 //! - A server log line never lands inside a streaming answer: from the first text until the
-//!   answer ends (a spinner or the end of the turn) such lines are held, bounded, and printed
-//!   after it.
+//!   answer ends (a spinner or the end of the turn) such lines are held, bounded
+//!   ([`HeldLines`]), and printed after it.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -24,10 +25,9 @@ use std::time::Duration;
 
 use coyote_mcp::progress::ProgressUpdate;
 
-use crate::client::log_view::HeldLines;
-use crate::client::progress::{PlainLimiter, bar, describe};
 use crate::markdown::{RenderOptions, StreamRenderer, ThemeChoice};
 use crate::term::sanitize::Sanitizer;
+use crate::ui::progress::{PlainLimiter, bar, describe};
 
 /// Spinner frames (ASCII-safe braille dots, like most CLIs).
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -289,7 +289,7 @@ impl Screen {
             end_answer_line(&mut state);
         }
         // A progress line outside the REPL (`coyote mcp call`) steps aside too.
-        crate::client::progress::pause();
+        crate::ui::progress::pause();
         QuestionGuard {
             screen: self.clone(),
             _turn: turn,
@@ -318,7 +318,7 @@ pub struct QuestionGuard {
 
 impl Drop for QuestionGuard {
     fn drop(&mut self) {
-        crate::client::progress::resume();
+        crate::ui::progress::resume();
         let mut state = self.screen.lock();
         state.paused = state.paused.saturating_sub(1);
         if state.paused == 0 && !state.streaming {
@@ -365,5 +365,51 @@ fn end_answer_line(state: &mut State) {
         let _ = writeln!(out);
         let _ = out.flush();
         state.mid_line = false;
+    }
+}
+/// Server log lines held while an answer streams, at most [`MAX_HELD_LOG_LINES`]; older ones
+/// are dropped first and counted.
+#[derive(Debug, Default)]
+pub struct HeldLines {
+    lines: std::collections::VecDeque<String>,
+    dropped: usize,
+}
+
+/// Lines held at most while an answer streams.
+pub const MAX_HELD_LOG_LINES: usize = 100;
+
+impl HeldLines {
+    /// Holds `line`, dropping the oldest when full.
+    pub fn push(&mut self, line: String) {
+        if self.lines.len() == MAX_HELD_LOG_LINES {
+            self.lines.pop_front();
+            self.dropped += 1;
+        }
+        self.lines.push_back(line);
+    }
+
+    /// How many lines are held.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty() && self.dropped == 0
+    }
+
+    /// The lines to print now (a note first when some were dropped); empties the buffer.
+    pub fn take(&mut self) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.lines.len() + 1);
+        let dropped = std::mem::take(&mut self.dropped);
+        if dropped > 0 {
+            out.push(format!(
+                "… {dropped} server log line(s) were dropped while the answer streamed (all \
+                 are in coyote.log)"
+            ));
+        }
+        out.extend(self.lines.drain(..));
+        out
     }
 }

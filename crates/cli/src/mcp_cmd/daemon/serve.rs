@@ -1,11 +1,12 @@
-//! The session daemon: `coyote mcp session start` re-runs the binary detached with its hidden
+//! The daemon's side: `coyote mcp session start` re-runs the binary detached with its hidden
 //! `--daemon` flag, and that process serves here. It binds the config dir's socket (0600 in
 //! the private directory; a socket left by a crashed daemon is replaced), starts the configured
 //! servers in one [`ServerPool`], and answers one JSON request per connection: a command runs
 //! with the client's terminal capabilities and its output captured; clients wait for each
-//! other only while a command's servers are made ready (the pool is shared); a client that goes away cancels its own command only; a server's question goes to the running command whose client can ask its user (`forward.rs`). It exits on `stop`,
-//! SIGTERM/SIGINT/SIGHUP, or after the idle timeout, shutting every server down and removing
-//! its socket.
+//! other only while a command's servers are made ready (the pool is shared); a client that goes
+//! away cancels its own command only; a server's question goes to the running command whose
+//! client can ask its user (`forward.rs`). It exits on `stop`, SIGTERM/SIGINT/SIGHUP, or after
+//! the idle timeout, shutting every server down and removing its socket.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

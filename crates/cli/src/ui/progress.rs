@@ -8,10 +8,9 @@
 //! Invariants: the observer only stores the latest update (or prints a line the limiter
 //! admits), so a flood of notifications costs neither memory nor output; the server's message
 //! passes [`crate::term::one_line`] before it reaches the terminal.
-#![allow(
-    clippy::print_stderr,
-    reason = "progress is drawn on stderr, the channel for everything but results"
-)]
+//!
+//! A delegate agent's status line ([`delegate_progress_line`]) is worded here too, the same in
+//! one-shot chat and the REPL.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -289,6 +288,12 @@ fn draw(shared: &Mutex<Shared>) {
     let _ = write!(err, "\r\x1b[2K{text}");
     let _ = err.flush();
     state.drawn = true;
+}
+
+/// A delegate's status line, indented by its depth below the top agent (one-shot and REPL).
+pub(crate) fn delegate_progress_line(agent: &str, depth: u32, message: &str) -> String {
+    let indent = "  ".repeat(depth.saturating_sub(1) as usize);
+    format!("{indent}agent {agent}: {message}")
 }
 
 #[cfg(test)]

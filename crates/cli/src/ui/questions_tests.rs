@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::repl::prompt_cmd::{ArgumentAsker, MissingArgument};
 
 #[tokio::test]
 async fn without_a_terminal_nothing_is_approved_or_accepted() {

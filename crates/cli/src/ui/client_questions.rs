@@ -121,9 +121,9 @@ fn last_user_text(request: &SamplingRequest) -> String {
 }
 
 /// The whole consent dialogue (blocking).
-#[allow(
+#[expect(
     clippy::print_stderr,
-    reason = "the question's text is drawn on stderr, the terminal UI the REPL owns"
+    reason = "the question's text is drawn on stderr, where every front end asks its questions"
 )]
 fn consent_dialogue(request: &SamplingRequest, model: &str) -> ConsentDecision {
     let declined = || {
@@ -166,9 +166,9 @@ fn consent_dialogue(request: &SamplingRequest, model: &str) -> ConsentDecision {
 }
 
 /// Shows the answer and asks whether it goes back (blocking).
-#[allow(
+#[expect(
     clippy::print_stderr,
-    reason = "the question's text is drawn on stderr, the terminal UI the REPL owns"
+    reason = "the question's text is drawn on stderr, where every front end asks its questions"
 )]
 fn review_dialogue(request: &SamplingRequest, response: &SamplingResponse) -> bool {
     let text: Vec<String> = response
@@ -270,9 +270,9 @@ pub fn describe_url(request: &UrlElicitationRequest) -> String {
     .into_owned()
 }
 
-#[allow(
+#[expect(
     clippy::print_stderr,
-    reason = "the question's text is drawn on stderr, the terminal UI the REPL owns"
+    reason = "the question's text is drawn on stderr, where every front end asks its questions"
 )]
 fn url_dialogue(request: &UrlElicitationRequest) -> ElicitationResponse {
     eprint!("{}", describe_url(request));

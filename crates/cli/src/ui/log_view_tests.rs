@@ -3,6 +3,7 @@ use std::time::{Duration, Instant};
 use coyote_mcp::{McpLogLevel, ServerLogMessage};
 
 use super::*;
+use crate::ui::screen::{HeldLines, MAX_HELD_LOG_LINES};
 
 #[test]
 fn a_burst_then_a_steady_rate_with_the_skipped_counted() {

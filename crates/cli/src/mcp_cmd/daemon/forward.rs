@@ -1,4 +1,4 @@
-//! Server questions in a session daemon (issue 24): a server's elicitation — a form, or a page
+//! Server questions in the daemon: a server's elicitation — a form, or a page
 //! to open — goes to the command it arrived during, on that command's own terminal. The
 //! daemon's servers get a [`Forwarder`] as their elicitation hook; each running command whose
 //! client can ask (stdin and stderr are terminals) is attached to it, and a question goes to
@@ -24,8 +24,8 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::repl::questions::{Interactivity, Questions};
-use crate::repl::screen::Screen;
+use crate::ui::questions::{Interactivity, Questions};
+use crate::ui::screen::Screen;
 
 /// A question a server asked, on its way to the attached command.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,12 +1,12 @@
-//! `coyote mcp session start|stop|status`: a daemon that keeps the configured servers running
-//! for an interactive shell ([`daemon`]), and the client side every `coyote mcp` command takes
+//! The daemon behind `coyote mcp session start|stop|status`: a process that keeps the
+//! configured servers running for an interactive shell ([`serve`]), and the client side every `coyote mcp` command takes
 //! when one is running for its config dir ([`route`]). A command is served only when its key —
 //! directories, global options, resolved server entries, git root ([`wire::key`]) — is the
 //! daemon's; otherwise, or when no daemon answers, it runs alone as always. No daemon is ever
 //! started implicitly.
 
-mod daemon;
 mod forward;
+mod serve;
 mod wire;
 
 use std::process::Stdio;
@@ -32,7 +32,7 @@ pub async fn run(
             idle_timeout,
             daemon: true,
         } => {
-            daemon::serve(
+            serve::serve(
                 global.clone(),
                 paths.clone(),
                 Duration::from_secs(idle_timeout),

@@ -1,5 +1,6 @@
-//! What scopes a conversation: the role, the agent layer, the session's own MCP selection and
-//! the model the user chose — and the ONE derivation of what they mean for the session: the
+//! Choosing the model and the servers, for one-shot chat and the REPL alike. What scopes a
+//! conversation: the role, the agent layer, the saved session's own MCP selection and the
+//! model the user chose — and the ONE derivation of what they mean for the turn loop: the
 //! server selection (through `coyote_config::resolve_selection`, the single helper shared by
 //! request building, `.list` and `.prompt` completion) and the model settings.
 //!
@@ -8,7 +9,9 @@
 //!   not merged); aliases are expanded by the config helper only.
 //! - Model precedence: the user's explicit choice (`-m`, `.model`) > agent > role > config.
 //! - One-shot chat and the REPL both derive from a [`Scope`] with these functions, so they
-//!   cannot disagree.
+//!   cannot disagree; a saved session records and restores its scope through [`saved`].
+
+pub mod saved;
 
 use std::sync::{Arc, RwLock};
 
@@ -156,7 +159,3 @@ pub fn describe_selection(resolved: &ResolvedSelection) -> String {
     };
     format!("{what} ({})", source_label(resolved.source))
 }
-
-#[cfg(test)]
-#[path = "scope_tests.rs"]
-mod tests;

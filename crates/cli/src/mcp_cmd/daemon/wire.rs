@@ -1,4 +1,4 @@
-//! What a session daemon and its clients share: where the socket is (one per config dir, in a
+//! What the daemon and its clients share: where the socket is (one per config dir, in a
 //! private directory), the key a command must match to be served (a hash of everything its
 //! output depends on), and the messages — one JSON object per line each way; while a command
 //! runs, the daemon may send questions and the client answers them.
@@ -167,7 +167,7 @@ pub fn key(
         "global": format!("{global:?}"),
         "servers": serde_json::to_value(servers).unwrap_or_default(),
         "root": root,
-        "protocol": std::env::var(crate::setup::PROTOCOL_ENV).ok(),
+        "protocol": std::env::var(crate::client::PROTOCOL_ENV).ok(),
     });
     hex(&Sha256::digest(text.to_string().as_bytes()))
 }

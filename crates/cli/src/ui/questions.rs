@@ -1,7 +1,7 @@
-//! Questions the REPL asks while a turn runs, drawn with `inquire` on a paused [`Screen`]:
-//! tool approval (yes / no / always for this tool in this session), a server's elicitation form
-//! (accept / decline / cancel), and missing `.prompt` arguments (with the server's values as
-//! the user types, when it completes).
+//! Questions every front end asks while a turn or call runs, drawn with `inquire` on a paused
+//! [`Screen`]: tool approval (yes / no / always for this tool in this session) and a server's
+//! elicitation form (accept / decline / cancel). The REPL asks missing `.prompt` arguments
+//! with the same [`Questions`] (`repl/prompt_cmd.rs`).
 //!
 //! Invariants:
 //! - Nothing is ever approved or accepted on the user's behalf: without a terminal, approval is
@@ -23,9 +23,7 @@ use inquire::InquireError;
 
 use super::form::{self, Field};
 use super::form_widgets;
-use super::prompt_cmd::{ArgumentAsker, MissingArgument};
 use super::screen::Screen;
-use super::values::{ArgumentValues, QuestionValues};
 use crate::term::sanitize;
 
 /// Longest argument text shown in an approval question.
@@ -50,7 +48,8 @@ impl Interactivity {
     }
 }
 
-/// The REPL's question asker: approver, elicitation hook and argument asker in one.
+/// The terminal's question asker: approver and elicitation hook in one (the REPL's argument
+/// asker too).
 #[derive(Debug, Clone)]
 pub struct Questions {
     screen: Screen,
@@ -80,17 +79,17 @@ impl Questions {
     }
 
     /// Whether questions can be asked.
-    pub(super) fn mode(&self) -> Interactivity {
+    pub(crate) fn mode(&self) -> Interactivity {
         self.mode
     }
 
     /// The screen questions pause.
-    pub(super) fn screen(&self) -> &Screen {
+    pub(crate) fn screen(&self) -> &Screen {
         &self.screen
     }
 
     /// Runs a blocking prompt with the screen paused; `None` when it could not run.
-    pub(super) async fn blocking<T: Send + 'static>(
+    pub(crate) async fn blocking<T: Send + 'static>(
         &self,
         prompt: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
@@ -266,49 +265,6 @@ fn run_form(header: &str, fields: &[Field]) -> ElicitationResponse {
         }
     }
     ElicitationResponse::Accept(form::content(fields, answers))
-}
-
-impl ArgumentAsker for Questions {
-    fn ask(
-        &self,
-        prompt: &str,
-        argument: &MissingArgument,
-        values: Option<ArgumentValues>,
-    ) -> BoxFuture<'_, Option<String>> {
-        // The server's values as the user types (the question runs on a blocking thread).
-        let runtime = tokio::runtime::Handle::try_current().ok();
-        let values = values
-            .zip(runtime)
-            .map(|(v, runtime)| QuestionValues::new(v, runtime));
-        let label = sanitize(&format!("{} for prompt `{prompt}`", argument.name)).into_owned();
-        let help = argument
-            .description
-            .as_deref()
-            .map(|d| sanitize(d).into_owned());
-        Box::pin(async move {
-            if self.mode == Interactivity::None {
-                return None;
-            }
-            self.blocking(move || {
-                let mut text = inquire::Text::new(&label).with_validator(|t: &str| {
-                    Ok(if t.is_empty() {
-                        inquire::validator::Validation::Invalid("required".into())
-                    } else {
-                        inquire::validator::Validation::Valid
-                    })
-                });
-                if let Some(help) = help.as_deref() {
-                    text = text.with_help_message(help);
-                }
-                if let Some(values) = values {
-                    text = text.with_autocomplete(values);
-                }
-                text.prompt().ok()
-            })
-            .await
-            .flatten()
-        })
-    }
 }
 
 #[cfg(test)]

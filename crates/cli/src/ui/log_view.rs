@@ -6,11 +6,11 @@
 //! which holds lines while an answer streams and prints them after it ([`ReplLog`]).
 //!
 //! Memory is bounded whatever a server sends: one counter per server in the throttle, the
-//! screen's held lines are capped ([`MAX_HELD_LOG_LINES`], [`HeldLines`]), and the
-//! prompt printer's channel is bounded (a full channel drops the line; it is in the log).
-#![allow(
+//! screen's held lines are capped (`screen::HeldLines`), and the prompt printer's channel is
+//! bounded (a full channel drops the line; it is in the log).
+#![expect(
     clippy::print_stderr,
-    reason = "one-shot and `mcp call` show server log lines on stderr, the CLI's channel for notes"
+    reason = "one-shot chat and `coyote mcp` commands show server log lines on stderr, the CLI's channel for notes"
 )]
 
 use std::collections::HashMap;
@@ -20,8 +20,8 @@ use std::time::Instant;
 
 use coyote_mcp::{ServerLogMessage, ServerLogSink};
 
-use crate::repl::screen::Screen;
 use crate::term::{self, Paint};
+use crate::ui::screen::Screen;
 
 /// Lines one server may show at once.
 pub const BURST: f64 = 10.0;
@@ -29,53 +29,6 @@ pub const BURST: f64 = 10.0;
 pub const PER_SECOND: f64 = 2.0;
 /// Longest line (characters) a message is shown as.
 pub const MAX_LINE_CHARS: usize = 300;
-
-/// Server log lines held while an answer streams, at most [`MAX_HELD_LOG_LINES`]; older ones
-/// are dropped first and counted.
-#[derive(Debug, Default)]
-pub struct HeldLines {
-    lines: std::collections::VecDeque<String>,
-    dropped: usize,
-}
-
-/// Lines held at most while an answer streams.
-pub const MAX_HELD_LOG_LINES: usize = 100;
-
-impl HeldLines {
-    /// Holds `line`, dropping the oldest when full.
-    pub fn push(&mut self, line: String) {
-        if self.lines.len() == MAX_HELD_LOG_LINES {
-            self.lines.pop_front();
-            self.dropped += 1;
-        }
-        self.lines.push_back(line);
-    }
-
-    /// How many lines are held.
-    #[cfg(test)]
-    pub fn len(&self) -> usize {
-        self.lines.len()
-    }
-
-    /// Whether nothing is held.
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty() && self.dropped == 0
-    }
-
-    /// The lines to print now (a note first when some were dropped); empties the buffer.
-    pub fn take(&mut self) -> Vec<String> {
-        let mut out = Vec::with_capacity(self.lines.len() + 1);
-        let dropped = std::mem::take(&mut self.dropped);
-        if dropped > 0 {
-            out.push(format!(
-                "… {dropped} server log line(s) were dropped while the answer streamed (all \
-                 are in coyote.log)"
-            ));
-        }
-        out.extend(self.lines.drain(..));
-        out
-    }
-}
 
 /// Whether a message is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
