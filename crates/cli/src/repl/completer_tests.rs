@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::*;
+use crate::repl::commands::CommandName;
 
 /// Generous server call timeout: in these tests only the completion bound may fire.
 fn timeouts() -> Timeouts {
