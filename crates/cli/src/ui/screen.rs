@@ -9,9 +9,10 @@
 //! - Only one question is on screen at a time ([`Screen::question`] serialises them).
 //! - A call's progress follows the spinner's label (bar, n/total, %); without animation it is
 //!   printed as lines, at most one per 10 % (or per 5 s without a total).
-//! - The spinner is drawn only when stderr is a terminal and `TERM` is not `dumb`, coloured
-//!   only when colour is allowed (`term::caps`); otherwise the status lines are still printed,
-//!   without animation.
+//! - The spinner is drawn only when stderr is a terminal, `TERM` is not `dumb` and colour is
+//!   allowed (`NO_COLOR` asks for plain lines, as `term::caps` says); otherwise the status
+//!   lines are still printed, without animation. A frame is cut to the terminal's width, so
+//!   the next frame always erases it.
 //! - Text coyote did not write goes through the terminal sanitizer ([`Screen::text`],
 //!   [`Screen::line`]); answers come rendered (and sanitized) by the Markdown renderer
 //!   ([`Screen::answer_renderer`], [`Screen::styled`]).
@@ -88,7 +89,8 @@ impl Screen {
         Screen {
             state: Arc::default(),
             questions: Arc::default(),
-            animate: crate::term::caps().animate(),
+            // As `coyote mcp call`'s progress: NO_COLOR asks for plain lines, not animation.
+            animate: crate::term::caps().animate() && crate::term::caps().color_stderr,
             render,
             reasoning: Arc::default(),
         }
@@ -260,7 +262,14 @@ impl Screen {
             format!(" {bar} {}", describe(u))
         });
         let progress = progress.unwrap_or_default();
-        let _ = write!(err, "\r\x1b[2K{frame} {label}{progress}");
+        // One line, never wider than the terminal: a wrapped spinner line cannot be erased
+        // by the next frame and would leave a stale line per frame.
+        let body = format!("{label}{progress}");
+        let body = match crate::term::caps().stderr_width() {
+            Some(width) => crate::output::clip(&body, width.saturating_sub(3)),
+            None => body,
+        };
+        let _ = write!(err, "\r\x1b[2K{frame} {body}");
         let _ = err.flush();
         state.drawn = true;
     }

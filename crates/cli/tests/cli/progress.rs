@@ -215,3 +215,50 @@ async fn a_flood_of_progress_is_shown_rate_limited() {
     assert_eq!(last["stop"]["reason"], "answered", "{out}");
     assert_eq!(llm.requests().len(), 2);
 }
+
+/// A REPL turn whose tool reports progress, on a `columns`-wide terminal with `env`; the
+/// screen (rows as drawn, not joined) once the answer is there.
+async fn repl_count_screen(columns: u16, env: &[(&str, &str)]) -> Option<String> {
+    if !tmux_available() {
+        return None;
+    }
+    let home = progress_home()?;
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![
+            Reply::call("sdk__count", json!({"n": 60})),
+            Reply::text("COUNTING-DONE"),
+        ],
+    )
+    .await;
+    write_config(&home, &llm);
+    let term = Terminal::run_sized(&home, &["repl"], env, (columns, 40));
+    term.wait_prompts(1).await;
+    wait_ready(&term, "sdk", 1).await;
+    term.type_text("count to sixty");
+    term.keys(&["Enter"]);
+    term.wait_text("COUNTING-DONE").await;
+    Some(term.tmux(&["capture-pane", "-p", "-S", "-200", "-t", "t"]))
+}
+
+/// At 40 columns the spinner line (label, bar, n/total) is cut to the width: before, it
+/// wrapped, and each frame left its first row behind (36 stale lines in 3.6 s at 80 columns).
+#[tokio::test]
+async fn the_repl_spinner_is_cut_to_a_narrow_terminal_and_leaves_no_stale_lines() {
+    let Some(screen) = repl_count_screen(40, &[]).await else {
+        return;
+    };
+    let stale = screen.lines().filter(|l| l.contains("sdk__count")).count();
+    assert!(stale <= 2, "{stale} lines name the call:\n{screen}");
+}
+
+/// Under NO_COLOR the REPL prints progress as plain lines (as `coyote mcp call` does and
+/// docs/repl.md says) instead of animating: before, it animated and the lines vanished.
+#[tokio::test]
+async fn under_no_color_the_repl_prints_progress_as_lines() {
+    let Some(screen) = repl_count_screen(120, &[("NO_COLOR", "1")]).await else {
+        return;
+    };
+    let lines = screen.lines().filter(|l| l.contains("/60 (")).count();
+    assert!(lines >= 2, "{lines} progress lines:\n{screen}");
+}

@@ -285,8 +285,28 @@ impl Daemon {
                 Err(e) => e.report(),
             }
         };
+        // A bug that panics in one command must not take the daemon (and every other
+        // client's servers) down: it fails that command, and is logged.
+        let guarded = async move {
+            match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(work)).await {
+                Ok(exit) => exit,
+                Err(panic) => {
+                    let what = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    tracing::error!("a command panicked in the session daemon: {what}");
+                    crate::capture::stderr_line(&format!(
+                        "coyote: internal error while the session daemon ran this command \
+                         ({what}); the daemon goes on — please report it with the log"
+                    ));
+                    crate::exit::CODE_FAILURE
+                }
+            }
+        };
         let (exit, captured) =
-            crate::capture::capture(crate::term::caps::with_caps(caps.caps(), work)).await;
+            crate::capture::capture(crate::term::caps::with_caps(caps.caps(), guarded)).await;
         Response::Done {
             exit,
             stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
