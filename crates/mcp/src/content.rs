@@ -106,6 +106,9 @@ pub struct ToolCallOutcome {
     /// match (the content is still delivered; the model and the log are warned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_warning: Option<String>,
+    /// The result's `_meta`, verbatim (protocol-level metadata the server attached).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Value>,
 }
 
 /// Role of a prompt message. MCP defines user and assistant; anything else is kept as text so

@@ -171,6 +171,7 @@ pub(crate) fn tool_outcome(result: CallToolResult) -> ToolCallOutcome {
         structured_content: result.structured_content,
         is_error: result.is_error.unwrap_or(false),
         schema_warning: None,
+        meta: result.meta.and_then(|m| serde_json::to_value(m).ok()),
     }
 }
 
@@ -259,6 +260,7 @@ pub(crate) fn tool_outcome_raw(raw: Value) -> ToolCallOutcome {
             structured_content: None,
             is_error: false,
             schema_warning: None,
+            meta: None,
         };
     };
     let content = match obj.remove("content") {
@@ -278,6 +280,7 @@ pub(crate) fn tool_outcome_raw(raw: Value) -> ToolCallOutcome {
         structured_content: obj.remove("structuredContent").filter(|v| !v.is_null()),
         is_error: matches!(obj.get("isError"), Some(Value::Bool(true))),
         schema_warning: None,
+        meta: obj.remove("_meta").filter(Value::is_object),
     }
 }
 

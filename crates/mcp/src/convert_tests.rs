@@ -50,6 +50,7 @@ fn an_off_spec_block_becomes_invalid_and_its_neighbours_survive() {
             structured_content: None,
             is_error: true,
             schema_warning: None,
+            meta: None,
         }
     );
 }
@@ -92,6 +93,7 @@ fn a_valid_tool_result_takes_the_typed_path() {
             structured_content: Some(json!({"n": 1})),
             is_error: false,
             schema_warning: None,
+            meta: None,
         }
     );
 }
@@ -181,8 +183,27 @@ fn a_contentless_tool_result_is_an_empty_outcome() {
             content: vec![],
             structured_content: None,
             is_error: false,
-            schema_warning: None
+            schema_warning: None,
+            meta: None,
         }
+    );
+}
+
+/// A result's `_meta` is kept verbatim, so `coyote mcp call --json` passes it through as the
+/// docs say (before, it was dropped).
+#[test]
+fn a_tool_results_meta_is_kept() {
+    let raw = json!({
+        "content": [{"type": "text", "text": "hi"}],
+        "_meta": {"io.example/trace": "abc", "progressToken": 7}
+    });
+    assert_eq!(
+        tool_outcome_from(classify(raw.clone())).meta,
+        Some(json!({"io.example/trace": "abc", "progressToken": 7}))
+    );
+    assert_eq!(
+        tool_outcome_raw(raw).meta,
+        Some(json!({"io.example/trace": "abc", "progressToken": 7}))
     );
 }
 

@@ -677,6 +677,7 @@ fn outcome(content: Vec<ContentItem>) -> ToolCallOutcome {
         structured_content: None,
         is_error: false,
         schema_warning: None,
+        meta: None,
     }
 }
 
@@ -698,6 +699,7 @@ fn small_tool_results_pass_unchanged() {
             structured_content: Some(json!({"n": 1})),
             is_error: true,
             schema_warning: None,
+            meta: None,
         },
         &ctx,
     );
@@ -872,6 +874,7 @@ fn oversized_structured_content_is_kept_behind_a_handle() {
             structured_content: Some(big.clone()),
             is_error: false,
             schema_warning: None,
+            meta: None,
         },
         &ctx,
     );
@@ -943,6 +946,7 @@ fn binary_strings_in_structured_content_are_spilled_and_described() {
             structured_content: Some(structured),
             is_error: false,
             schema_warning: None,
+            meta: None,
         },
         &ctx,
     );

@@ -194,3 +194,29 @@ fn a_refused_entry_fails_mcp_read_with_and_without_json() {
     let body: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(out.contains("\"error\""), "{body:#}");
 }
+
+/// `coyote mcp call --json` passes a result's `_meta` through verbatim (docs/mcp-cli.md "JSON
+/// keys"); before, it was dropped.
+#[test]
+fn mcp_call_json_keeps_the_results_meta() {
+    let home = Home::new();
+    let scenario = Scenario::builder()
+        .tool(
+            "traced",
+            ToolBehavior::RawResult {
+                result: json!({
+                    "content": [{"type": "text", "text": "ok"}],
+                    "_meta": {"io.example/trace-id": "t-42"}
+                }),
+            },
+        )
+        .write_to(home.path())
+        .unwrap();
+    home.write_servers(json!({ "fake": scenario.mcp_json_entry() }));
+    let out = home.json(&["mcp", "call", "fake", "traced"]);
+    assert_eq!(
+        out["_meta"],
+        json!({"io.example/trace-id": "t-42"}),
+        "{out:#}"
+    );
+}

@@ -23,6 +23,7 @@ pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> V
         structured_content,
         is_error,
         schema_warning,
+        meta: _,
     } = outcome;
     let count = content.len();
     let mut items = Vec::with_capacity(count);
