@@ -379,7 +379,9 @@ impl EventSink for Progress<'_> {
                 let what = tool.map(|t| format!("{name} ({t})")).unwrap_or(name);
                 self.say(format!("{what}: {}", status_word(status)));
             }
-            SessionEvent::Warning { message } => self.say(format!("warning: {message}")),
+            SessionEvent::Warning { message } | SessionEvent::AttemptDiscarded { message } => {
+                self.say(format!("warning: {message}"));
+            }
             // Nested delegates report through us, one level further down.
             nested @ SessionEvent::DelegateProgress { .. } => self.parent.emit(nested),
             SessionEvent::RequestStarted { .. }

@@ -124,6 +124,13 @@ pub enum SessionEvent {
         /// The status line.
         message: String,
     },
+    /// The model server could not parse the answer being streamed: the text streamed since
+    /// the request started is not the model's answer and is dropped (front ends drop what they
+    /// hold of it and say so), and the request is sent again.
+    AttemptDiscarded {
+        /// Why, for the user.
+        message: String,
+    },
     /// Something the user should know that does not stop the turn.
     Warning {
         /// The warning, for the user.

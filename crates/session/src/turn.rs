@@ -127,7 +127,7 @@ impl Session {
                     conversation.messages.truncate(kept);
                     reasked = true;
                     tool_choice = ToolChoice::Required;
-                    ctx.events.emit(SessionEvent::Warning {
+                    ctx.events.emit(SessionEvent::AttemptDiscarded {
                         message: "the model server could not parse the model's answer as text or \
                                   a call of a declared function (a small model misnaming a \
                                   function?); asking again with a function call required"

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use coyote_session::{EventSink, SessionEvent, ToolCallStatus};
 use serde_json::{Value, json};
 
-use crate::markdown::{RenderOptions, StreamRenderer};
+use crate::markdown::{Discarded, RenderOptions, StreamRenderer};
 use crate::reasoning::ReasoningView;
 use crate::term::{Paint, sanitize};
 use crate::ui::progress::delegate_progress_line;
@@ -209,6 +209,17 @@ impl EventSink for Output {
                     state.refusal_hinted = true;
                     state.write_err(&format!("coyote: {REFUSAL_HINT}\n"));
                 }
+            }
+            SessionEvent::AttemptDiscarded { message } => {
+                let void = match state.markdown.discard() {
+                    Discarded::NothingShown => "",
+                    Discarded::ShownMidLine => {
+                        state.write_out("\n");
+                        " (the text above is not the model's answer)"
+                    }
+                    Discarded::Shown => " (the text above is not the model's answer)",
+                };
+                state.write_err(&format!("coyote: warning: {}{void}\n", sanitize(&message)));
             }
             SessionEvent::Warning { message } => {
                 let rest = state.markdown.finish_line();

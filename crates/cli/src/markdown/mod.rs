@@ -113,6 +113,19 @@ pub struct StreamRenderer {
     block: Block,
     /// Whether the output so far ends a line.
     at_line_start: bool,
+    /// Whether anything was returned to be shown.
+    wrote: bool,
+}
+
+/// What [`StreamRenderer::discard`] dropped had partly been shown already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discarded {
+    /// Nothing of it was shown.
+    NothingShown,
+    /// Whole lines of it were shown.
+    Shown,
+    /// It was shown up to the middle of a line (the caller ends the line).
+    ShownMidLine,
 }
 
 impl StreamRenderer {
@@ -124,6 +137,7 @@ impl StreamRenderer {
             pending: String::new(),
             block: Block::Prose,
             at_line_start: true,
+            wrote: false,
         }
     }
 
@@ -154,8 +168,22 @@ impl StreamRenderer {
         };
         if let Some(last) = out.chars().last() {
             self.at_line_start = last == '\n';
+            self.wrote = true;
         }
         out
+    }
+
+    /// Drops what is pending and not shown yet (a line without its newline, an open table or
+    /// code block): the answer it belonged to was discarded. Says what of it was already shown
+    /// (the caller ends that line and says it is void), and starts a fresh answer.
+    pub fn discard(&mut self) -> Discarded {
+        let was = match (self.wrote, self.at_line_start) {
+            (false, _) => Discarded::NothingShown,
+            (true, true) => Discarded::Shown,
+            (true, false) => Discarded::ShownMidLine,
+        };
+        *self = StreamRenderer::new(self.opts.clone());
+        was
     }
 
     /// Renders whatever is pending (a last line without newline, an open table) and ends the

@@ -153,3 +153,18 @@ fn theme_detection_from_colorfgbg_and_osc11() {
     );
     assert_eq!(theme::from_osc11("\x1b[?62c"), None);
 }
+
+#[test]
+fn a_discarded_answer_drops_what_is_pending_and_says_what_was_shown() {
+    let mut md = StreamRenderer::new(RenderOptions::raw(false));
+    assert_eq!(md.discard(), Discarded::NothingShown);
+    assert_eq!(md.push("half an ans"), "half an ans");
+    assert_eq!(md.discard(), Discarded::ShownMidLine);
+    assert_eq!(md.push("line\n"), "line\n");
+    assert_eq!(md.discard(), Discarded::Shown);
+    // A rendered look holds the unfinished line: dropped, never shown.
+    let mut md = StreamRenderer::new(opts(Look::Plain));
+    assert_eq!(md.push("`mcp_invoke_x` with no newline"), "");
+    assert_eq!(md.discard(), Discarded::NothingShown);
+    assert_eq!(md.finish_line(), "");
+}

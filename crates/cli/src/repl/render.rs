@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use coyote_session::{EventSink, SessionEvent, StopReason, ToolCallStatus};
 
-use crate::markdown::StreamRenderer;
+use crate::markdown::{Discarded, StreamRenderer};
 use crate::reasoning::{REPL_LINES, ReasoningView};
 use crate::term::{Paint, paint as paint_text, sanitize};
 use crate::ui::screen::Screen;
@@ -178,6 +178,19 @@ impl EventSink for TurnRenderer {
                     Some(label) => self.screen.spin(&format!("running {label}…")),
                     None => self.screen.spin("thinking…"),
                 }
+            }
+            SessionEvent::AttemptDiscarded { message } => {
+                let discarded = self.answer().discard();
+                let void = match discarded {
+                    Discarded::NothingShown => "",
+                    Discarded::ShownMidLine => {
+                        self.screen.styled("\n");
+                        " (the text above is not the model's answer)"
+                    }
+                    Discarded::Shown => " (the text above is not the model's answer)",
+                };
+                self.screen
+                    .line(&format!("coyote: warning: {message}{void}"));
             }
             SessionEvent::Warning { message } => {
                 self.flush_answer();

@@ -222,6 +222,17 @@ pub fn warnings(events: &[SessionEvent]) -> Vec<String> {
         .collect()
 }
 
+/// The messages of the attempts the turn discarded (unparsed model output).
+pub fn discarded(events: &[SessionEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::AttemptDiscarded { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The concatenated text deltas.
 pub fn streamed_text(events: &[SessionEvent]) -> String {
     events
