@@ -24,13 +24,15 @@ pub(crate) fn describe_transport_error(error: &DynamicTransportError) -> String 
     describe_chain(error.error.as_ref())
 }
 
-/// Whether the server refused the HTTP request itself with 400 Bad Request — what
-/// server-everything answers a session it no longer knows (it restarted): the connection is
-/// no use any more, and the server has to be started afresh.
+/// Whether the server refused a request of an established session with 400 Bad Request —
+/// what server-everything answers a session it no longer knows (it restarted): the connection
+/// is no use any more, and the server has to be started afresh. A 400 to a request without a
+/// session (one bad request, or a stateless 2026-07-28 exchange) is not this.
 pub(crate) fn is_bad_request(error: &DynamicTransportError) -> bool {
     matches!(
         error.error.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
-        Some(StreamableHttpError::UnexpectedServerResponse(text)) if text.starts_with("HTTP 400")
+        Some(StreamableHttpError::UnexpectedServerResponse(text))
+            if text.starts_with("HTTP 400") && text.contains(super::post::SESSION_REJECTED)
     )
 }
 
@@ -56,6 +58,8 @@ pub(crate) fn describe_http_error(error: &StreamableHttpError<reqwest::Error>) -
     }
     // "HTTP 400 Bad Request: <body>": the status and the start of the body.
     if let StreamableHttpError::UnexpectedServerResponse(text) = error {
+        // The session mark is for `is_bad_request`; the body says what the server thinks.
+        let text = text.replacen(super::post::SESSION_REJECTED, "", 1);
         return match text.split_once(": ") {
             // A 4xx: the server refused this request (the status and the first
             // 200 bytes of the body).
@@ -67,7 +71,7 @@ pub(crate) fn describe_http_error(error: &StreamableHttpError<reqwest::Error>) -
                 "the server answered {status}: {}",
                 restart::cut(body, restart::ERROR_TEXT_MAX)
             ),
-            _ => restart::cut(text, restart::ERROR_TEXT_MAX),
+            _ => restart::cut(&text, restart::ERROR_TEXT_MAX),
         };
     }
     describe_chain(error)

@@ -179,10 +179,21 @@ async fn failure(
     if let Some(answer) = discover_refused(message, with_session, status, &body) {
         return Ok(answer);
     }
+    // A 400 to a request of an established session: the server no longer takes the session
+    // (server-everything answers a session it forgot this way); said in the text, which is
+    // all rmcp carries, so the handle can tell it from a 400 for one bad request.
+    let in_session = if status == StatusCode::BAD_REQUEST && with_session {
+        SESSION_REJECTED
+    } else {
+        ""
+    };
     Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(
-        format!("HTTP {status}: {}", body.trim()),
+        format!("HTTP {status}{in_session}: {}", body.trim()),
     )))
 }
+
+/// Marks, after the status, a 400 answer to a request that carried a session id.
+pub(crate) const SESSION_REJECTED: &str = " (to this session)";
 
 /// A server that does not speak 2026-07-28 refuses `server/discover` (sent without a session)
 /// with a 4xx other than 401/403: that is its answer to the discovery, given to the request

@@ -96,12 +96,24 @@ async fn a_400_with_a_json_rpc_error_fails_with_the_status_and_the_body() {
     let StreamableHttpError::UnexpectedServerResponse(text) = &error else {
         panic!("{error:?}");
     };
-    assert_eq!(text, &format!("HTTP 400 Bad Request: {RPC_ERROR}"));
+    // Sent in a session: said so, because a server that no longer takes the session is no
+    // use until it is started afresh.
+    assert_eq!(
+        text,
+        &format!("HTTP 400 Bad Request (to this session): {RPC_ERROR}")
+    );
     let said = crate::connect::describe_http_error(&error);
     assert!(
         said.starts_with("the server rejected the request with HTTP 400 Bad Request: {"),
         "{said}"
     );
+    // Without a session (one bad request; a stateless 2026-07-28 exchange): the plain status.
+    let url = answering("400 Bad Request", JSON, RPC_ERROR).await;
+    let error = post_to(url, None).await.expect_err("a 400 fails");
+    let StreamableHttpError::UnexpectedServerResponse(text) = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(text, &format!("HTTP 400 Bad Request: {RPC_ERROR}"));
 }
 
 #[tokio::test]
