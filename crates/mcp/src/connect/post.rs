@@ -174,7 +174,11 @@ async fn failure(
             _ => Err(status_error.into()),
         };
     }
+    let session = session_of(&response);
     let body = read_prefix(response, limits.max_error_response_size).await;
+    if let Some(error) = own_error(message, with_session, is_json, &body) {
+        return Ok(StreamableHttpPostResponse::Json(error, session));
+    }
     let body = String::from_utf8_lossy(&body);
     if let Some(answer) = discover_refused(message, with_session, status, &body) {
         return Ok(answer);
@@ -190,6 +194,29 @@ async fn failure(
     Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(
         format!("HTTP {status}{in_session}: {}", body.trim()),
     )))
+}
+
+/// A 4xx answer to a request sent without a session whose JSON body is the JSON-RPC error of
+/// that very request (its id): the server's answer to it, as a stateless 2026-07-28 server
+/// gives a tool's or a method's error — not a failure of the connection.
+fn own_error(
+    message: &ClientJsonRpcMessage,
+    with_session: bool,
+    is_json: bool,
+    body: &[u8],
+) -> Option<ServerJsonRpcMessage> {
+    let JsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    if with_session || !is_json {
+        return None;
+    }
+    match serde_json::from_slice::<ServerJsonRpcMessage>(body).ok()? {
+        JsonRpcMessage::Error(error) if error.id == Some(request.id.clone()) => {
+            Some(JsonRpcMessage::Error(error))
+        }
+        _ => None,
+    }
 }
 
 /// Marks, after the status, a 400 answer to a request that carried a session id.

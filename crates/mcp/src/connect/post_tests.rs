@@ -107,13 +107,23 @@ async fn a_400_with_a_json_rpc_error_fails_with_the_status_and_the_body() {
         said.starts_with("the server rejected the request with HTTP 400 Bad Request: {"),
         "{said}"
     );
-    // Without a session (one bad request; a stateless 2026-07-28 exchange): the plain status.
+    // Without a session (a stateless 2026-07-28 server answers a method's error this way):
+    // the JSON-RPC error of this very request is its answer, not a broken connection.
     let url = answering("400 Bad Request", JSON, RPC_ERROR).await;
+    match post_to(url, None).await {
+        Ok(StreamableHttpPostResponse::Json(JsonRpcMessage::Error(e), _)) => {
+            assert_eq!(e.error.message, "Invalid params: cursor");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Another request's error (or none) is still the HTTP failure.
+    let other_id = RPC_ERROR.replace(r#""id":3"#, r#""id":99"#);
+    let url = answering("400 Bad Request", JSON, &other_id).await;
     let error = post_to(url, None).await.expect_err("a 400 fails");
     let StreamableHttpError::UnexpectedServerResponse(text) = &error else {
         panic!("{error:?}");
     };
-    assert_eq!(text, &format!("HTTP 400 Bad Request: {RPC_ERROR}"));
+    assert_eq!(text, &format!("HTTP 400 Bad Request: {other_id}"));
 }
 
 #[tokio::test]
