@@ -4,6 +4,9 @@
 //! one the table names — is cut with `…` first, then the widest others. `--wide` shows every
 //! cell whole; `--json` output is complete and untruncated. Cells are sanitized for the terminal
 //! before they are measured, and printed text goes through [`crate::term::for_stdout`].
+// Widths, counts and sizes of the terminal layout: an unchecked `-` here once panicked on an
+// 80-column terminal, so every operation is checked or saturating (clippy enforces it).
+#![deny(clippy::arithmetic_side_effects)]
 
 use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
@@ -236,13 +239,13 @@ pub fn clip(s: &str, max: usize) -> String {
         return String::new();
     }
     let mut out = String::new();
-    let mut used = 0;
+    let mut used: usize = 0;
     for c in s.chars() {
         let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w + 1 > max {
+        if used.saturating_add(w).saturating_add(1) > max {
             break;
         }
-        used += w;
+        used = used.saturating_add(w);
         out.push(c);
     }
     out.push('…');
@@ -359,7 +362,7 @@ mod tests {
         }
 
         fn below(&mut self, n: usize) -> usize {
-            usize::try_from(self.next() % n.max(1) as u64).unwrap_or(0)
+            usize::try_from(self.next().checked_rem(n.max(1) as u64).unwrap_or(0)).unwrap_or(0)
         }
     }
 
@@ -387,7 +390,7 @@ mod tests {
     }
 
     fn random_table(rng: &mut Rng) -> Table {
-        let columns = 1 + rng.below(HEADERS.len());
+        let columns = rng.below(HEADERS.len()).saturating_add(1);
         let headers: Vec<&'static str> = HEADERS[..columns].to_vec();
         let flexible = headers[rng.below(columns)];
         let optional: Vec<&str> = headers

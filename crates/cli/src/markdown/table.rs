@@ -1,6 +1,9 @@
 //! Markdown tables: collected row by row and rendered when the table ends — columns aligned
 //! as the delimiter row says, cells wrapped so the table fits the width (comfy-table), inline
 //! Markdown in cells reduced to its text (links keep their target in parentheses).
+// Widths, counts and sizes of the terminal layout: an unchecked `-` here once panicked on an
+// 80-column terminal, so every operation is checked or saturating (clippy enforces it).
+#![deny(clippy::arithmetic_side_effects)]
 
 use comfy_table::{Attribute, Cell, CellAlignment, ContentArrangement, Table, presets};
 use pulldown_cmark::{Alignment, Event, Options, Parser, Tag, TagEnd};

@@ -1,6 +1,9 @@
 //! Word wrapping by display width, for prose coyote writes to a terminal (notes, errors,
 //! hints under a table): lines break at spaces, and inside a word only where the word alone is
 //! wider than the line (a URL, a path). Never wider than the width asked for.
+// Widths, counts and sizes of the terminal layout: an unchecked `-` here once panicked on an
+// 80-column terminal, so every operation is checked or saturating (clippy enforces it).
+#![deny(clippy::arithmetic_side_effects)]
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 

@@ -11,6 +11,9 @@
 //!
 //! A delegate agent's status line ([`delegate_progress_line`]) is worded here too, the same in
 //! one-shot chat and the REPL.
+// Widths, counts and sizes of the terminal layout: an unchecked `-` here once panicked on an
+// 80-column terminal, so every operation is checked or saturating (clippy enforces it).
+#![deny(clippy::arithmetic_side_effects)]
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -58,7 +61,11 @@ fn number(n: f64) -> String {
 /// `[████████░░░░░░░░░░░░]` for a fraction.
 pub fn bar(fraction: f64) -> String {
     let full = ((fraction.clamp(0.0, 1.0)) * BAR_CELLS as f64).round() as usize;
-    format!("[{}{}]", "█".repeat(full), "░".repeat(BAR_CELLS - full))
+    format!(
+        "[{}{}]",
+        "█".repeat(full),
+        "░".repeat(BAR_CELLS.saturating_sub(full))
+    )
 }
 
 /// Which updates become a plain line: the first, then one per new tenth with a total; without
@@ -261,7 +268,7 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
 /// The line on screen for the latest update: `⠋ label [bar] n/total (p%) message · 3s`.
 fn line(state: &Shared) -> String {
     let elapsed = state.started.elapsed().as_secs();
-    let frame = FRAMES[state.frame % FRAMES.len()];
+    let frame = FRAMES[state.frame.checked_rem(FRAMES.len()).unwrap_or(0)];
     match &state.latest {
         None => format!("{frame} {} · {elapsed}s", state.label),
         Some(update) => {
@@ -282,7 +289,7 @@ fn draw(shared: &Mutex<Shared>) {
     if PAUSED.load(Ordering::Acquire) > 0 {
         return;
     }
-    state.frame += 1;
+    state.frame = state.frame.wrapping_add(1);
     let text = line(&state);
     let mut err = std::io::stderr().lock();
     let _ = write!(err, "\r\x1b[2K{text}");

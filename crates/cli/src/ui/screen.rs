@@ -19,6 +19,9 @@
 //! - A server log line never lands inside a streaming answer: from the first text until the
 //!   answer ends (a spinner or the end of the turn) such lines are held, bounded
 //!   ([`HeldLines`]), and printed after it.
+// Widths, counts and sizes of the terminal layout: an unchecked `-` here once panicked on an
+// 80-column terminal, so every operation is checked or saturating (clippy enforces it).
+#![deny(clippy::arithmetic_side_effects)]
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -250,7 +253,11 @@ impl Screen {
         if state.paused > 0 || state.mid_line {
             return;
         }
-        state.frame = (state.frame + 1) % FRAMES.len();
+        state.frame = state
+            .frame
+            .wrapping_add(1)
+            .checked_rem(FRAMES.len())
+            .unwrap_or(0);
         let mut err = std::io::stderr().lock();
         let frame = crate::term::paint(
             FRAMES[state.frame],
@@ -293,7 +300,7 @@ impl Screen {
         let turn = self.questions.clone().lock_owned().await;
         {
             let mut state = self.lock();
-            state.paused += 1;
+            state.paused = state.paused.saturating_add(1);
             erase(&mut state);
             end_answer_line(&mut state);
         }
@@ -392,7 +399,7 @@ impl HeldLines {
     pub fn push(&mut self, line: String) {
         if self.lines.len() == MAX_HELD_LOG_LINES {
             self.lines.pop_front();
-            self.dropped += 1;
+            self.dropped = self.dropped.saturating_add(1);
         }
         self.lines.push_back(line);
     }
@@ -410,7 +417,7 @@ impl HeldLines {
 
     /// The lines to print now (a note first when some were dropped); empties the buffer.
     pub fn take(&mut self) -> Vec<String> {
-        let mut out = Vec::with_capacity(self.lines.len() + 1);
+        let mut out = Vec::with_capacity(self.lines.len().saturating_add(1));
         let dropped = std::mem::take(&mut self.dropped);
         if dropped > 0 {
             out.push(format!(
