@@ -407,7 +407,7 @@ pub(crate) fn servers_mut<'r>(
     })
 }
 
-#[allow(
+#[expect(
     clippy::expect_used,
     reason = "a serde_json::Value always serialises: its map keys are strings"
 )]

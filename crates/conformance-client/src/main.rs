@@ -13,7 +13,7 @@
 //!
 //! Exit codes: 0 the scenario ran, 1 it failed, 2 bad usage or an unknown scenario.
 //! stdout is unused; diagnostics go to stderr.
-#![allow(
+#![expect(
     clippy::print_stderr,
     reason = "a one-module test shim: its diagnostics go to stderr, stdout is unused"
 )]

@@ -21,7 +21,7 @@ static STORAGE_BACKUPS: LazyLock<Regex> =
 static LONG_ID: LazyLock<Regex> = LazyLock::new(|| pattern(r"/[\w-]{8,}(/|$)"));
 
 /// Compile one of the literal patterns above.
-#[allow(
+#[expect(
     clippy::expect_used,
     reason = "the patterns are string literals, each compiled by a unit test; an invalid one is a build defect, not a runtime condition"
 )]

@@ -21,7 +21,7 @@ fn usage() -> ! {
 }
 
 /// Says why on stderr and exits: stdout carries only the base URL.
-#[allow(
+#[expect(
     clippy::print_stderr,
     reason = "stderr is this binary's user interface for usage and startup errors"
 )]

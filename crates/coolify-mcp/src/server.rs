@@ -242,7 +242,7 @@ impl ServerHandler for CoolifyServer {
         Err(method_not_found())
     }
 
-    #[allow(
+    #[expect(
         deprecated,
         reason = "logging/setLevel still reaches 2025-era servers; it must answer like the reference"
     )]

@@ -154,7 +154,7 @@ impl ToolSet {
 }
 
 /// The reference definitions, keyed by name.
-#[allow(
+#[expect(
     clippy::expect_used,
     reason = "catalog.json is compiled in and parsed by a unit test; a broken catalog is a build defect, not a runtime condition"
 )]
@@ -166,7 +166,7 @@ pub fn catalog() -> Vec<Value> {
 ///
 /// Parsed straight into rmcp's `Tool` (no intermediate `Value` tree): this runs on the first
 /// `tools/list`, which start-up latency is measured to.
-#[allow(
+#[expect(
     clippy::expect_used,
     reason = "every catalog entry is checked to be a valid Tool by a unit test; a broken entry is a build defect"
 )]
