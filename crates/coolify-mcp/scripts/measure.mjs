@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Side-by-side startup measurement (SPEC §8): spawn -> first tools/list answered, peak RSS
+// Side-by-side startup measurement: spawn -> first tools/list answered, peak RSS
 // (VmHWM) after boot + the four lists, and the compact byte size of each list result.
 //
 //   node crates/coolify-mcp/scripts/measure.mjs --url http://127.0.0.1:PORT [--runs 7] -- CMD ARGS...

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Golden capture from the reference server (npm @masonator/coolify-mcp@3.5.0, SPEC §8).
+// Golden capture from the reference server (npm @masonator/coolify-mcp@3.5.0).
 //
 // What it does, all on 127.0.0.1:
 // 1. installs the reference into a scratch folder (never a repo dependency; reused if present);
-// 2. builds and starts our fixture Coolify API (`coolify-fixture` binary, SPEC §7.1);
+// 2. builds and starts our fixture Coolify API (`coolify-fixture` binary);
 // 3. spawns the reference over stdio in several configurations and speaks NDJSON JSON-RPC to
 //    it (initialize, the four lists, prompts/get, a few reads and completions);
 // 4. writes what it answered under this folder, one directory per configuration.
@@ -20,7 +20,7 @@
 //   <config>/tools-roster.json         tool names in registration order
 //   <config>/tools/<name>.json         the tools/list entry of every tool
 //   <config>/prompts-list.json, resources-list.json, resource-templates-list.json
-//   <config>/prompts/<variant>.json|.txt   prompts/get results (SPEC §7.4 #40 variants)
+//   <config>/prompts/<variant>.json|.txt   prompts/get results
 //   <config>/reads/…                   resources/read and completion probes
 //   <config>/fixture-requests.json     what the reference sent to the fixture during the run
 //   manifest.json                      versions, configurations and probes
@@ -80,7 +80,7 @@ function installReference() {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
   }
-  // Read-only mode is HTTP-only in the reference; SPEC §8 step 3: a small entry script builds
+  // Read-only mode is HTTP-only in the reference; a small entry script builds
   // the same server class with `{readonly: true}` over stdio.
   const dist = `./node_modules/${REFERENCE}/dist`;
   writeFileSync(
@@ -207,7 +207,7 @@ function configurations(fixtureUrl, entries) {
   const single = { COOLIFY_BASE_URL: fixtureUrl, COOLIFY_ACCESS_TOKEN: TOKEN };
   return [
     {
-      // SPEC §8 step 3: default + staging, both on the fixture.
+      // default + staging, both on the fixture.
       name: 'single', entry: entries.main, env: single,
       prompts: {
         troubleshoot: ['troubleshoot_application', { query: 'shop-frontend' }],
@@ -246,7 +246,7 @@ function configurations(fixtureUrl, entries) {
       },
     },
     {
-      // The snapshot's fleet context of SPEC §7.3 item 9: instance staging, other "prod".
+      // The snapshot's fleet context: instance staging, other "prod".
       name: 'fleet-prod-staging', entry: entries.main,
       env: { COOLIFY_INSTANCES: fleetEnv(fixtureUrl, ['prod', 'staging']) },
       prompts: {

@@ -1,6 +1,6 @@
 // The tool calls `record-calls.mjs` replays against the reference (and `golden_calls.rs`
 // replays against us): every tool, its actions, its parameter guards and every guarded
-// operation. `guarded: true` marks the SPEC §6.1 operations that ask the human (also
+// operation. `guarded: true` marks the guarded operations that ask the human (also
 // recorded in the require-human and elicit configurations); read-only tools are replayed in
 // the read-only configuration too.
 

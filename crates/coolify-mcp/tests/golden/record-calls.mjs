@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Tool-call goldens from the reference server (npm @masonator/coolify-mcp@3.5.0, SPEC §8):
+// Tool-call goldens from the reference server (npm @masonator/coolify-mcp@3.5.0):
 // what every tool answers against our fixture Coolify API, what it sent upstream, and what
 // it asked the human, in each server configuration.
 //
@@ -24,7 +24,7 @@
 // Configurations:
 //   single         COOLIFY_BASE_URL + token; the client has no elicitation capability
 //   fleet          + COOLIFY_INSTANCES=[staging]; every call names instance "staging"
-//   readonly       the server class built with {readonly: true} (SPEC §8.3), read-only tools
+//   readonly       the server class built with {readonly: true}, read-only tools
 //   require-human  the server class built with {requireElicitation: true}; every call
 //   elicit         single, the client advertises elicitation and declines; guarded calls
 //   elicit-fleet   fleet + the declining client; guarded calls
