@@ -19,6 +19,14 @@ pub struct UsageTotals {
     /// Input tokens of the latest response: how much of the context window the conversation
     /// used last time (what compaction compares against the window).
     pub last_input: u64,
+    /// Model requests whose answer was discarded (the server could not parse it) and for
+    /// which the server reported no token counts.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub discarded_attempts: u32,
+    /// coyote's estimate of the prompt tokens those requests used (the server counted them
+    /// but did not say how many): kept apart from the reported `input`, never added to it.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub discarded_input_estimate: u64,
 }
 
 impl UsageTotals {
@@ -28,6 +36,23 @@ impl UsageTotals {
         self.output += usage.output;
         self.last_input = usage.input;
     }
+
+    /// Records a discarded request that the server reported no usage for, with coyote's
+    /// estimate of its prompt tokens.
+    pub fn add_discarded(&mut self, estimated_input: u64) {
+        self.discarded_attempts = self.discarded_attempts.saturating_add(1);
+        self.discarded_input_estimate = self
+            .discarded_input_estimate
+            .saturating_add(estimated_input);
+    }
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 /// System prompt, messages and usage. Serialises as

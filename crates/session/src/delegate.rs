@@ -379,7 +379,7 @@ impl EventSink for Progress<'_> {
                 let what = tool.map(|t| format!("{name} ({t})")).unwrap_or(name);
                 self.say(format!("{what}: {}", status_word(status)));
             }
-            SessionEvent::Warning { message } | SessionEvent::AttemptDiscarded { message } => {
+            SessionEvent::Warning { message } | SessionEvent::AttemptDiscarded { message, .. } => {
                 self.say(format!("warning: {message}"));
             }
             // Nested delegates report through us, one level further down.

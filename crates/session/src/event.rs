@@ -128,8 +128,11 @@ pub enum SessionEvent {
     /// the request started is not the model's answer and is dropped (front ends drop what they
     /// hold of it and say so), and the request is sent again.
     AttemptDiscarded {
-        /// Why, for the user.
+        /// Why, for the user (it also says what the attempt cost, as far as is known).
         message: String,
+        /// coyote's estimate of the discarded request's prompt tokens: the server reports no
+        /// token counts for a request it could not finish.
+        estimated_input_tokens: u64,
     },
     /// Something the user should know that does not stop the turn.
     Warning {

@@ -34,6 +34,7 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::calls::{CallState, RoundEnd, run_round};
+use crate::compact::estimate_tokens;
 use crate::conversation::Conversation;
 use crate::event::{SessionEvent, StopReason};
 use crate::session::{Session, TurnContext};
@@ -127,11 +128,17 @@ impl Session {
                     conversation.messages.truncate(kept);
                     reasked = true;
                     tool_choice = ToolChoice::Required;
+                    let estimate = estimate_tokens(&request.messages);
+                    conversation.usage.add_discarded(estimate);
                     ctx.events.emit(SessionEvent::AttemptDiscarded {
-                        message: "the model server could not parse the model's answer as text or \
-                                  a call of a declared function (a small model misnaming a \
-                                  function?); asking again with a function call required"
-                            .to_owned(),
+                        message: format!(
+                            "the model server could not parse the model's answer as text or a \
+                             call of a declared function (a small model misnaming a function?); \
+                             asking again with a function call required. The server reported no \
+                             token counts for the discarded attempt: its prompt was about \
+                             {estimate} tokens (estimated)"
+                        ),
+                        estimated_input_tokens: estimate,
                     });
                     continue;
                 }

@@ -210,7 +210,7 @@ impl EventSink for Output {
                     state.write_err(&format!("coyote: {REFUSAL_HINT}\n"));
                 }
             }
-            SessionEvent::AttemptDiscarded { message } => {
+            SessionEvent::AttemptDiscarded { message, .. } => {
                 let void = match state.markdown.discard() {
                     Discarded::NothingShown => "",
                     Discarded::ShownMidLine => {

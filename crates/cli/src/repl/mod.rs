@@ -233,6 +233,7 @@ impl Repl {
                     model: self.session.model_label(),
                     usage_input: usage.input,
                     usage_output: usage.output,
+                    discarded: (usage.discarded_attempts, usage.discarded_input_estimate),
                     messages: self.conversation.messages.len(),
                     always_approved: self.session.always_approved(),
                     history_file: self.history_file.display().to_string(),

@@ -179,7 +179,7 @@ impl EventSink for TurnRenderer {
                     None => self.screen.spin("thinking…"),
                 }
             }
-            SessionEvent::AttemptDiscarded { message } => {
+            SessionEvent::AttemptDiscarded { message, .. } => {
                 let discarded = self.answer().discard();
                 let void = match discarded {
                     Discarded::NothingShown => "",

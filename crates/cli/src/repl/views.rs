@@ -384,6 +384,8 @@ pub struct InfoFacts {
     pub model: String,
     pub usage_input: u64,
     pub usage_output: u64,
+    /// Discarded requests the server reported no counts for, and their estimated prompt tokens.
+    pub discarded: (u32, u64),
     pub messages: usize,
     pub always_approved: Vec<(String, String)>,
     pub history_file: String,
@@ -402,10 +404,15 @@ pub fn info(facts: &InfoFacts, servers_text: &str, redactor: &Redactor) -> Strin
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let discarded = match facts.discarded {
+        (0, _) => String::new(),
+        (1, estimate) => format!(" (+ about {estimate} in 1 discarded attempt)"),
+        (n, estimate) => format!(" (+ about {estimate} in {n} discarded attempts)"),
+    };
     let out = format!(
         "model            {}\n\
          messages         {}\n\
-         tokens           {} in, {} out\n\
+         tokens           {} in, {} out{discarded}\n\
          always approved  {approved}\n\
          history          {}\n\
          log              {}\n\

@@ -250,3 +250,33 @@ async fn info_shows_each_enabled_server_s_exposure_and_estimate() {
     );
     runtime.shutdown().await;
 }
+
+#[test]
+fn info_counts_discarded_attempts_apart_from_the_server_s_tokens() {
+    let facts = |discarded| InfoFacts {
+        model: "local:qwen".to_owned(),
+        usage_input: 1_200,
+        usage_output: 40,
+        discarded,
+        messages: 3,
+        always_approved: Vec::new(),
+        history_file: "/h".to_owned(),
+        log_file: None,
+    };
+    let line = |discarded| {
+        info(&facts(discarded), "", &Redactor::default())
+            .lines()
+            .find(|l| l.starts_with("tokens"))
+            .map(str::to_owned)
+            .unwrap()
+    };
+    assert_eq!(line((0, 0)), "tokens           1200 in, 40 out");
+    assert_eq!(
+        line((1, 900)),
+        "tokens           1200 in, 40 out (+ about 900 in 1 discarded attempt)"
+    );
+    assert_eq!(
+        line((2, 1_900)),
+        "tokens           1200 in, 40 out (+ about 1900 in 2 discarded attempts)"
+    );
+}

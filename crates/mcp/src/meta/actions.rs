@@ -273,7 +273,8 @@ async fn describe_completion(
         return Err(DispatchError::BadArguments {
             function: MetaKind::Describe.function_name(handle.name()),
             problem: format!(
-                "server {:?} does not offer argument completion; describe the item without                  `complete` to see its arguments",
+                "server {:?} does not offer argument completion; describe the item without \
+                 `complete` to see its arguments",
                 handle.name()
             ),
         });

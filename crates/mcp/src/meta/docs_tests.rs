@@ -271,3 +271,49 @@ async fn complete_example_runs() {
     assert_eq!(got, answer);
     runtime.shutdown().await;
 }
+
+/// Asking a server without the completions capability for `complete` is refused with one
+/// readable sentence (a line-continuation slip once put an 18-space run into it).
+#[tokio::test]
+async fn complete_without_the_capability_is_one_readable_sentence() {
+    use coyote_protocol::Timeouts;
+    use coyote_test_support::{Capabilities, Scenario, in_process};
+
+    let scenario = Scenario::builder()
+        .capabilities(Capabilities::none().with_prompts())
+        .build();
+    let runtime = crate::runtime::McpRuntime::new(crate::runtime::RuntimeOptions::default());
+    let ((r, w), _fake) = in_process(scenario);
+    let timeouts = Timeouts {
+        startup: std::time::Duration::from_secs(20),
+        call: std::time::Duration::from_secs(20),
+    };
+    runtime.attach_stream("srv", timeouts, r, w).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let dispatcher = MetaDispatcher::new(
+        runtime.clone(),
+        SpillStore::new(dir.path().join("mcp-resources")),
+    );
+    let function = MetaFunction::new(MetaKind::Describe, "srv");
+    let call = serde_json::json!({"kind": "prompt", "name": "team",
+                                  "complete": {"argument": "department", "value": "E"}});
+    let error = dispatcher
+        .dispatch_target(
+            &function.name(),
+            FunctionTarget::Meta(function.clone()),
+            call,
+        )
+        .await
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.ends_with(
+            "server \"srv\" does not offer argument completion; describe the item without \
+             `complete` to see its arguments"
+        ),
+        "{error}"
+    );
+    assert!(!error.contains("  "), "{error:?}");
+    runtime.shutdown().await;
+}

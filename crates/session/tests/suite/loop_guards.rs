@@ -219,11 +219,38 @@ async fn unparsed_model_output_is_asked_again_with_a_call_required_once_per_requ
     assert_eq!(h.server.events().tool_calls("fixed"), 1);
     let warning = "the model server could not parse the model's answer as text or a call of a \
                    declared function (a small model misnaming a function?); asking again with a \
-                   function call required"
-        .to_owned();
+                   function call required. The server reported no token counts for the \
+                   discarded attempt: its prompt was about ";
     // Each failed attempt is discarded as such (front ends drop what they hold of it), not
-    // reported as a plain warning beside the text it streamed.
-    assert_eq!(discarded(&events), vec![warning.clone(), warning]);
+    // reported as a plain warning beside the text it streamed, and says what it cost.
+    let said = discarded(&events);
+    assert_eq!(said.len(), 2, "{said:?}");
+    let estimates: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::AttemptDiscarded {
+                estimated_input_tokens,
+                ..
+            } => Some(*estimated_input_tokens),
+            _ => None,
+        })
+        .collect();
+    for (message, estimate) in said.iter().zip(&estimates) {
+        assert!(*estimate > 0, "{estimates:?}");
+        assert_eq!(
+            message,
+            &format!("{warning}{estimate} tokens (estimated)"),
+            "{said:?}"
+        );
+    }
+    // The second attempt's prompt holds the first round's call and result: it is larger.
+    assert!(estimates[1] > estimates[0], "{estimates:?}");
+    // Kept apart from the server's counts, so `.info` and saved sessions show both.
+    assert_eq!(conversation.usage.discarded_attempts, 2);
+    assert_eq!(
+        conversation.usage.discarded_input_estimate,
+        estimates.iter().sum::<u64>()
+    );
     assert!(warnings(&events).is_empty(), "{:?}", warnings(&events));
     let requests = h.llm.requests();
     assert_eq!(requests.len(), 4);

@@ -227,7 +227,7 @@ pub fn discarded(events: &[SessionEvent]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match e {
-            SessionEvent::AttemptDiscarded { message } => Some(message.clone()),
+            SessionEvent::AttemptDiscarded { message, .. } => Some(message.clone()),
             _ => None,
         })
         .collect()
