@@ -175,3 +175,30 @@ async fn coyote_in_a_terminal_accepts_and_the_delete_runs_once() {
     );
     h.shutdown.cancel();
 }
+
+/// A 2026-07-28 server answers a bad call with HTTP 400 and that request's own JSON-RPC error
+/// (there is no session to be stale): coyote reports the server's error, exits 1, and the next
+/// command still works — it is not "connection failed".
+#[tokio::test]
+async fn coyote_reports_a_2026_07_28_call_error_as_the_server_s_error() {
+    let Some(bin) = coyote_binary() else {
+        return;
+    };
+    let fixture = Fixture::start().await.unwrap();
+    let h = serve(&fixture).await;
+    let home = home_for(&format!("http://{}/mcp", h.addr));
+
+    let unknown = ["mcp", "call", "coolify", "no_such_tool"];
+    let (code, out, err) = coyote_with(&bin, home.path(), &unknown, &[MODERN]).await;
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        err.contains("MCP server 'coolify' answered 'tools/call' with error -32602")
+            && err.contains("no_such_tool"),
+        "{err}"
+    );
+    assert!(!err.contains("connection failed"), "{err}");
+    let version = ["mcp", "call", "coolify", "get_mcp_version"];
+    let (code, out, err) = coyote_with(&bin, home.path(), &version, &[MODERN]).await;
+    assert_eq!(code, 0, "{out}\n{err}");
+    h.shutdown.cancel();
+}
