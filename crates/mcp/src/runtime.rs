@@ -92,6 +92,7 @@ impl McpRuntime {
             max_message_bytes: options.max_message_bytes,
             auth: Arc::new(AuthContext::new(options.auth.clone())),
             protocol: options.protocol,
+            remembered: None,
         };
         McpRuntime {
             inner: Arc::new(Inner {

@@ -24,7 +24,7 @@ pub use provider::{
 pub use server::{
     ApprovalPolicy, ClientFeatureSettings, DEFAULT_INSTRUCTIONS_MAX_BYTES,
     DEFAULT_RETRIEVE_MAX_TOKENS, DEFAULT_RETRIEVE_TOP_K, DEFAULT_SAMPLING_MAX_TOKENS,
-    DEFAULT_SAMPLING_PER_MINUTE, Exposure, HttpSpec, McpServerSpec, McpTransport, ResultLimits,
-    RetrieveSettings, SamplingMode, StartMode, StartPolicy, StdioSpec, Timeouts, redact_url,
-    redact_urls_in,
+    DEFAULT_SAMPLING_PER_MINUTE, Exposure, HttpSpec, McpServerSpec, McpTransport, ProtocolPin,
+    ResultLimits, RetrieveSettings, SamplingMode, StartMode, StartPolicy, StdioSpec, Timeouts,
+    redact_url, redact_urls_in,
 };
