@@ -108,6 +108,7 @@ impl McpRuntime {
         StartContext {
             connect: self.inner.connect.clone(),
             catalog_cache: self.inner.options.catalog_cache.clone(),
+            protocol_memory: self.inner.options.protocol_memory.clone(),
         }
     }
 

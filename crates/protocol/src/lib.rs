@@ -8,6 +8,7 @@ pub mod function;
 pub mod message;
 pub mod names;
 pub mod oauth;
+pub mod protocol_pin;
 pub mod provider;
 pub mod server;
 
@@ -17,6 +18,7 @@ pub use message::{
 };
 pub use names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
 pub use oauth::{ClientCredentials, OAuthGrant, OAuthSpec, PrivateKey};
+pub use protocol_pin::ProtocolPin;
 pub use provider::{
     ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, HttpTimeouts,
     KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,
@@ -24,7 +26,7 @@ pub use provider::{
 pub use server::{
     ApprovalPolicy, ClientFeatureSettings, DEFAULT_INSTRUCTIONS_MAX_BYTES,
     DEFAULT_RETRIEVE_MAX_TOKENS, DEFAULT_RETRIEVE_TOP_K, DEFAULT_SAMPLING_MAX_TOKENS,
-    DEFAULT_SAMPLING_PER_MINUTE, Exposure, HttpSpec, McpServerSpec, McpTransport, ProtocolPin,
-    ResultLimits, RetrieveSettings, SamplingMode, StartMode, StartPolicy, StdioSpec, Timeouts,
-    redact_url, redact_urls_in,
+    DEFAULT_SAMPLING_PER_MINUTE, Exposure, HttpSpec, McpServerSpec, McpTransport, ResultLimits,
+    RetrieveSettings, SamplingMode, StartMode, StartPolicy, StdioSpec, Timeouts, redact_url,
+    redact_urls_in,
 };

@@ -104,6 +104,7 @@ impl<'a> RuntimeOptionsBuilder<'a> {
     pub fn build(self) -> RuntimeOptions {
         let base = RuntimeOptions {
             catalog_cache: self.catalog_cache,
+            protocol_memory: Some(catalog_cache(self.paths)),
             ..base_options(self.paths)
         };
         let Some(global) = self.global else {
@@ -154,6 +155,12 @@ fn base_options(paths: &ConfigPaths) -> RuntimeOptions {
         protocol: protocol_revisions(),
         ..RuntimeOptions::default()
     }
+}
+
+/// Where servers' catalogs (and the handshake each answered) are cached:
+/// `<cache>/mcp-catalogs`.
+pub fn catalog_cache(paths: &ConfigPaths) -> CatalogCache {
+    CatalogCache::new(paths.cache_dir().join("mcp-catalogs"))
 }
 
 /// The revisions servers are offered: 2026-07-28 first with the fallback to 2025-11-25

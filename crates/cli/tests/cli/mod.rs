@@ -25,6 +25,7 @@ mod narrow;
 mod oauth;
 mod progress;
 mod project_files;
+mod protocol;
 mod repl;
 mod resource_watch;
 mod retrieve;

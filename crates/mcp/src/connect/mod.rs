@@ -14,6 +14,7 @@ mod groups;
 pub mod http;
 mod layered;
 pub mod line;
+mod log_opt_in;
 pub(crate) mod negotiate;
 pub(crate) mod post;
 mod remote;

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{Mutex, watch};
 
 use super::Observed;
+use super::log_opt_in::LogOptIn;
 use crate::client_handler::Handler;
 
 /// Which protocol revisions a connection offers.
@@ -186,7 +187,8 @@ fn attempt<T>(
 where
     T: Transport<RoleClient> + Send + 'static,
 {
-    let (transport, ended) = Observed::new(home.lend());
+    let opted_in = LogOptIn::new(home.lend(), handler.generations());
+    let (transport, ended) = Observed::new(opted_in);
     async move {
         let service = match step {
             Lifecycle::Initialize => handler.serve(transport).await?,

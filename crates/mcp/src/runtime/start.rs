@@ -24,6 +24,8 @@ use crate::server::ServerState;
 pub(super) struct StartContext {
     pub(super) connect: ConnectOptions,
     pub(super) catalog_cache: Option<CatalogCache>,
+    /// Read for the remembered handshake when there is no catalog cache.
+    pub(super) protocol_memory: Option<CatalogCache>,
 }
 
 pub(super) async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpServerSpec) {
@@ -31,6 +33,7 @@ pub(super) async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpS
     options.remembered = context
         .catalog_cache
         .as_ref()
+        .or(context.protocol_memory.as_ref())
         .and_then(|cache| cache.remembered_lifecycle(&spec));
     let connected = connect::connect(&spec, &options).await;
     let learned = connected.as_ref().ok().and_then(|c| c.learned);
