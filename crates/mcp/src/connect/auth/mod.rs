@@ -3,8 +3,9 @@
 //! challenge or the well-known paths, RFC 8414 / OpenID metadata with the path-insertion
 //! variants, issuer checks), resource indicators (RFC 8707), client identity (pre-registered →
 //! Client ID Metadata Document → dynamic registration), authorization code + PKCE (S256) with a
-//! pluggable [`Authorizer`], client credentials (secret or JWT assertion), scope selection and
-//! step-up, refresh, and token storage.
+//! pluggable [`Authorizer`], client credentials (secret or JWT assertion), workload identity and
+//! enterprise-managed authorization (JWT bearer grants), DPoP-bound tokens (RFC 9449), scope
+//! selection and step-up, refresh, and token storage.
 //!
 //! Invariants:
 //! - Only a runtime whose [`SignIn`] is `Interactive` starts a sign-in (the CLI's `login`, the
@@ -21,13 +22,17 @@ mod authorizer;
 mod browser;
 mod client;
 mod credentials;
+mod dpop;
+mod federation;
 mod flow;
 mod jwt;
 mod keyring;
 mod loopback;
 mod oauth_http;
+mod proof;
 mod server_auth;
 mod store;
+mod token_post;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -107,6 +112,8 @@ pub struct AuthOptions {
     pub client_name: String,
     /// Told once when the keyring is unreachable and the file store is used instead.
     pub warn: Option<Notice>,
+    /// Told each step of a grant that needs no browser (`coyote mcp login` prints them).
+    pub progress: Option<Notice>,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -128,6 +135,7 @@ impl Default for AuthOptions {
             login_timeout: DEFAULT_LOGIN_TIMEOUT,
             client_name: "coyote".to_owned(),
             warn: None,
+            progress: None,
         }
     }
 }

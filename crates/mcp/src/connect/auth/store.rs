@@ -78,6 +78,9 @@ pub(crate) struct SignInRecord {
     /// the next sign-in asks for them too.
     #[serde(default)]
     pub(crate) pending_scopes: Vec<String>,
+    /// The DPoP key (PKCS#8, base64) tokens of this sign-in are bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) dpop_key: Option<String>,
 }
 
 impl SignInRecord {
@@ -110,6 +113,7 @@ impl fmt::Debug for SignInRecord {
             .field("client", &self.client)
             .field("has_tokens", &self.has_tokens())
             .field("pending_scopes", &self.pending_scopes)
+            .field("has_dpop_key", &self.dpop_key.is_some())
             .finish_non_exhaustive()
     }
 }
