@@ -46,6 +46,7 @@ impl SignInLayer {
         Fut: Future<Output = Result<T, HttpError>>,
     {
         let mut attempts = Attempts::default();
+        self.auth.refresh_if_due().await;
         loop {
             let generation = self.auth.generation();
             let error = match call().await {

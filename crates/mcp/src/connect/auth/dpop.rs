@@ -18,7 +18,6 @@ use ring::signature::{self, EcdsaKeyPair, KeyPair};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::oauth_http::strip_query;
 use crate::error::AuthFailure;
 
 /// The one algorithm coyote signs proofs with.
@@ -137,6 +136,12 @@ impl DpopKey {
             URL_SAFE_NO_PAD.encode(signature.as_ref())
         ))
     }
+}
+
+/// `url` without query and fragment (`htu`; RFC 9449 §4.2).
+fn strip_query(url: &str) -> String {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    url[..end].to_owned()
 }
 
 /// `ath`: base64url(SHA-256(token)).

@@ -276,6 +276,7 @@ pub(crate) async fn fetch_metadata(url: &str) -> Result<AuthorizationMetadata, A
         url: url.to_owned(),
         detail,
     };
+    lazy_tls::install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(OAUTH_HTTP_TIMEOUT)
         .build()

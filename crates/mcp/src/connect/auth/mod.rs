@@ -30,6 +30,8 @@ mod keyring;
 mod loopback;
 mod oauth_http;
 mod proof;
+mod refresh_lock;
+mod revoke;
 mod server_auth;
 mod store;
 mod token_post;
@@ -47,6 +49,8 @@ pub use authorizer::{
 pub use browser::{BrowserAuthorizer, Notice};
 pub use loopback::{CALLBACK_PATH, Loopback};
 pub use oauth_http::OAUTH_HTTP_TIMEOUT;
+pub use refresh_lock::REFRESH_LOCK_WAIT;
+pub use revoke::{LogoutReport, Revocation};
 pub use store::StoreKey;
 
 pub(crate) use client::SignInClient;
@@ -167,7 +171,7 @@ async fn open_store(options: &AuthOptions) -> Arc<dyn TokenStore> {
         TokenStoreChoice::Memory => Arc::new(MemoryStore::default()),
         TokenStoreChoice::File(dir) => Arc::new(FileStore::new(dir.clone())),
         TokenStoreChoice::Keyring { fallback } => {
-            match keyring::open(KEYRING_PROBE_TIMEOUT).await {
+            match keyring::open(KEYRING_PROBE_TIMEOUT, fallback.clone()).await {
                 Ok(store) => store,
                 Err(reason) => {
                     let message = format!(
@@ -203,18 +207,34 @@ pub fn store_key(spec: &HttpSpec) -> StoreKey {
     }
 }
 
-/// Forgets `spec`'s sign-in (tokens and coyote's client registration); `Ok(false)` when there
-/// was none. For `coyote mcp logout NAME`.
-pub async fn logout(spec: &McpServerSpec, options: &AuthOptions) -> Result<bool, McpError> {
+/// Signs `spec` out: revokes its tokens at the authorization server when it offers that
+/// (RFC 7009), then forgets the sign-in (tokens and coyote's client registration) whatever the
+/// revocation's outcome. For `coyote mcp logout NAME`.
+pub async fn logout(spec: &McpServerSpec, options: &AuthOptions) -> Result<LogoutReport, McpError> {
     let http = oauth_http_spec(spec)?;
     let store = AuthContext::new(options.clone()).store().await;
     let key = store_key(http);
-    store::blocking(move || store.delete(&key))
+    let failure = |failure| McpError::SignIn {
+        server: spec.name.clone(),
+        failure,
+    };
+    let loaded = {
+        let (store, key) = (store.clone(), key.clone());
+        store::blocking(move || store.load(&key))
+            .await
+            .map_err(failure)?
+    };
+    let revocation = match &loaded {
+        Some(record) => revoke::revoke(record, &http.oauth).await,
+        None => Revocation::NothingStored,
+    };
+    if let Revocation::Failed { endpoint, answer } = &revocation {
+        tracing::warn!(server = %spec.name, %endpoint, %answer, "token revocation failed");
+    }
+    let forgot = store::blocking(move || store.delete(&key))
         .await
-        .map_err(|failure| McpError::SignIn {
-            server: spec.name.clone(),
-            failure,
-        })
+        .map_err(failure)?;
+    Ok(LogoutReport { forgot, revocation })
 }
 
 /// Forgets `spec`'s tokens but keeps its client registration (a new sign-in follows).

@@ -20,6 +20,7 @@ use super::credentials::CellCredentials;
 use super::dpop::{self, Advertised, DpopKey, DpopState, is_dpop_token_type};
 use super::oauth_http::{Journal, JournalingClient};
 use super::proof::{ProofClient, proof_client};
+use super::refresh_lock::refresh_due;
 use super::store::RecordCell;
 use super::{AuthContext, MAX_SIGN_INS_PER_REQUEST, SignIn, flow, store_key};
 use crate::connect::challenge::{Challenge, challenge_params};
@@ -280,6 +281,38 @@ impl ServerAuth {
         self.signed_in.store(true, Ordering::SeqCst);
         tracing::info!(server = %self.server, "signed in");
         Ok(())
+    }
+
+    /// Refreshes the token when it is due, one process at a time: under the record's refresh
+    /// gate and lock file, after re-reading the record — when another process refreshed in
+    /// the meantime, its token is used and nothing is sent. Failures are left to the request
+    /// (rmcp's refresh, then sign-in, report them).
+    pub(crate) async fn refresh_if_due(&self) {
+        let due = |auth: &Self| auth.cell.credentials().is_some_and(|c| refresh_due(&c));
+        if !due(self) {
+            return;
+        }
+        // The manager first, then the gate: rmcp's own refreshes take them in that order too.
+        let manager = self.manager.lock().await;
+        let guard = match self.cell.coordinate().await {
+            Ok(guard) => guard,
+            Err(failure) => {
+                tracing::warn!(server = %self.server, %failure, "refresh not coordinated");
+                return;
+            }
+        };
+        if !due(self) {
+            tracing::info!(server = %self.server, "another coyote process refreshed the token");
+            return;
+        }
+        self.cell.refreshing.store(true, Ordering::SeqCst);
+        let refreshed = manager.refresh_token().await;
+        self.cell.refreshing.store(false, Ordering::SeqCst);
+        drop(guard);
+        match refreshed {
+            Ok(_) => tracing::info!(server = %self.server, "refreshed the token"),
+            Err(e) => tracing::debug!(server = %self.server, error = %e, "refresh failed"),
+        }
     }
 
     /// A manager for a new grant, writing tokens into this server's record.

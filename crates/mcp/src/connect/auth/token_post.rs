@@ -77,6 +77,7 @@ impl TokenPost<'_> {
                 ),
             });
         }
+        lazy_tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .timeout(OAUTH_HTTP_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())

@@ -1,0 +1,226 @@
+//! Sign-in as a company runs it, against a test authorization server that counts what it sees
+//! (`coyote_test_support::test_as`): two processes refreshing the same sign-in at once send one
+//! refresh; logout revokes the tokens (RFC 7009) so they stop working; a DPoP-bound token is
+//! only ever presented with the DPoP scheme and a proof, and no token reaches any output.
+
+use std::path::PathBuf;
+
+use coyote_test_support::Scenario;
+use coyote_test_support::scenario::{Capabilities, ToolBehavior};
+use coyote_test_support::test_as::{CLIENT_ID, CLIENT_SECRET, TestAsOptions, TestAuthServer};
+use serde_json::{Value, json};
+
+use super::common::{Home, output_async};
+
+fn scenario() -> Scenario {
+    Scenario::builder()
+        .server_name("remote")
+        .capabilities(Capabilities::none().with_tools())
+        .tool("echo", ToolBehavior::Echo)
+        .build()
+}
+
+/// A home whose server `remote` signs in with client credentials at `server`.
+fn home_for(server: &TestAuthServer) -> Home {
+    let home = Home::new();
+    home.write_servers(json!({
+        "remote": {
+            "url": server.url(),
+            "oauth": {
+                "grant": "client_credentials",
+                "clientId": CLIENT_ID,
+                "clientSecret": "${REMOTE_SECRET}",
+            }
+        }
+    }));
+    home
+}
+
+async fn coyote(home: &Home, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = home.coyote();
+    cmd.env("REMOTE_SECRET", CLIENT_SECRET)
+        .env("COYOTE_LOG", "debug")
+        .args(args);
+    output_async(cmd).await
+}
+
+fn token_file(home: &Home) -> PathBuf {
+    let dir = home.path().join("state").join("oauth");
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+fn stored(home: &Home) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(token_file(home)).unwrap()).unwrap()
+}
+
+/// Every text the test saw plus what coyote wrote (mcp.json, logs).
+fn everything_written(home: &Home, seen: &[String]) -> String {
+    let mut all = seen.join("\n");
+    all.push_str(&std::fs::read_to_string(home.mcp_json_path()).unwrap_or_default());
+    let logs = home.path().join("state").join("logs");
+    for entry in std::fs::read_dir(&logs).into_iter().flatten().flatten() {
+        all.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+    }
+    all
+}
+
+/// A REPL and a script (two processes) find the stored token due for a refresh at the same
+/// moment: one refresh request reaches the authorization server — the other process waits for
+/// the lock, re-reads the store and uses the new token — and both calls work. Without the
+/// lock both refresh, and with rotating refresh tokens the second presents a spent one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_refreshing_at_once_send_one_refresh() {
+    let server = TestAuthServer::start(
+        scenario(),
+        TestAsOptions {
+            // Long enough that both processes ask before the first answer arrives.
+            refresh_delay: std::time::Duration::from_millis(800),
+            ..TestAsOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let home = home_for(&server);
+    let (code, _, err) = coyote(&home, &["mcp", "login", "remote"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.refresh_requests(), 0);
+
+    // The stored token was received long ago: due for a refresh in every process.
+    let mut record = stored(&home);
+    record["credentials"]["token_received_at"] = json!(1_000);
+    std::fs::write(token_file(&home), serde_json::to_vec(&record).unwrap()).unwrap();
+
+    let call = ["mcp", "call", "remote", "echo", "text=hi"];
+    let (first, second) = tokio::join!(coyote(&home, &call), coyote(&home, &call));
+    assert_eq!(first.0, 0, "{}", first.2);
+    assert_eq!(second.0, 0, "{}", second.2);
+    assert!(
+        first.1.contains("hi") && second.1.contains("hi"),
+        "{first:?} {second:?}"
+    );
+    assert_eq!(
+        server.refresh_requests(),
+        1,
+        "one refresh for both processes; presentations: {:?}",
+        server.presentations()
+    );
+    // The refreshed token is what both used and what is stored now.
+    let token = stored(&home)["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(server.is_live(&token));
+}
+
+/// `coyote mcp logout` revokes the refresh and access token at the authorization server's
+/// revocation endpoint, says so, and the token stops working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logout_revokes_the_tokens_and_they_no_longer_work() {
+    let server = TestAuthServer::start(scenario(), TestAsOptions::default())
+        .await
+        .unwrap();
+    let home = home_for(&server);
+    let (code, _, err) = coyote(&home, &["mcp", "login", "remote"]).await;
+    assert_eq!(code, 0, "{err}");
+    let token = stored(&home)["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(server.is_live(&token));
+
+    let (code, _, err) = coyote(&home, &["mcp", "logout", "remote"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("its tokens were revoked at http://127.0.0.1:") && err.contains("/revoke"),
+        "{err}"
+    );
+    assert_eq!(server.revocations(), 2, "refresh token, then access token");
+    assert!(!server.is_live(&token));
+    // The token itself is refused by the server now.
+    coyote_mcp::install_crypto_provider();
+    let answer = reqwest::Client::new()
+        .post(server.url())
+        .bearer_auth(&token)
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), reqwest::StatusCode::UNAUTHORIZED);
+    assert!(
+        !home
+            .path()
+            .join("state/oauth")
+            .read_dir()
+            .unwrap()
+            .flatten()
+            .any(|e| { e.path().extension().is_some_and(|x| x == "json") })
+    );
+}
+
+/// With an authorization server that offers DPoP, the token is bound to coyote's key: every
+/// request to the server presents it with the DPoP scheme and a proof for that request —
+/// never as Bearer — across processes (the key is kept with the tokens), and no token reaches
+/// stdout, stderr, `--json` output, the log (at debug level) or mcp.json.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dpop_bound_token_is_never_sent_as_bearer() {
+    let server = TestAuthServer::start(
+        scenario(),
+        TestAsOptions {
+            dpop: true,
+            ..TestAsOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let home = home_for(&server);
+    let mut seen = Vec::new();
+    for args in [
+        &["mcp", "login", "remote"][..],
+        &["mcp", "call", "remote", "echo", "text=hi"],
+        &["mcp", "call", "remote", "echo", "text=hi", "--json"],
+        &["mcp", "servers", "--json"],
+        &["mcp", "tools", "remote", "--json"],
+    ] {
+        let (code, out, err) = coyote(&home, args).await;
+        assert_eq!(code, 0, "{args:?}: {err}");
+        seen.extend([out, err]);
+    }
+    let record = stored(&home);
+    assert_eq!(
+        record["credentials"]["token_response"]["token_type"]
+            .as_str()
+            .map(str::to_ascii_lowercase)
+            .as_deref(),
+        Some("dpop"),
+        "the server bound the token"
+    );
+    assert!(
+        record["dpop_key"].is_string(),
+        "the key is kept with the tokens"
+    );
+    let presentations = server.presentations();
+    assert!(
+        presentations.iter().filter(|p| *p == "DPoP ok").count() >= 4,
+        "{presentations:?}"
+    );
+    assert!(
+        presentations.iter().all(|p| p == "DPoP ok" || p == "none"),
+        "only DPoP (or nothing before the first grant): {presentations:?}"
+    );
+
+    let written = everything_written(&home, &seen);
+    let mut canaries = server.issued_tokens();
+    canaries.push(CLIENT_SECRET.to_owned());
+    canaries.push(record["dpop_key"].as_str().unwrap().to_owned());
+    for canary in &canaries {
+        assert!(!written.contains(canary.as_str()), "{canary} leaked");
+    }
+}
