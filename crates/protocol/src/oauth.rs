@@ -28,7 +28,15 @@ pub struct OAuthSpec {
     /// Which grant gets the tokens (`grant`).
     pub grant: OAuthGrant,
     /// Whether tokens are bound to a key with DPoP (RFC 9449) (`dpop`).
+    #[serde(default, skip_serializing_if = "DpopMode::is_auto")]
     pub dpop: DpopMode,
+}
+
+impl DpopMode {
+    /// The default: DPoP when the authorization server offers it.
+    pub fn is_auto(&self) -> bool {
+        *self == DpopMode::Auto
+    }
 }
 
 /// DPoP (`"dpop"` in the `oauth` object).
