@@ -195,6 +195,8 @@ async fn remember_machine_client(
                 registered: false,
             });
             record.metadata = Some(metadata);
+            // Scopes remembered from earlier challenges were asked for by this grant.
+            record.pending_scopes.clear();
         })
         .await
 }

@@ -40,6 +40,8 @@ pub(crate) enum Verdict {
 #[derive(Debug, Default)]
 pub(crate) struct Attempts {
     sign_ins: u32,
+    /// Scopes step-up challenges of this request already asked for: each is asked once.
+    asked: Vec<String>,
 }
 
 type SharedSignIn = Shared<BoxFuture<'static, Result<(), AuthFailure>>>;
@@ -206,7 +208,10 @@ impl ServerAuth {
                     .filter(|s| !granted.contains(s))
                     .cloned()
                     .collect();
-                if new.is_empty() || attempts.sign_ins >= MAX_SIGN_INS_PER_REQUEST {
+                // Asked once per challenge: a repeat of what this request already asked for
+                // (the authorization server did not grant it) ends the request.
+                let repeated = scope.iter().all(|s| attempts.asked.contains(s));
+                if new.is_empty() || repeated || attempts.sign_ins >= MAX_SIGN_INS_PER_REQUEST {
                     return Verdict::Failed(AuthFailure::ScopeRetryLimit {
                         url: self.url.clone(),
                         scope: scope.join(" "),
@@ -221,6 +226,7 @@ impl ServerAuth {
                         .await;
                     return Verdict::PassOn;
                 }
+                merge(&mut attempts.asked, scope);
             }
         }
         if attempts.sign_ins >= MAX_SIGN_INS_PER_REQUEST {
