@@ -48,8 +48,11 @@ fn take(path: &Path) -> Result<Option<FileLock>, AuthFailure> {
             path.display()
         ),
     };
-    if let Some(dir) = path.parent() {
+    if let Some(dir) = path.parent()
+        && !dir.exists()
+    {
         std::fs::create_dir_all(dir).map_err(failure)?;
+        private_dir(dir).map_err(failure)?;
     }
     let file = open_private(path).map_err(failure)?;
     let deadline = Instant::now() + REFRESH_LOCK_WAIT;
@@ -70,6 +73,17 @@ fn take(path: &Path) -> Result<Option<FileLock>, AuthFailure> {
             Err(std::fs::TryLockError::Error(e)) => return Err(failure(e)),
         }
     }
+}
+
+#[cfg(unix)]
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+#[cfg(not(unix))]
+fn private_dir(_: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -95,13 +109,20 @@ fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 /// Whether `credentials` are due for a refresh by rmcp's rule (see
-/// [`RMCP_REFRESH_BUFFER_SECS`]); `false` when the token response says nothing of its expiry.
+/// [`RMCP_REFRESH_BUFFER_SECS`]) and can be refreshed; `false` when the token response says
+/// nothing of its expiry or holds no refresh token.
 pub(crate) fn refresh_due(credentials: &StoredCredentials) -> bool {
-    let expires_in = credentials
+    let response = credentials
         .token_response
         .as_ref()
-        .and_then(|t| serde_json::to_value(t).ok())
-        .and_then(|v| v.get("expires_in")?.as_u64());
+        .and_then(|t| serde_json::to_value(t).ok());
+    let refreshable = response
+        .as_ref()
+        .is_some_and(|v| v.get("refresh_token").is_some_and(|r| r.is_string()));
+    let expires_in = response.and_then(|v| v.get("expires_in")?.as_u64());
+    if !refreshable {
+        return false;
+    }
     let (Some(expires_in), Some(received_at)) = (expires_in, credentials.token_received_at) else {
         return false;
     };
@@ -122,6 +143,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state/oauth/x.lock");
         let first = acquire(path.clone()).await.unwrap().unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let parent = path.parent().unwrap();
+            let mode = std::fs::metadata(parent).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "a directory coyote made for locks is private");
+        }
         // Another open file description of the same lock (as another process has) must wait.
         let other = open_private(&path).unwrap();
         assert!(matches!(
@@ -140,7 +168,8 @@ mod tests {
 
     fn credentials(expires_in: u64, received_at: u64) -> StoredCredentials {
         let token = serde_json::from_value(serde_json::json!({
-            "access_token": "a", "token_type": "Bearer", "expires_in": expires_in
+            "access_token": "a", "token_type": "Bearer", "expires_in": expires_in,
+            "refresh_token": "r"
         }))
         .unwrap();
         StoredCredentials::new("c".into(), Some(token), vec![], Some(received_at))
@@ -157,5 +186,10 @@ mod tests {
         assert!(!refresh_due(&credentials(3600, now)));
         let unknown = StoredCredentials::new("c".into(), None, vec![], Some(now));
         assert!(!refresh_due(&unknown));
+        let mut no_refresh_token = credentials(0, now);
+        let mut value = serde_json::to_value(no_refresh_token.token_response.take()).unwrap();
+        value.as_object_mut().unwrap().remove("refresh_token");
+        no_refresh_token.token_response = serde_json::from_value(value).unwrap();
+        assert!(!refresh_due(&no_refresh_token), "nothing to refresh with");
     }
 }
