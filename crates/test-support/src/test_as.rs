@@ -3,7 +3,10 @@
 //! MCP server of a [`Scenario`], behind a token check) and its authorization server — client
 //! credentials (a pre-registered client, [`CLIENT_ID`] / [`CLIENT_SECRET`]) issuing a refresh
 //! token, refresh with rotation (a spent refresh token is refused with `invalid_grant`), RFC
-//! 7009 revocation, and DPoP-bound tokens (RFC 9449) when [`TestAsOptions::dpop`] is set.
+//! 7009 revocation, DPoP-bound tokens (RFC 9449) when [`TestAsOptions::dpop`] is set, and the
+//! JWT bearer grant (RFC 7523) for a workload token ([`WORKLOAD_JWT`], public client) or an
+//! identity assertion its identity provider (issuer `<base>/idp`, RFC 8693 token exchange of
+//! [`ID_TOKEN`]) issued.
 //!
 //! `/mcp` takes only a live token, presented as it was issued: a bound token with the `DPoP`
 //! scheme and a proof for this request (`htm`, `ath`, the key it is bound to), any other with
@@ -38,6 +41,14 @@ use crate::server::{CrashMode, FakeServer, SessionGuard, Shared};
 pub const CLIENT_ID: &str = "test-as-client";
 /// Its secret (a canary: it must never be shown).
 pub const CLIENT_SECRET: &str = "test-as-secret-CANARY";
+
+/// The user's ID token the identity provider accepts (a canary).
+pub const ID_TOKEN: &str = "test-as-id-token-CANARY";
+/// The identity assertion grant it issues for it (a canary).
+pub const ID_JAG: &str = "test-as-id-jag-CANARY";
+/// The workload token the authorization server accepts as a JWT bearer grant (a canary).
+pub const WORKLOAD_JWT: &str = "test-as-workload-jwt-CANARY";
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// How the server behaves.
 #[derive(Debug, Clone)]
@@ -129,6 +140,8 @@ impl TestAuthServer {
             )
             .route("/token", post(token))
             .route("/revoke", post(revoke))
+            .route("/idp/.well-known/openid-configuration", get(idp_metadata))
+            .route("/idp/token", post(idp_token))
             .with_state(app.clone())
             .merge(guarded);
         let stopped = stop.clone();
@@ -143,6 +156,11 @@ impl TestAuthServer {
     /// `http://127.0.0.1:PORT/mcp`.
     pub fn url(&self) -> String {
         format!("{}/mcp", self.app.base)
+    }
+
+    /// The identity provider's issuer, `http://127.0.0.1:PORT/idp`.
+    pub fn idp_issuer(&self) -> String {
+        format!("{}/idp", self.app.base)
     }
 
     /// Token requests with `grant_type=refresh_token` so far.
@@ -202,7 +220,7 @@ async fn server_metadata(State(app): State<App>) -> Response {
         "authorization_endpoint": format!("{}/authorize", app.base),
         "token_endpoint": format!("{}/token", app.base),
         "revocation_endpoint": format!("{}/revoke", app.base),
-        "grant_types_supported": ["client_credentials", "refresh_token"],
+        "grant_types_supported": ["client_credentials", "refresh_token", JWT_BEARER],
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
         "response_types_supported": ["code"],
     });
@@ -259,12 +277,20 @@ fn thumbprint(jwk: &Value) -> Option<String> {
 
 async fn token(State(app): State<App>, headers: HeaderMap, body: String) -> Response {
     let form = form(&body);
-    if !client_ok(&headers, &form) {
+    let assertion = form.get("assertion").map(String::as_str);
+    let workload = form.get("grant_type").map(String::as_str) == Some(JWT_BEARER)
+        && assertion == Some(WORKLOAD_JWT)
+        && form.get("client_id").map(String::as_str) == Some(CLIENT_ID);
+    if !workload && !client_ok(&headers, &form) {
         return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client");
     }
     let first;
     match form.get("grant_type").map(String::as_str) {
         Some("client_credentials") => first = app.books().issued == 0,
+        Some(JWT_BEARER) if workload || assertion == Some(ID_JAG) => {
+            first = app.books().issued == 0;
+        }
+        Some(JWT_BEARER) => return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant"),
         Some("refresh_token") => {
             app.books().refresh_requests += 1;
             tokio::time::sleep(app.options.refresh_delay).await;
@@ -305,6 +331,38 @@ async fn token(State(app): State<App>, headers: HeaderMap, body: String) -> Resp
         "refresh_token": refresh_token(n),
         "token_type": token_type,
         "expires_in": expires_in,
+    }))
+    .into_response()
+}
+
+async fn idp_metadata(State(app): State<App>) -> Response {
+    axum::Json(json!({
+        "issuer": format!("{}/idp", app.base),
+        "token_endpoint": format!("{}/idp/token", app.base),
+        "grant_types_supported": ["urn:ietf:params:oauth:grant-type:token-exchange"],
+    }))
+    .into_response()
+}
+
+/// RFC 8693: the ID token for an identity assertion grant naming this authorization server
+/// and its MCP server.
+async fn idp_token(State(app): State<App>, body: String) -> Response {
+    let form = form(&body);
+    let get = |key: &str| form.get(key).map(String::as_str);
+    let resource = format!("{}/mcp", app.base);
+    let right = get("grant_type") == Some("urn:ietf:params:oauth:grant-type:token-exchange")
+        && get("subject_token") == Some(ID_TOKEN)
+        && get("subject_token_type") == Some("urn:ietf:params:oauth:token-type:id_token")
+        && get("requested_token_type") == Some("urn:ietf:params:oauth:token-type:id-jag")
+        && get("audience") == Some(app.base.as_str())
+        && get("resource") == Some(resource.as_str());
+    if !right {
+        return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant");
+    }
+    axum::Json(json!({
+        "access_token": ID_JAG,
+        "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+        "token_type": "N_A",
     }))
     .into_response()
 }

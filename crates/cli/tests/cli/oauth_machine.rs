@@ -1,13 +1,16 @@
 //! Sign-in as a company runs it, against a test authorization server that counts what it sees
 //! (`coyote_test_support::test_as`): two processes refreshing the same sign-in at once send one
 //! refresh; logout revokes the tokens (RFC 7009) so they stop working; a DPoP-bound token is
-//! only ever presented with the DPoP scheme and a proof, and no token reaches any output.
+//! only ever presented with the DPoP scheme and a proof, and no token reaches any output;
+//! enterprise-managed authorization and workload identity sign in from their mcp.json keys.
 
 use std::path::PathBuf;
 
 use coyote_test_support::Scenario;
 use coyote_test_support::scenario::{Capabilities, ToolBehavior};
-use coyote_test_support::test_as::{CLIENT_ID, CLIENT_SECRET, TestAsOptions, TestAuthServer};
+use coyote_test_support::test_as::{
+    CLIENT_ID, CLIENT_SECRET, ID_JAG, ID_TOKEN, TestAsOptions, TestAuthServer, WORKLOAD_JWT,
+};
 use serde_json::{Value, json};
 
 use super::common::{Home, output_async};
@@ -37,10 +40,17 @@ fn home_for(server: &TestAuthServer) -> Home {
 }
 
 async fn coyote(home: &Home, args: &[&str]) -> (i32, String, String) {
+    coyote_with(home, &[], args).await
+}
+
+async fn coyote_with(home: &Home, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
     let mut cmd = home.coyote();
     cmd.env("REMOTE_SECRET", CLIENT_SECRET)
         .env("COYOTE_LOG", "debug")
         .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     output_async(cmd).await
 }
 
@@ -223,4 +233,89 @@ async fn a_dpop_bound_token_is_never_sent_as_bearer() {
     for canary in &canaries {
         assert!(!written.contains(canary.as_str()), "{canary} leaked");
     }
+}
+
+/// Enterprise-managed authorization from its mcp.json keys: `login` reads the ID token from
+/// `idTokenFile`, exchanges it at the identity provider (found from `idpIssuer`) for an
+/// identity assertion, presents that at the server's authorization server, and says each
+/// step; later commands use the tokens; the ID token and the assertion are shown nowhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enterprise_login_says_each_step_and_the_calls_work() {
+    let server = TestAuthServer::start(scenario(), TestAsOptions::default())
+        .await
+        .unwrap();
+    let home = Home::new();
+    std::fs::write(home.config_dir().join("id-token"), format!("{ID_TOKEN}\n")).unwrap();
+    home.write_servers(json!({
+        "corp": {
+            "url": server.url(),
+            "oauth": {
+                "grant": "enterprise",
+                "clientId": CLIENT_ID,
+                "clientSecret": "${REMOTE_SECRET}",
+                "idpIssuer": server.idp_issuer(),
+                "idpClientId": "coyote-cli",
+                "idTokenFile": "id-token",
+            }
+        }
+    }));
+    let mut seen = Vec::new();
+    let (code, out, err) = coyote(&home, &["mcp", "login", "corp"]).await;
+    assert_eq!(code, 0, "{err}");
+    let steps = [
+        "coyote: reading your ID token for the identity provider",
+        "coyote: exchanging it at",
+        "coyote: presenting the identity assertion at",
+        "coyote: signed in to MCP server 'corp'",
+    ];
+    let mut at = 0;
+    for step in steps {
+        let found = err[at..]
+            .find(step)
+            .unwrap_or_else(|| panic!("{step:?} in {err}"));
+        at += found + step.len();
+    }
+    seen.extend([out, err]);
+    let (code, out, err) = coyote(&home, &["mcp", "call", "corp", "echo", "text=hi"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hi"), "{out}");
+    seen.extend([out, err]);
+    let written = everything_written(&home, &seen);
+    for canary in [ID_TOKEN, ID_JAG, CLIENT_SECRET] {
+        assert!(!written.contains(canary), "{canary} leaked");
+    }
+    for token in server.issued_tokens() {
+        assert!(!written.contains(token.as_str()), "{token} leaked");
+    }
+}
+
+/// Workload identity needs no `login`: any command presents the platform's JWT (here from
+/// `assertionEnv`) as the grant when the server asks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workload_identity_signs_in_without_login() {
+    let server = TestAuthServer::start(scenario(), TestAsOptions::default())
+        .await
+        .unwrap();
+    let home = Home::new();
+    home.write_servers(json!({
+        "ci": {
+            "url": server.url(),
+            "oauth": {"grant": "jwt_bearer", "clientId": CLIENT_ID, "assertionEnv": "CI_OIDC_TOKEN"}
+        }
+    }));
+    let env = [("CI_OIDC_TOKEN", WORKLOAD_JWT)];
+    let (code, out, err) =
+        coyote_with(&home, &env, &["mcp", "call", "ci", "echo", "text=hi"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hi"), "{out}");
+    let seen = [out, err];
+    // Without the token in the environment (and nothing stored) the command says what is
+    // missing.
+    let bare = Home::new();
+    bare.write_raw(&std::fs::read_to_string(home.mcp_json_path()).unwrap());
+    let (code, _, err) = coyote(&bare, &["mcp", "call", "ci", "echo", "text=hi"]).await;
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("$CI_OIDC_TOKEN is not set"), "{err}");
+    let written = everything_written(&home, &seen);
+    assert!(!written.contains(WORKLOAD_JWT), "the workload token leaked");
 }

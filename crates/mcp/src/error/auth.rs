@@ -179,6 +179,18 @@ pub enum AuthFailure {
         reason: String,
     },
 
+    /// The enterprise identity provider's metadata is unusable.
+    #[error(
+        "cannot use the identity provider {issuer}: {detail}; check \"idpIssuer\" (its OpenID \
+         metadata must name a token_endpoint)"
+    )]
+    IdentityProvider {
+        /// `idpIssuer`.
+        issuer: String,
+        /// What went wrong.
+        detail: String,
+    },
+
     /// `"dpop": true`, but the authorization server issued a token not bound to the key.
     #[error(
         "the authorization server of {url} answered with a \"{token_type}\" token although \

@@ -94,6 +94,11 @@ fn every_sign_in_failure_is_a_sentence_that_says_what_to_do() {
             what: "workload token from file /run/t".into(),
             reason: "No such file; check the path".into(),
         },
+        AuthFailure::IdentityProvider {
+            issuer: "https://login.acme.example".into(),
+            detail: "https://login.acme.example/.well-known/openid-configuration answered HTTP 404"
+                .into(),
+        },
         AuthFailure::NotBound {
             url: "https://mcp.example/mcp".into(),
             token_type: "Bearer".into(),

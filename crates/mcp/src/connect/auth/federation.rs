@@ -244,7 +244,8 @@ async fn run_command(argv: &[String]) -> Result<Vec<u8>, String> {
     Ok(output.stdout)
 }
 
-/// The identity provider's token endpoint, from its OpenID (or RFC 8414) metadata.
+/// The identity provider's token endpoint, from its OpenID (or RFC 8414) metadata (only
+/// `token_endpoint` is read: an identity provider need not publish what coyote does not use).
 async fn idp_token_endpoint(issuer: &str) -> Result<String, AuthFailure> {
     let base = issuer.trim_end_matches('/');
     let mut last = String::new();
@@ -253,21 +254,42 @@ async fn idp_token_endpoint(issuer: &str) -> Result<String, AuthFailure> {
         "/.well-known/oauth-authorization-server",
     ] {
         let url = format!("{base}{well_known}");
-        match fetch_metadata(&url).await {
-            Ok(metadata) if endpoint_allowed(&metadata.token_endpoint) => {
-                return Ok(metadata.token_endpoint);
-            }
-            Ok(_) => last = format!("{url} names a token endpoint that is not https"),
-            Err(AuthFailure::Discovery { detail, .. }) => last = detail,
-            Err(other) => return Err(other),
+        match fetch_json(&url).await {
+            Ok(document) => match document.get("token_endpoint").and_then(|v| v.as_str()) {
+                Some(endpoint) if endpoint_allowed(endpoint) => return Ok(endpoint.to_owned()),
+                Some(_) => last = format!("{url} names a token endpoint that is not https"),
+                None => last = format!("{url} names no token_endpoint"),
+            },
+            Err(detail) => last = detail,
         }
     }
-    Err(AuthFailure::Discovery {
-        url: issuer.to_owned(),
-        detail: format!(
-            "the identity provider's metadata could not be read ({last}); check \"idpIssuer\""
-        ),
+    Err(AuthFailure::IdentityProvider {
+        issuer: issuer.to_owned(),
+        detail: last,
     })
+}
+
+/// One GET of a JSON document; what went wrong otherwise.
+async fn fetch_json(url: &str) -> Result<serde_json::Value, String> {
+    lazy_tls::install_crypto_provider();
+    let client = reqwest::Client::builder()
+        .timeout(OAUTH_HTTP_TIMEOUT)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|_| format!("{url} did not answer"))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(format!("{url} answered HTTP {}", status.as_u16()));
+    }
+    let body = response
+        .bytes()
+        .await
+        .map_err(|_| format!("{url} broke off its answer"))?;
+    serde_json::from_slice(&body).map_err(|_| format!("{url} is not JSON"))
 }
 
 /// One GET of an RFC 8414 / OpenID metadata document.
@@ -276,28 +298,8 @@ pub(crate) async fn fetch_metadata(url: &str) -> Result<AuthorizationMetadata, A
         url: url.to_owned(),
         detail,
     };
-    lazy_tls::install_crypto_provider();
-    let client = reqwest::Client::builder()
-        .timeout(OAUTH_HTTP_TIMEOUT)
-        .build()
-        .map_err(|e| discovery(e.to_string()))?;
-    let response = client
-        .get(url)
-        .send()
-        .await
-        .map_err(|_| discovery(format!("{url} did not answer")))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(discovery(format!(
-            "{url} answered HTTP {}",
-            status.as_u16()
-        )));
-    }
-    let body = response
-        .bytes()
-        .await
-        .map_err(|_| discovery(format!("{url} broke off its answer")))?;
-    serde_json::from_slice(&body)
+    let document = fetch_json(url).await.map_err(discovery)?;
+    serde_json::from_value(document)
         .map_err(|e| discovery(format!("{url} is not authorization server metadata ({e})")))
 }
 
