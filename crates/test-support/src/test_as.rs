@@ -55,6 +55,8 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 pub struct TestAsOptions {
     /// Advertise ES256 DPoP and bind tokens to the key of a token request's proof.
     pub dpop: bool,
+    /// With `dpop`: advertise it, but issue bearer tokens anyway.
+    pub dpop_unbound: bool,
     /// `expires_in` of the first token issued (0: due for a refresh at once); later ones 3600.
     pub first_expires_in: u64,
     /// How long a refresh takes (so that two clients' refreshes would overlap).
@@ -65,6 +67,7 @@ impl Default for TestAsOptions {
     fn default() -> Self {
         TestAsOptions {
             dpop: false,
+            dpop_unbound: false,
             first_expires_in: 3600,
             refresh_delay: Duration::ZERO,
         }
@@ -303,7 +306,7 @@ async fn token(State(app): State<App>, headers: HeaderMap, body: String) -> Resp
         _ => return oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type"),
     }
     let jkt = match headers.get("dpop").and_then(|v| v.to_str().ok()) {
-        Some(proof) if app.options.dpop => match jwt_parts(proof) {
+        Some(proof) if app.options.dpop && !app.options.dpop_unbound => match jwt_parts(proof) {
             Some((header, _)) if header["typ"] == "dpop+jwt" => thumbprint(&header["jwk"]),
             _ => return oauth_error(StatusCode::BAD_REQUEST, "invalid_dpop_proof"),
         },

@@ -319,3 +319,57 @@ async fn workload_identity_signs_in_without_login() {
     let written = everything_written(&home, &seen);
     assert!(!written.contains(WORKLOAD_JWT), "the workload token leaked");
 }
+
+/// `"dpop": true` refuses a token the authorization server did not bind (and stores nothing);
+/// without it, such a token is used as the bearer token it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dpop_true_refuses_an_unbound_token() {
+    let server = TestAuthServer::start(
+        scenario(),
+        TestAsOptions {
+            dpop: true,
+            dpop_unbound: true,
+            ..TestAsOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let home = Home::new();
+    let entry = |dpop: Option<bool>| {
+        let mut oauth = json!({
+            "grant": "client_credentials",
+            "clientId": CLIENT_ID,
+            "clientSecret": "${REMOTE_SECRET}",
+        });
+        if let Some(dpop) = dpop {
+            oauth["dpop"] = json!(dpop);
+        }
+        json!({"url": server.url(), "oauth": oauth})
+    };
+    home.write_servers(json!({"strict": entry(Some(true))}));
+    let (code, _, err) = coyote(&home, &["mcp", "login", "strict"]).await;
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.to_ascii_lowercase().contains(
+            "answered with a \"bearer\" token although \"dpop\": true asks for a dpop-bound one"
+        ),
+        "{err}"
+    );
+    let record = stored(&home);
+    assert!(
+        record["credentials"].is_null(),
+        "nothing usable stored: {record:#}"
+    );
+    assert!(
+        server.presentations().iter().all(|p| p == "none"),
+        "{:?}",
+        server.presentations()
+    );
+
+    let lenient = Home::new();
+    lenient.write_servers(json!({"lenient": entry(None)}));
+    let (code, out, err) = coyote(&lenient, &["mcp", "call", "lenient", "echo", "text=hi"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hi"), "{out}");
+    assert!(server.presentations().iter().any(|p| p == "Bearer ok"));
+}
