@@ -9,7 +9,9 @@
 //! without following the redirect and takes `code` from its `Location` (the suite's mock
 //! authorization server approves at once). Auth scenarios (`auth/…`) connect, list the tools
 //! and call each one; credentials the suite hands out (`MCP_CONFORMANCE_CONTEXT`) become the
-//! server entry's `oauth` settings, exactly as a user would write them in mcp.json.
+//! server entry's `oauth` settings, exactly as a user would write them in mcp.json (a workload
+//! JWT or an ID token goes into a 0600 file of a private temporary directory, read through
+//! `assertionFile` / `idTokenFile`, and deleted when the shim exits).
 //!
 //! Exit codes: 0 the scenario ran, 1 it failed, 2 bad usage or an unknown scenario.
 //! stdout is unused; diagnostics go to stderr.
@@ -32,8 +34,8 @@ use coyote_mcp::{
     ProtocolRevisions, RuntimeOptions, ServerHandle, ServerState,
 };
 use coyote_protocol::{
-    ClientCredentials, HttpSpec, McpServerSpec, McpTransport, OAuthGrant, OAuthSpec, PrivateKey,
-    Timeouts,
+    ClientCredentials, EnterpriseIdp, HttpSpec, McpServerSpec, McpTransport, OAuthGrant, OAuthSpec,
+    PrivateKey, Timeouts, TokenSource,
 };
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -118,6 +120,12 @@ struct Context {
     client_secret: Option<String>,
     private_key_pem: Option<String>,
     signing_algorithm: Option<String>,
+    /// Workload identity: the platform JWT (`auth/wif-jwt-bearer`).
+    valid_jwt: Option<String>,
+    /// Enterprise-managed authorization: the identity provider and the user's ID token.
+    idp_issuer: Option<String>,
+    idp_client_id: Option<String>,
+    idp_id_token: Option<String>,
     /// Calls a scenario asks for (`http-custom-headers`).
     #[serde(rename = "toolCalls")]
     tool_calls: Option<Vec<ToolCall>>,
@@ -138,8 +146,46 @@ fn context() -> anyhow::Result<Context> {
     }
 }
 
+/// A private directory for the tokens the suite hands out; deleted on drop.
+struct TokenDir(std::path::PathBuf);
+
+impl TokenDir {
+    fn new() -> anyhow::Result<Self> {
+        let dir = std::env::temp_dir().join(format!("coyote-conformance-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).context("creating the token directory")?;
+        set_mode(&dir, 0o700)?;
+        Ok(TokenDir(dir))
+    }
+
+    /// Writes `token` to a 0600 file named `name` and says where.
+    fn file(&self, name: &str, token: &str) -> anyhow::Result<TokenSource> {
+        let path = self.0.join(name);
+        std::fs::write(&path, token).context("writing a token file")?;
+        set_mode(&path, 0o600)?;
+        Ok(TokenSource::File(path))
+    }
+}
+
+impl Drop for TokenDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(unix)]
+fn set_mode(path: &std::path::Path, mode: u32) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .context("restricting a token file")
+}
+
+#[cfg(not(unix))]
+fn set_mode(_: &std::path::Path, _: u32) -> anyhow::Result<()> {
+    Ok(())
+}
+
 /// The entry's `oauth` object for a scenario, as a user would configure it.
-fn oauth(name: &str, context: Context) -> OAuthSpec {
+fn oauth(name: &str, context: Context, tokens: &TokenDir) -> anyhow::Result<OAuthSpec> {
     let mut oauth = OAuthSpec {
         client_id: context.client_id,
         client_secret: context.client_secret,
@@ -151,8 +197,23 @@ fn oauth(name: &str, context: Context) -> OAuthSpec {
             private_key: context.private_key_pem.map(PrivateKey::Pem),
             signing_algorithm: context.signing_algorithm,
         });
+    } else if name == "auth/wif-jwt-bearer" {
+        let jwt = context.valid_jwt.context("the context has no valid_jwt")?;
+        oauth.grant = OAuthGrant::JwtBearer(tokens.file("workload.jwt", &jwt)?);
+    } else if name == "auth/enterprise-managed-authorization" {
+        let id_token = context
+            .idp_id_token
+            .context("the context has no idp_id_token")?;
+        oauth.grant = OAuthGrant::Enterprise(EnterpriseIdp {
+            issuer: context
+                .idp_issuer
+                .context("the context has no idp_issuer")?,
+            client_id: context.idp_client_id,
+            client_secret: None,
+            id_token: tokens.file("id-token.jwt", &id_token)?,
+        });
     }
-    oauth
+    Ok(oauth)
 }
 
 /// GETs the authorization URL without following the redirect; `code` comes from `Location`.
@@ -210,14 +271,14 @@ impl PendingSignIn for HeadlessSignIn {
     }
 }
 
-fn spec(url: &str, name: &str, context: Context) -> McpServerSpec {
+fn spec(url: &str, oauth: OAuthSpec) -> McpServerSpec {
     McpServerSpec {
         name: SERVER.to_owned(),
         transport: McpTransport::Http(HttpSpec {
             url: url.to_owned(),
             headers: Vec::new(),
             bearer_token_env: None,
-            oauth: oauth(name, context),
+            oauth,
             fallback_to_sse: false,
         }),
         timeouts: Timeouts {
@@ -321,7 +382,9 @@ async fn run(
 ) -> anyhow::Result<()> {
     let mut context = context()?;
     let calls = context.tool_calls.take();
-    runtime.start_all(vec![spec(url, name, context)]).await;
+    let tokens = TokenDir::new()?;
+    let oauth = oauth(name, context, &tokens)?;
+    runtime.start_all(vec![spec(url, oauth)]).await;
     let handle = match runtime.state(SERVER) {
         Some(ServerState::Ready) => runtime.server(SERVER)?,
         Some(ServerState::Failed(reason)) => bail!("could not connect to {url}: {reason}"),
@@ -407,6 +470,7 @@ fn main() -> ExitCode {
                 login_timeout: SIGN_IN,
                 client_name: "coyote-conformance-client".to_owned(),
                 warn: None,
+                progress: None,
             },
             protocol: match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
                 Ok("2026-07-28") => ProtocolRevisions::Newest,

@@ -17,7 +17,9 @@ pub use message::{
     ArgumentsError, AssistantMessage, ImagePart, Message, ToolCall, ToolOutcome, ToolResult, Usage,
 };
 pub use names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
-pub use oauth::{ClientCredentials, OAuthGrant, OAuthSpec, PrivateKey};
+pub use oauth::{
+    ClientCredentials, DpopMode, EnterpriseIdp, OAuthGrant, OAuthSpec, PrivateKey, TokenSource,
+};
 pub use protocol_pin::ProtocolPin;
 pub use provider::{
     ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, HttpTimeouts,

@@ -217,5 +217,6 @@ pub fn auth_options(paths: &ConfigPaths) -> AuthOptions {
         warn: Some(Arc::new(|message: &str| {
             eprintln!("coyote: warning: {message}")
         })),
+        progress: None,
     }
 }

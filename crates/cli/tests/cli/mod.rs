@@ -23,6 +23,7 @@ mod markdown;
 mod mentions;
 mod narrow;
 mod oauth;
+mod oauth_machine;
 mod progress;
 mod project_files;
 mod protocol;
