@@ -7,7 +7,7 @@
 //! token_store: keyring              # OAuth tokens: file (default) or keyring
 //! oauth_login_timeout: 300          # seconds a browser sign-in may take
 //! clients:
-//!   - type: openai-compatible        # or: anthropic
+//!   - type: openai-compatible        # or: anthropic, or a preset (groq, gemini, …)
 //!     name: local
 //!     api_base: http://127.0.0.1:8080/v1
 //!     api_key_env: LOCAL_LLM_KEY     # optional; keys are never stored in the file
@@ -25,6 +25,8 @@
 //! and a missing variable is reported only when that client is used, so one unset key never
 //! breaks the others. Invariant: no error message or `Debug` output contains a key's value.
 
+mod aws;
+mod client;
 mod detect;
 mod parse;
 
@@ -36,6 +38,7 @@ use coyote_protocol::{Exposure, ModelConfig, ProviderConfig};
 
 use crate::mcp_json::ServerDefaults;
 
+pub use client::client_types;
 pub use detect::detect_providers;
 pub use parse::{load_app_config, parse_app_config};
 
@@ -88,6 +91,21 @@ pub enum KeyStatus {
     Missing {
         /// The variable, which is unset or empty.
         variable: String,
+    },
+    /// `api_key_cmd`: the provider runs this command for the key when it needs it.
+    Command {
+        /// The command.
+        command: String,
+    },
+    /// Bedrock: AWS credentials found.
+    Aws {
+        /// `environment` or `profile NAME (PATH)`.
+        source: String,
+    },
+    /// Bedrock: no AWS credentials in the environment nor in this profile.
+    MissingAws {
+        /// The profile looked in.
+        profile: String,
     },
 }
 
@@ -284,6 +302,20 @@ pub enum AppConfigError {
         /// The variable named by `api_key_env`.
         variable: String,
     },
+
+    /// A Bedrock client found no AWS credentials.
+    #[error(
+        "client \"{client}\" (bedrock) found no AWS credentials: AWS_ACCESS_KEY_ID and \
+         AWS_SECRET_ACCESS_KEY are not set and profile \"{profile}\" of ~/.aws/credentials has \
+         none. Fix: export them (for SSO: eval \"$(aws configure export-credentials --format \
+         env)\"), or set `profile:` on the client to a profile that has keys"
+    )]
+    MissingAwsCredentials {
+        /// The client.
+        client: String,
+        /// The profile looked in.
+        profile: String,
+    },
 }
 
 fn origin_label(origin: ModelOrigin, path: &Path) -> String {
@@ -325,6 +357,21 @@ impl AppConfig {
     /// The client named `name`, if configured or detected.
     pub fn client(&self, name: &str) -> Option<&ClientEntry> {
         self.clients.iter().find(|c| c.provider.name == name)
+    }
+
+    /// The client named `name` ready to build a provider from: known, and its key (or AWS
+    /// credentials) available.
+    pub fn usable_client(&self, name: &str) -> Result<&ProviderConfig, AppConfigError> {
+        let Some(client) = self.client(name) else {
+            return Err(AppConfigError::UnknownClient {
+                path: self.path.clone(),
+                origin: ModelOrigin::CommandLine,
+                client: name.to_owned(),
+                known: self.client_names(),
+            });
+        };
+        self.resolved(client, ModelConfig::named(""), ModelOrigin::CommandLine)?;
+        Ok(&client.provider)
     }
 
     /// Every client name, configured ones first.
@@ -449,6 +496,12 @@ impl AppConfig {
                 path: self.path.clone(),
                 client: client.provider.name.clone(),
                 variable: variable.clone(),
+            });
+        }
+        if let KeyStatus::MissingAws { profile } = &client.key {
+            return Err(AppConfigError::MissingAwsCredentials {
+                client: client.provider.name.clone(),
+                profile: profile.clone(),
             });
         }
         Ok(ResolvedModel {

@@ -16,14 +16,27 @@
 
 mod anthropic;
 mod anthropic_stream;
+mod bedrock;
+mod bedrock_stream;
+mod credential;
 mod error;
 mod error_body;
 mod event;
+mod eventstream;
+mod framing;
+mod gemini;
+mod gemini_schema;
+mod gemini_stream;
 mod http;
+mod ollama;
 mod openai;
+mod openai_route;
 mod openai_stream;
 mod provider;
+mod responses;
+mod responses_stream;
 mod retry;
+mod sigv4;
 mod sse;
 mod stream;
 mod types;
@@ -32,16 +45,24 @@ mod validate;
 pub use anthropic::{ANTHROPIC_VERSION, Anthropic, DEFAULT_ANTHROPIC_MAX_TOKENS};
 // The client configuration and function-name rules live in `coyote-protocol` (so config
 // depends on no provider code); re-exported at their old paths.
+pub use bedrock::Bedrock;
 pub use coyote_protocol::names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
 pub use coyote_protocol::provider::{
-    ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, HttpTimeouts,
-    KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,
+    ANTHROPIC_API_BASE, ApiKey, AwsAuth, AwsCredentials, AzureAuth, DEFAULT_ANTHROPIC_MODEL,
+    DEFAULT_OPENAI_MODEL, HttpTimeouts, KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig,
+    ProviderKind, Quirks, WireApi,
 };
+pub use coyote_protocol::{ReplayItem, bedrock_runtime_base, preset};
+pub use credential::{KEY_COMMAND_TIMEOUT, KEY_COMMAND_TTL};
 pub use error::{LlmError, TimeoutPhase};
 pub use event::{ResponseAssembler, StreamEvent};
+pub use gemini::{Gemini, NO_THINKING_PREFIXES};
 pub use http::install_crypto_provider;
+pub use ollama::Ollama;
 pub use openai::OpenAiCompatible;
+pub use openai_route::AZURE_API_VERSION;
 pub use provider::{Provider, ProviderBuilder, build_provider};
+pub use responses::OpenAiResponses;
 pub use retry::{
     BASE_BACKOFF, MAX_RETRIES, MAX_RETRY_AFTER, MAX_RETRY_WAIT, RetryClock, RetryPolicy, TokioClock,
 };

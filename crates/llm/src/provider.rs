@@ -9,14 +9,18 @@
 use std::fmt;
 use std::sync::Arc;
 
-use coyote_protocol::{FunctionNameRules, ProviderConfig, ProviderKind};
+use coyote_protocol::{FunctionNameRules, ProviderConfig, ProviderKind, WireApi};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 
 use crate::anthropic::Anthropic;
+use crate::bedrock::Bedrock;
 use crate::error::LlmError;
 use crate::event::ResponseAssembler;
+use crate::gemini::Gemini;
+use crate::ollama::Ollama;
 use crate::openai::OpenAiCompatible;
+use crate::responses::OpenAiResponses;
 use crate::retry::{RetryClock, RetryPolicy, TokioClock};
 use crate::stream::EventStream;
 use crate::types::{ChatRequest, ChatResponse};
@@ -42,7 +46,8 @@ pub trait Provider: Send + Sync + fmt::Debug {
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<EventStream, LlmError>>;
 
-    /// Model ids the server offers (`GET …/models`), for `coyote models`.
+    /// Model ids the server offers (`GET …/models`, Ollama's `/api/tags`, Gemini's
+    /// `models`), for `coyote models --remote`.
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, LlmError>>;
 
     /// Sends `request` and assembles the whole answer.
@@ -93,13 +98,18 @@ impl ProviderBuilder {
 
     /// The provider for the config's kind; fails on an unusable configuration.
     pub fn build(self) -> Result<Arc<dyn Provider>, LlmError> {
-        Ok(match self.config.kind {
-            ProviderKind::OpenAiCompatible => {
-                Arc::new(OpenAiCompatible::new(&self.config, self.retry, self.clock)?)
+        let (config, retry, clock) = (&self.config, self.retry, self.clock);
+        Ok(match (config.kind, config.api) {
+            (ProviderKind::OpenAiCompatible | ProviderKind::AzureOpenAi, WireApi::Chat) => {
+                Arc::new(OpenAiCompatible::new(config, retry, clock)?)
             }
-            ProviderKind::Anthropic => {
-                Arc::new(Anthropic::new(&self.config, self.retry, self.clock)?)
+            (ProviderKind::OpenAiCompatible | ProviderKind::AzureOpenAi, WireApi::Responses) => {
+                Arc::new(OpenAiResponses::new(config, retry, clock)?)
             }
+            (ProviderKind::Anthropic, _) => Arc::new(Anthropic::new(config, retry, clock)?),
+            (ProviderKind::Ollama, _) => Arc::new(Ollama::new(config, retry, clock)?),
+            (ProviderKind::Gemini, _) => Arc::new(Gemini::new(config, retry, clock)?),
+            (ProviderKind::Bedrock, _) => Arc::new(Bedrock::new(config, retry, clock)?),
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Plain-data client configuration: what `coyote-config` produces from config.yaml (or detects
 //! from the environment) and `coyote-llm` builds a provider from. No file or env access happens
-//! here: the caller resolves secrets. [`ApiKey`]'s `Debug` never shows the secret.
+//! here: the caller resolves secrets (a `key_command` is run by the provider, not here).
+//! [`ApiKey`]'s `Debug` never shows the secret.
 
 use std::fmt;
 use std::time::Duration;
@@ -8,6 +9,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::names::FunctionNameRules;
+pub use crate::preset::{
+    MaxTokensField, PRESETS, ParallelToolCalls, Preset, Quirks, StreamUsage, bedrock_runtime_base,
+    preset,
+};
 
 /// Default OpenAI endpoint when `OPENAI_BASE_URL` is unset.
 pub const OPENAI_API_BASE: &str = "https://api.openai.com/v1";
@@ -18,33 +23,67 @@ pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
 /// Model offered by zero-config Anthropic (overridable with `-m`).
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 
-/// The wire protocol a client speaks (`type:` in config.yaml).
+/// The wire protocol a client speaks (`type:` in config.yaml, after presets are resolved).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ProviderKind {
-    /// OpenAI chat completions: OpenAI, Ollama `/v1`, vLLM, llama.cpp server, LM Studio,
-    /// OpenRouter, Groq…
+    /// OpenAI chat completions or Responses: OpenAI, vLLM, llama.cpp server, LM Studio, and
+    /// the hosted presets (OpenRouter, Groq, …).
     #[serde(rename = "openai-compatible")]
     OpenAiCompatible,
     /// Anthropic Messages API.
     #[serde(rename = "anthropic")]
     Anthropic,
+    /// Ollama's native `/api/chat`.
+    #[serde(rename = "ollama")]
+    Ollama,
+    /// Azure OpenAI: deployment URLs, `api-version`, `api-key` or Entra ID bearer tokens.
+    #[serde(rename = "azure-openai")]
+    AzureOpenAi,
+    /// Google Gemini `generateContent` / `streamGenerateContent`.
+    #[serde(rename = "gemini")]
+    Gemini,
+    /// Amazon Bedrock Converse, SigV4-signed.
+    #[serde(rename = "bedrock")]
+    Bedrock,
 }
 
 impl ProviderKind {
+    /// Every kind, in the order docs list them.
+    pub const ALL: [ProviderKind; 6] = [
+        ProviderKind::OpenAiCompatible,
+        ProviderKind::Anthropic,
+        ProviderKind::Ollama,
+        ProviderKind::AzureOpenAi,
+        ProviderKind::Gemini,
+        ProviderKind::Bedrock,
+    ];
+
     /// The config-file spelling.
     pub fn as_str(self) -> &'static str {
         match self {
             ProviderKind::OpenAiCompatible => "openai-compatible",
             ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Ollama => "ollama",
+            ProviderKind::AzureOpenAi => "azure-openai",
+            ProviderKind::Gemini => "gemini",
+            ProviderKind::Bedrock => "bedrock",
         }
     }
-}
 
-impl ProviderKind {
+    /// The kind spelled `text` in config.yaml.
+    pub fn parse(text: &str) -> Option<ProviderKind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+
     /// The function names this wire protocol accepts (see [`FunctionNameRules`]).
     pub fn function_name_rules(self) -> FunctionNameRules {
         match self {
-            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => FunctionNameRules::PORTABLE,
+            ProviderKind::OpenAiCompatible
+            | ProviderKind::Anthropic
+            | ProviderKind::Ollama
+            | ProviderKind::AzureOpenAi
+            | ProviderKind::Gemini
+            | ProviderKind::Bedrock => FunctionNameRules::PORTABLE,
         }
     }
 }
@@ -53,6 +92,57 @@ impl fmt::Display for ProviderKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Which OpenAI API an OpenAI-compatible or Azure client uses (`api:` in config.yaml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WireApi {
+    /// Chat completions (`/chat/completions`), what every compatible server speaks.
+    #[default]
+    Chat,
+    /// The Responses API (`/responses`), OpenAI's newer API.
+    Responses,
+}
+
+impl WireApi {
+    /// The config-file spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WireApi::Chat => "chat",
+            WireApi::Responses => "responses",
+        }
+    }
+}
+
+/// How an Azure OpenAI client authenticates (`auth:` in config.yaml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AzureAuth {
+    /// The resource key in an `api-key` header.
+    #[default]
+    ApiKey,
+    /// A Microsoft Entra ID access token as `Authorization: Bearer`.
+    Entra,
+}
+
+/// AWS credentials for SigV4 signing (Bedrock). `Debug` never shows the secrets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsCredentials {
+    /// `AWS_ACCESS_KEY_ID` (not secret on its own; shown in messages).
+    pub access_key_id: String,
+    /// `AWS_SECRET_ACCESS_KEY`.
+    pub secret_access_key: ApiKey,
+    /// `AWS_SESSION_TOKEN`, for temporary credentials.
+    pub session_token: Option<ApiKey>,
+}
+
+/// Where and as whom a Bedrock client signs its requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsAuth {
+    /// The region (`us-east-1`), part of the signature's scope.
+    pub region: String,
+    /// The credentials.
+    pub credentials: AwsCredentials,
 }
 
 /// Where a key came from, so error messages can say which variable to fix.
@@ -170,6 +260,21 @@ pub struct ProviderConfig {
     pub models: Vec<ModelConfig>,
     /// Bounds on each request's network waits.
     pub timeouts: HttpTimeouts,
+    /// Chat completions or Responses (OpenAI-compatible and Azure clients).
+    pub api: WireApi,
+    /// The server's differences from the plain wire protocol (see [`Quirks`]).
+    pub quirks: Quirks,
+    /// The preset the client was configured with (`type: groq`), for display.
+    pub preset: Option<&'static str>,
+    /// Azure's `api-version` query parameter.
+    pub api_version: Option<String>,
+    /// A shell command whose standard output is the key or token (`api_key_cmd`); run by the
+    /// provider when it first needs the key and again when the cached value is old.
+    pub key_command: Option<String>,
+    /// Azure: `api-key` header or Entra ID bearer token.
+    pub azure_auth: AzureAuth,
+    /// Bedrock: region and credentials.
+    pub aws: Option<AwsAuth>,
 }
 
 impl ProviderConfig {
@@ -177,24 +282,38 @@ impl ProviderConfig {
     /// Anthropic and for OpenAI itself (`api.openai.com`), false for other OpenAI-compatible
     /// servers (most local models do not).
     pub fn supports_images(&self, model: &ModelConfig) -> bool {
-        model.supports_images.unwrap_or(match self.kind {
-            ProviderKind::Anthropic => true,
-            ProviderKind::OpenAiCompatible => {
-                self.api_base.trim_end_matches('/') == OPENAI_API_BASE
-            }
-        })
+        model.supports_images.unwrap_or(self.quirks.images)
+    }
+
+    /// The model's context window: its `context_window`, else the preset's.
+    pub fn context_window(&self, model: &ModelConfig) -> Option<u32> {
+        model.context_window.or(self.quirks.context_window)
     }
 
     /// A client with no key, no models and the default timeouts.
     pub fn new(kind: ProviderKind, name: impl Into<String>, api_base: impl Into<String>) -> Self {
+        let api_base = api_base.into();
         ProviderConfig {
             kind,
             name: name.into(),
-            api_base: api_base.into(),
+            quirks: Quirks::for_endpoint(kind, &api_base),
+            api_base,
             api_key: None,
             models: Vec::new(),
             timeouts: HttpTimeouts::default(),
+            api: WireApi::Chat,
+            preset: None,
+            api_version: None,
+            key_command: None,
+            azure_auth: AzureAuth::ApiKey,
+            aws: None,
         }
+    }
+
+    /// Sets chat completions or Responses.
+    pub fn with_api(mut self, api: WireApi) -> Self {
+        self.api = api;
+        self
     }
 
     /// Sets the API key.

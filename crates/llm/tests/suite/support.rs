@@ -56,6 +56,7 @@ pub fn make_provider(kind: ProviderKind, base: &str) -> (Arc<dyn Provider>, Arc<
             "anthropic",
             ApiKey::from_env("ANTHROPIC_API_KEY", ANTHROPIC_KEY),
         ),
+        other => (other.as_str(), ApiKey::from_env("PROVIDER_KEY", OPENAI_KEY)),
     };
     let clock = Arc::new(RecordingClock::default());
     let config = ProviderConfig::new(kind, name, base).with_api_key(key);
