@@ -2,5 +2,7 @@
 
 mod anthropic;
 mod common;
+mod ollama;
 mod openai;
+mod responses;
 mod support;

@@ -423,3 +423,83 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Vec<u8> {
         }
     }
 }
+
+/// A provider built from `config` with a recording clock.
+pub fn provider_from(config: ProviderConfig) -> (Arc<dyn Provider>, Arc<RecordingClock>) {
+    let clock = Arc::new(RecordingClock::default());
+    let provider = ProviderBuilder::new(config)
+        .clock(clock.clone())
+        .build()
+        .expect("provider builds");
+    (provider, clock)
+}
+
+/// SSE with each event named by its `type` (Anthropic, OpenAI Responses).
+pub fn named_sse(events: &[Value]) -> String {
+    anthropic_sse(events)
+}
+
+/// SSE with unnamed `data:` events and no end marker (Gemini), CRLF-separated as Gemini sends.
+pub fn data_sse(chunks: &[Value]) -> String {
+    chunks
+        .iter()
+        .map(|c| format!("data: {c}\r\n\r\n"))
+        .collect()
+}
+
+/// JSON lines (Ollama).
+pub fn ndjson_response(lines: &[Value]) -> ResponseTemplate {
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    ResponseTemplate::new(200).set_body_raw(body, "application/x-ndjson")
+}
+
+/// Mounts `responses` for POSTs to `at`, answered in order, one request each.
+pub async fn mount_sequence(server: &MockServer, at: &str, responses: Vec<ResponseTemplate>) {
+    for (i, response) in responses.into_iter().enumerate() {
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .and(wiremock::matchers::path(at))
+            .respond_with(response)
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(i + 1).unwrap())
+            .mount(server)
+            .await;
+    }
+}
+
+/// The tool the turn tests declare.
+pub fn weather_tool() -> Vec<coyote_protocol::FunctionDeclaration> {
+    vec![coyote_protocol::FunctionDeclaration {
+        name: "get_weather".into(),
+        description: "Weather for a city".into(),
+        parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    }]
+}
+
+/// One whole turn: the question, the model's tool call(s), each call answered by `tool`
+/// (standing in for the MCP tool the session would call), then the model's answer. Returns
+/// the two responses and the conversation as sent the second time.
+pub async fn full_turn(
+    provider: &dyn Provider,
+    model: &str,
+    tool: impl Fn(&coyote_llm::ToolCall) -> coyote_llm::ToolResult,
+) -> (
+    coyote_llm::ChatResponse,
+    coyote_llm::ChatResponse,
+    Vec<coyote_llm::Message>,
+) {
+    use coyote_llm::Message;
+    let mut messages = vec![
+        Message::system("You are terse."),
+        Message::user("Weather in Paris?"),
+    ];
+    let request = ChatRequest::new(model, messages.clone()).with_tools(weather_tool());
+    let (_, first) = events_ok(provider, &request).await;
+    assert!(!first.message.tool_calls.is_empty(), "{first:?}");
+    messages.push(Message::assistant(first.message.clone()));
+    for call in &first.message.tool_calls {
+        messages.push(Message::tool_result(tool(call)));
+    }
+    let request = ChatRequest::new(model, messages.clone()).with_tools(weather_tool());
+    let (_, second) = events_ok(provider, &request).await;
+    (first, second, messages)
+}
