@@ -266,7 +266,3 @@ pub(crate) fn parse_response(provider: &str, body: &[u8]) -> Result<Vec<StreamEv
     parser.on_end(&response, &mut out);
     Ok(out.into())
 }
-
-#[cfg(test)]
-#[path = "responses_stream_tests.rs"]
-mod tests;

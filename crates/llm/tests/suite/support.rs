@@ -503,3 +503,59 @@ pub async fn full_turn(
     let (_, second) = events_ok(provider, &request).await;
     (first, second, messages)
 }
+
+/// CRC-32 (IEEE), computed here independently of the library's decoder.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// One AWS event-stream message with string headers.
+pub fn aws_message(headers: &[(&str, &str)], payload: &Value) -> Vec<u8> {
+    let payload = payload.to_string();
+    let mut head = Vec::new();
+    for (name, value) in headers {
+        head.push(u8::try_from(name.len()).unwrap());
+        head.extend_from_slice(name.as_bytes());
+        head.push(7);
+        head.extend_from_slice(&u16::try_from(value.len()).unwrap().to_be_bytes());
+        head.extend_from_slice(value.as_bytes());
+    }
+    let total = 12 + head.len() + payload.len() + 4;
+    let mut out = Vec::new();
+    out.extend_from_slice(&u32::try_from(total).unwrap().to_be_bytes());
+    out.extend_from_slice(&u32::try_from(head.len()).unwrap().to_be_bytes());
+    let prelude = crc32(&out);
+    out.extend_from_slice(&prelude.to_be_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(payload.as_bytes());
+    let crc = crc32(&out);
+    out.extend_from_slice(&crc.to_be_bytes());
+    out
+}
+
+/// A Bedrock `converse-stream` body: one event message per `(event type, payload)`.
+pub fn aws_event_stream(events: &[(&str, Value)]) -> ResponseTemplate {
+    let mut body = Vec::new();
+    for (kind, payload) in events {
+        body.extend(aws_message(
+            &[
+                (":event-type", kind),
+                (":content-type", "application/json"),
+                (":message-type", "event"),
+            ],
+            payload,
+        ));
+    }
+    ResponseTemplate::new(200).set_body_raw(body, "application/vnd.amazon.eventstream")
+}
