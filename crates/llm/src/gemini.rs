@@ -27,16 +27,13 @@ use serde_json::{Value, json};
 use crate::error::LlmError;
 use crate::event::StreamEvent;
 use crate::gemini_schema::convert;
-use crate::gemini_stream::{GeminiParser, SYNTHETIC_ID_PREFIX, parse_whole};
+use crate::gemini_stream::{GEMINI_WIRE, GeminiParser, SYNTHETIC_ID_PREFIX, parse_whole};
 use crate::http::{HttpCore, MAX_RESPONSE_BYTES, encode_path_segment};
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
 use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice, ToolOutcome};
 use crate::validate::validate_conversation;
-
-/// The replay-item wire name of Gemini thought signatures.
-pub(crate) const GEMINI_WIRE: &str = "gemini";
 
 /// Model-name prefixes of Gemini models that refuse `thinkingConfig`.
 pub const NO_THINKING_PREFIXES: [&str; 3] = ["gemini-1.", "gemini-2.0-", "gemma-"];

@@ -18,10 +18,12 @@ use serde_json::{Value, json};
 use crate::error::LlmError;
 use crate::error_body::{ErrorInfo, in_band_error};
 use crate::event::StreamEvent;
-use crate::gemini::GEMINI_WIRE;
 use crate::sse::SseEvent;
 use crate::stream::{Flow, WireParser};
 use crate::types::{FinishReason, ToolCall, Usage};
+
+/// The replay-item wire name of Gemini thought signatures.
+pub(crate) const GEMINI_WIRE: &str = "gemini";
 
 /// The prefix of call ids coyote made up for calls Gemini sent without one.
 pub(crate) const SYNTHETIC_ID_PREFIX: &str = "gemini_call_";

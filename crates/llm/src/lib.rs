@@ -18,6 +18,7 @@ mod anthropic;
 mod anthropic_stream;
 mod bedrock;
 mod bedrock_stream;
+mod builder;
 mod credential;
 mod error;
 mod error_body;
@@ -46,6 +47,7 @@ pub use anthropic::{ANTHROPIC_VERSION, Anthropic, DEFAULT_ANTHROPIC_MAX_TOKENS};
 // The client configuration and function-name rules live in `coyote-protocol` (so config
 // depends on no provider code); re-exported at their old paths.
 pub use bedrock::Bedrock;
+pub use builder::{ProviderBuilder, build_provider};
 pub use coyote_protocol::names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
 pub use coyote_protocol::provider::{
     ANTHROPIC_API_BASE, ApiKey, AwsAuth, AwsCredentials, AzureAuth, DEFAULT_ANTHROPIC_MODEL,
@@ -61,7 +63,7 @@ pub use http::install_crypto_provider;
 pub use ollama::Ollama;
 pub use openai::OpenAiCompatible;
 pub use openai_route::AZURE_API_VERSION;
-pub use provider::{Provider, ProviderBuilder, build_provider};
+pub use provider::Provider;
 pub use responses::OpenAiResponses;
 pub use retry::{
     BASE_BACKOFF, MAX_RETRIES, MAX_RETRY_AFTER, MAX_RETRY_WAIT, RetryClock, RetryPolicy, TokioClock,

@@ -24,14 +24,11 @@ use crate::openai::{history_arguments, object_schema};
 use crate::openai_route::OpenAiRoute;
 use crate::openai_stream::parse_model_list;
 use crate::provider::Provider;
-use crate::responses_stream::{ResponsesStreamParser, parse_response};
+use crate::responses_stream::{RESPONSES_WIRE, ResponsesStreamParser, parse_response};
 use crate::retry::{RetryClock, RetryPolicy};
 use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice};
 use crate::validate::validate_conversation;
-
-/// The replay-item wire name of Responses reasoning items.
-pub(crate) const RESPONSES_WIRE: &str = "openai-responses";
 
 /// A client for the Responses API.
 #[derive(Debug)]

@@ -18,10 +18,12 @@ use serde_json::Value;
 use crate::error::LlmError;
 use crate::error_body::{ErrorInfo, in_band_error};
 use crate::event::StreamEvent;
-use crate::responses::RESPONSES_WIRE;
 use crate::sse::SseEvent;
 use crate::stream::{Flow, WireParser};
 use crate::types::{FinishReason, ToolCall, Usage};
+
+/// The replay-item wire name of Responses reasoning items.
+pub(crate) const RESPONSES_WIRE: &str = "openai-responses";
 
 #[derive(Debug)]
 struct PartialCall {

@@ -5,6 +5,7 @@
 
 pub mod duration;
 pub mod function;
+pub mod kind;
 pub mod message;
 pub mod names;
 pub mod oauth;

@@ -5,7 +5,7 @@
 //!
 //! Each row names the public page its base URL and key variable come from.
 
-use crate::provider::{OPENAI_API_BASE, ProviderKind};
+use crate::kind::{OPENAI_API_BASE, ProviderKind};
 
 /// Which field carries the output limit in a chat-completions request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -12,7 +12,7 @@ use coyote_protocol::{
 };
 use serde::Deserialize;
 
-use super::parse::Validator;
+use super::validator::{Validator, check_api_base};
 use super::{AppConfigError, ClientEntry, ClientOrigin, KeyStatus, aws};
 
 #[derive(Debug, Deserialize)]
@@ -147,7 +147,7 @@ impl Validator<'_> {
         let mut aws_status = None;
         let api_base = match (&raw.api_base, kind) {
             (Some(base), _) => {
-                super::parse::check_api_base(base).map_err(|problem| {
+                check_api_base(base).map_err(|problem| {
                     self.invalid(
                         key("api_base"),
                         problem,

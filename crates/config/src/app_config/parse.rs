@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::client::RawClient;
 use super::detect::detect_providers;
+use super::validator::Validator;
 use super::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
     DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ServerList, ThemeSetting,
@@ -106,26 +107,7 @@ pub fn parse_app_config(
     Validator { path, env }.validate(raw, source)
 }
 
-pub(super) struct Validator<'a> {
-    pub(super) path: &'a Path,
-    pub(super) env: &'a dyn EnvLookup,
-}
-
 impl Validator<'_> {
-    pub(super) fn invalid(
-        &self,
-        key: impl Into<String>,
-        problem: impl Into<String>,
-        fix: impl Into<String>,
-    ) -> AppConfigError {
-        AppConfigError::Invalid {
-            path: self.path.to_owned(),
-            key: key.into(),
-            problem: problem.into(),
-            fix: fix.into(),
-        }
-    }
-
     fn validate(
         &self,
         raw: RawAppConfig,
@@ -264,18 +246,5 @@ impl Validator<'_> {
             None => {}
         }
         Ok(settings)
-    }
-}
-
-/// The base must be an absolute http(s) URL. The problem text never repeats the URL (it may
-/// carry credentials).
-pub(super) fn check_api_base(base: &str) -> Result<(), String> {
-    match url::Url::parse(base.trim()) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => Ok(()),
-        Ok(url) => Err(format!(
-            "the URL's scheme is \"{}\"; only http and https are supported",
-            url.scheme()
-        )),
-        Err(e) => Err(format!("is not a URL ({e})")),
     }
 }
