@@ -318,3 +318,7 @@ fn is_env_name(name: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
+
+#[cfg(test)]
+#[path = "client_tests.rs"]
+mod tests;
