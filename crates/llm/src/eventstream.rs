@@ -44,7 +44,7 @@ impl EventStreamDecoder {
         self.buffer.extend_from_slice(chunk);
         while self.buffer.len() >= PRELUDE {
             let total = be32(&self.buffer[0..4]) as usize;
-            if total > MAX_SSE_LINE_BYTES || total < PRELUDE + TRAILER {
+            if !(PRELUDE + TRAILER..=MAX_SSE_LINE_BYTES).contains(&total) {
                 return Err(format!("an event-stream message claims {total} bytes"));
             }
             if be32(&self.buffer[8..12]) != crc32(&self.buffer[0..8]) {

@@ -74,74 +74,7 @@ impl Gemini {
 
     /// The request body and the warnings not reported before.
     fn body(&self, request: &ChatRequest) -> (Value, Vec<String>) {
-        let mut system = Vec::new();
-        let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
-        let mut names: HashMap<&str, &str> = HashMap::new();
-        for message in &request.messages {
-            let (role, parts) = match message {
-                Message::System { text } => {
-                    system.push(text.as_str());
-                    continue;
-                }
-                Message::User { text, images } => {
-                    let mut parts = vec![json!({"text": text})];
-                    parts.extend(images.iter().map(|image| {
-                        json!({"inlineData": {"mimeType": image.media_type, "data": image.data_base64}})
-                    }));
-                    ("user", parts)
-                }
-                Message::Assistant(assistant) => {
-                    let signatures: HashMap<String, Value> = assistant
-                        .replay_for(GEMINI_WIRE)
-                        .filter_map(|item| {
-                            let key = item["call_id"].as_str().unwrap_or("").to_string();
-                            Some((key, item.get("thoughtSignature")?.clone()))
-                        })
-                        .collect();
-                    let mut parts = Vec::new();
-                    if !assistant.text.is_empty() {
-                        let mut part = json!({"text": assistant.text});
-                        if let Some(signature) = signatures.get("") {
-                            part["thoughtSignature"] = signature.clone();
-                        }
-                        parts.push(part);
-                    }
-                    for call in &assistant.tool_calls {
-                        names.insert(&call.id, &call.name);
-                        let args = call
-                            .parse_arguments()
-                            .map(Value::Object)
-                            .unwrap_or_else(|_| json!({}));
-                        let mut function = json!({"name": call.name, "args": args});
-                        if !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                            function["id"] = json!(call.id);
-                        }
-                        let mut part = json!({"functionCall": function});
-                        if let Some(signature) = signatures.get(&call.id) {
-                            part["thoughtSignature"] = signature.clone();
-                        }
-                        parts.push(part);
-                    }
-                    ("model", parts)
-                }
-                Message::Tool(result) => {
-                    let key = match result.outcome {
-                        ToolOutcome::Success => "result",
-                        ToolOutcome::Error => "error",
-                    };
-                    let name = names.get(result.call_id.as_str()).copied().unwrap_or("");
-                    let mut response = json!({"name": name, "response": {key: result.content}});
-                    if !result.call_id.starts_with(SYNTHETIC_ID_PREFIX) {
-                        response["id"] = json!(result.call_id);
-                    }
-                    ("user", vec![json!({"functionResponse": response})])
-                }
-            };
-            match contents.last_mut() {
-                Some((last, existing)) if *last == role => existing.extend(parts),
-                _ => contents.push((role, parts)),
-            }
-        }
+        let (system, contents) = contents(&request.messages);
         let mut body = serde_json::Map::new();
         if !system.is_empty() {
             body.insert(
@@ -149,10 +82,6 @@ impl Gemini {
                 json!({"parts": [{"text": system.join("\n\n")}]}),
             );
         }
-        let contents = contents
-            .into_iter()
-            .map(|(role, parts)| json!({"role": role, "parts": parts}))
-            .collect();
         body.insert("contents".into(), Value::Array(contents));
         let mut warnings = Vec::new();
         if !request.tools.is_empty() {
@@ -304,4 +233,81 @@ impl Provider for Gemini {
                 .collect())
         })
     }
+}
+
+/// System text and the `contents` turns: same-role messages merged into one turn.
+fn contents(messages: &[Message]) -> (Vec<&str>, Vec<Value>) {
+    let mut system = Vec::new();
+    let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut names: HashMap<&str, &str> = HashMap::new();
+    for message in messages {
+        let (role, parts) = match message {
+            Message::System { text } => {
+                system.push(text.as_str());
+                continue;
+            }
+            Message::User { text, images } => {
+                let mut parts = vec![json!({"text": text})];
+                parts.extend(images.iter().map(|image| {
+                    json!({"inlineData": {"mimeType": image.media_type, "data": image.data_base64}})
+                }));
+                ("user", parts)
+            }
+            Message::Assistant(assistant) => {
+                let signatures: HashMap<String, Value> = assistant
+                    .replay_for(GEMINI_WIRE)
+                    .filter_map(|item| {
+                        let key = item["call_id"].as_str().unwrap_or("").to_string();
+                        Some((key, item.get("thoughtSignature")?.clone()))
+                    })
+                    .collect();
+                let mut parts = Vec::new();
+                if !assistant.text.is_empty() {
+                    let mut part = json!({"text": assistant.text});
+                    if let Some(signature) = signatures.get("") {
+                        part["thoughtSignature"] = signature.clone();
+                    }
+                    parts.push(part);
+                }
+                for call in &assistant.tool_calls {
+                    names.insert(&call.id, &call.name);
+                    let args = call
+                        .parse_arguments()
+                        .map(Value::Object)
+                        .unwrap_or_else(|_| json!({}));
+                    let mut function = json!({"name": call.name, "args": args});
+                    if !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
+                        function["id"] = json!(call.id);
+                    }
+                    let mut part = json!({"functionCall": function});
+                    if let Some(signature) = signatures.get(&call.id) {
+                        part["thoughtSignature"] = signature.clone();
+                    }
+                    parts.push(part);
+                }
+                ("model", parts)
+            }
+            Message::Tool(result) => {
+                let key = match result.outcome {
+                    ToolOutcome::Success => "result",
+                    ToolOutcome::Error => "error",
+                };
+                let name = names.get(result.call_id.as_str()).copied().unwrap_or("");
+                let mut response = json!({"name": name, "response": {key: result.content}});
+                if !result.call_id.starts_with(SYNTHETIC_ID_PREFIX) {
+                    response["id"] = json!(result.call_id);
+                }
+                ("user", vec![json!({"functionResponse": response})])
+            }
+        };
+        match contents.last_mut() {
+            Some((last, existing)) if *last == role => existing.extend(parts),
+            _ => contents.push((role, parts)),
+        }
+    }
+    let contents = contents
+        .into_iter()
+        .map(|(role, parts)| json!({"role": role, "parts": parts}))
+        .collect();
+    (system, contents)
 }

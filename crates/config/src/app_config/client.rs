@@ -88,41 +88,65 @@ impl Validator<'_> {
                 "use letters, digits, `_`, `-` and `.` only (it is typed before the colon in -m name:model)",
             ));
         }
+        self.check_fields(i, &raw, kind)?;
+        let api_base = self.api_base(i, raw.api_base.as_deref(), kind, preset)?;
+        let models = self.models(i, raw.models)?;
+        let mut provider = ProviderConfig::new(kind, name, api_base).with_models(models);
+        if let Some(preset) = preset {
+            provider.preset = Some(preset.name);
+            provider.quirks = preset.quirks;
+        }
+        provider.api = raw.api.unwrap_or_default();
+        provider.api_version = raw.api_version;
+        provider.azure_auth = match raw.auth {
+            Some(RawAzureAuth::Entra) => AzureAuth::Entra,
+            Some(RawAzureAuth::ApiKey) | None => AzureAuth::ApiKey,
+        };
+        let status = if kind == ProviderKind::Bedrock {
+            self.aws(
+                i,
+                raw.region.as_deref(),
+                raw.profile.as_deref(),
+                &mut provider,
+            )?
+        } else {
+            let key_env = raw
+                .api_key_env
+                .or_else(|| preset.and_then(|p| p.key_env).map(str::to_owned));
+            self.key(i, raw.api_key_cmd, key_env, &mut provider)?
+        };
+        Ok(ClientEntry {
+            provider,
+            key: status,
+            origin: ClientOrigin::ConfigFile,
+        })
+    }
+
+    /// Keys only some kinds read, and the key sources that exclude each other.
+    fn check_fields(
+        &self,
+        i: usize,
+        raw: &RawClient,
+        kind: ProviderKind,
+    ) -> Result<(), AppConfigError> {
+        use ProviderKind::{AzureOpenAi, Bedrock, OpenAiCompatible};
         self.only_for(
             i,
             "api",
             raw.api.is_some(),
             kind,
-            &[ProviderKind::OpenAiCompatible, ProviderKind::AzureOpenAi],
+            &[OpenAiCompatible, AzureOpenAi],
         )?;
         self.only_for(
             i,
             "api_version",
             raw.api_version.is_some(),
             kind,
-            &[ProviderKind::AzureOpenAi],
+            &[AzureOpenAi],
         )?;
-        self.only_for(
-            i,
-            "auth",
-            raw.auth.is_some(),
-            kind,
-            &[ProviderKind::AzureOpenAi],
-        )?;
-        self.only_for(
-            i,
-            "region",
-            raw.region.is_some(),
-            kind,
-            &[ProviderKind::Bedrock],
-        )?;
-        self.only_for(
-            i,
-            "profile",
-            raw.profile.is_some(),
-            kind,
-            &[ProviderKind::Bedrock],
-        )?;
+        self.only_for(i, "auth", raw.auth.is_some(), kind, &[AzureOpenAi])?;
+        self.only_for(i, "region", raw.region.is_some(), kind, &[Bedrock])?;
+        self.only_for(i, "profile", raw.profile.is_some(), kind, &[Bedrock])?;
         self.only_for(
             i,
             "api_key_env",
@@ -139,17 +163,27 @@ impl Validator<'_> {
         )?;
         if raw.api_key_env.is_some() && raw.api_key_cmd.is_some() {
             return Err(self.invalid(
-                key("api_key_cmd"),
+                format!("clients[{i}].api_key_cmd"),
                 "is set together with `api_key_env`",
                 "keep one: the variable holding the key, or the command printing it",
             ));
         }
-        let mut aws_status = None;
-        let api_base = match (&raw.api_base, kind) {
+        Ok(())
+    }
+
+    /// `api_base` as written, else the type's default (Bedrock's comes from its region).
+    fn api_base(
+        &self,
+        i: usize,
+        raw: Option<&str>,
+        kind: ProviderKind,
+        preset: Option<&'static Preset>,
+    ) -> Result<String, AppConfigError> {
+        Ok(match (raw, kind) {
             (Some(base), _) => {
                 check_api_base(base).map_err(|problem| {
                     self.invalid(
-                        key("api_base"),
+                        format!("clients[{i}].api_base"),
                         problem,
                         "write the server's base URL, e.g. http://127.0.0.1:8080/v1",
                     )
@@ -158,7 +192,7 @@ impl Validator<'_> {
             }
             (None, ProviderKind::AzureOpenAi) => {
                 return Err(self.invalid(
-                    key("api_base"),
+                    format!("clients[{i}].api_base"),
                     "is required for azure-openai",
                     "set it to your resource's endpoint, e.g. https://NAME.openai.azure.com",
                 ));
@@ -169,51 +203,53 @@ impl Validator<'_> {
                 _ if kind == ProviderKind::Anthropic => ANTHROPIC_API_BASE.to_owned(),
                 _ => OPENAI_API_BASE.to_owned(),
             },
+        })
+    }
+
+    /// Bedrock: the region (and the runtime URL from it) and the AWS credentials.
+    fn aws(
+        &self,
+        i: usize,
+        region: Option<&str>,
+        profile: Option<&str>,
+        provider: &mut ProviderConfig,
+    ) -> Result<KeyStatus, AppConfigError> {
+        let profile = aws::profile_name(self.env, profile);
+        let Some(region) = aws::region(self.env, region, &profile) else {
+            return Err(self.invalid(
+                format!("clients[{i}].region"),
+                "is not set, and neither AWS_REGION nor the AWS profile names a region",
+                "set `region: us-east-1` (your Bedrock region) on the client",
+            ));
         };
-        let models = self.models(i, raw.models)?;
-        let mut provider = ProviderConfig::new(kind, name, api_base).with_models(models);
-        if let Some(preset) = preset {
-            provider.preset = Some(preset.name);
-            provider.quirks = preset.quirks;
+        if provider.api_base.is_empty() {
+            provider.api_base = bedrock_runtime_base(&region);
         }
-        provider.api = raw.api.unwrap_or_default();
-        provider.api_version = raw.api_version;
-        provider.azure_auth = match raw.auth {
-            Some(RawAzureAuth::Entra) => AzureAuth::Entra,
-            Some(RawAzureAuth::ApiKey) | None => AzureAuth::ApiKey,
-        };
-        if kind == ProviderKind::Bedrock {
-            let profile = aws::profile_name(self.env, raw.profile.as_deref());
-            let Some(region) = aws::region(self.env, raw.region.as_deref(), &profile) else {
-                return Err(self.invalid(
-                    key("region"),
-                    "is not set, and neither AWS_REGION nor the AWS profile names a region",
-                    "set `region: us-east-1` (your Bedrock region) on the client",
-                ));
-            };
-            if provider.api_base.is_empty() {
-                provider.api_base = bedrock_runtime_base(&region);
-            }
-            aws_status = Some(match aws::credentials(self.env, &profile) {
-                Some(found) => {
-                    provider.aws = Some(AwsAuth {
-                        region,
-                        credentials: found.credentials,
-                    });
-                    KeyStatus::Aws {
-                        source: found.source,
-                    }
+        Ok(match aws::credentials(self.env, &profile) {
+            Some(found) => {
+                provider.aws = Some(AwsAuth {
+                    region,
+                    credentials: found.credentials,
+                });
+                KeyStatus::Aws {
+                    source: found.source,
                 }
-                None => KeyStatus::MissingAws { profile },
-            });
-        }
-        let key_env = raw
-            .api_key_env
-            .clone()
-            .or_else(|| preset.and_then(|p| p.key_env).map(str::to_owned));
-        let status = match (aws_status, raw.api_key_cmd, key_env) {
-            (Some(status), _, _) => status,
-            (None, Some(command), _) => {
+            }
+            None => KeyStatus::MissingAws { profile },
+        })
+    }
+
+    /// The key from `api_key_cmd` (run later, by the provider) or from a variable.
+    fn key(
+        &self,
+        i: usize,
+        command: Option<String>,
+        key_env: Option<String>,
+        provider: &mut ProviderConfig,
+    ) -> Result<KeyStatus, AppConfigError> {
+        let key = |field: &str| format!("clients[{i}].{field}");
+        Ok(match (command, key_env) {
+            (Some(command), _) => {
                 if command.trim().is_empty() {
                     return Err(self.invalid(
                         key("api_key_cmd"),
@@ -224,8 +260,8 @@ impl Validator<'_> {
                 provider.key_command = Some(command.clone());
                 KeyStatus::Command { command }
             }
-            (None, None, None) => KeyStatus::NotNeeded,
-            (None, None, Some(variable)) => {
+            (None, None) => KeyStatus::NotNeeded,
+            (None, Some(variable)) => {
                 if !is_env_name(&variable) {
                     return Err(self.invalid(
                         key("api_key_env"),
@@ -241,11 +277,6 @@ impl Validator<'_> {
                     None => KeyStatus::Missing { variable },
                 }
             }
-        };
-        Ok(ClientEntry {
-            provider,
-            key: status,
-            origin: ClientOrigin::ConfigFile,
         })
     }
 
