@@ -259,6 +259,27 @@ mod tests {
     }
 
     #[test]
+    fn a_preset_context_window_applies_when_the_model_sets_none() {
+        let mut config = ProviderConfig::new(
+            ProviderKind::OpenAiCompatible,
+            "deepseek",
+            "https://api.deepseek.com",
+        );
+        config.quirks = crate::preset::preset("deepseek").unwrap().quirks;
+        assert_eq!(
+            config.context_window(&ModelConfig::named("m")),
+            Some(128_000)
+        );
+        let set = ModelConfig {
+            context_window: Some(64_000),
+            ..ModelConfig::named("m")
+        };
+        assert_eq!(config.context_window(&set), Some(64_000));
+        let local = ProviderConfig::new(ProviderKind::Ollama, "o", "http://127.0.0.1:11434");
+        assert_eq!(local.context_window(&ModelConfig::named("m")), None);
+    }
+
+    #[test]
     fn images_default_to_anthropic_and_openai_only() {
         let model = ModelConfig::named("m");
         let anthropic = ProviderConfig::new(ProviderKind::Anthropic, "c", ANTHROPIC_API_BASE);
