@@ -134,3 +134,36 @@ async fn responses_use_the_v1_path_and_an_entra_token_from_a_command() {
     assert_eq!(answer.message.text, "Hello.");
     assert_eq!(bodies(&server).await[0]["model"], json!("prod-gpt4o"));
 }
+
+#[tokio::test]
+async fn a_refused_key_is_an_auth_error_naming_its_variable() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(
+            401,
+            json!({"error": {"code": "401", "message": "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."}}),
+        ))
+        .mount(&server)
+        .await;
+    let config = ProviderConfig::new(ProviderKind::AzureOpenAi, "azure", server.uri())
+        .with_api_key(ApiKey::from_env("AZURE_OPENAI_API_KEY", OPENAI_KEY));
+    let (provider, clock) = provider_from(config);
+    let error = provider
+        .stream(&ChatRequest::new("prod-gpt4o", vec![Message::user("hi")]))
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(
+        error,
+        coyote_llm::LlmError::Auth {
+            provider: "azure".into(),
+            status: 401,
+            detail: "Access denied due to invalid subscription key or wrong API endpoint. Make \
+                     sure to provide a valid key for an active subscription and use a correct \
+                     regional API endpoint for your resource."
+                .into(),
+            advice: "check the key in $AZURE_OPENAI_API_KEY and its permissions".into(),
+        }
+    );
+    assert_eq!(clock.sleeps(), vec![]);
+}
