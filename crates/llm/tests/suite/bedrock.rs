@@ -271,3 +271,42 @@ async fn a_validation_error_is_an_invalid_request() {
         }
     );
 }
+
+#[tokio::test]
+async fn whole_mode_uses_converse() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse"))
+        .respond_with(json_response(
+            200,
+            json!({"output": {"message": {"role": "assistant", "content": [
+                    {"text": "Looking."},
+                    {"toolUse": {"toolUseId": "tooluse_2", "name": "get_weather", "input": {"city": "Rome"}}}
+                ]}},
+                "stopReason": "tool_use",
+                "usage": {"inputTokens": 12, "outputTokens": 8, "totalTokens": 20},
+                "metrics": {"latencyMs": 300}}),
+        ))
+        .mount(&server)
+        .await;
+    let (provider, _) = provider_from(config(&server.uri()));
+    let request = ChatRequest::new(MODEL, vec![Message::user("Rome?")])
+        .with_stream(coyote_llm::StreamMode::Whole);
+    let answer = provider.complete(&request).await.unwrap();
+    assert_eq!(answer.message.text, "Looking.");
+    assert_eq!(
+        answer.message.tool_calls,
+        vec![coyote_llm::ToolCall::new(
+            "tooluse_2",
+            "get_weather",
+            "{\"city\":\"Rome\"}"
+        )]
+    );
+    assert_eq!(
+        answer.usage,
+        Some(Usage {
+            input: 12,
+            output: 8
+        })
+    );
+}

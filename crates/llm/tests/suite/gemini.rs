@@ -253,3 +253,27 @@ async fn the_model_list_keeps_models_that_generate_content() {
         vec!["gemini-2.5-flash".to_string()]
     );
 }
+
+#[tokio::test]
+async fn whole_mode_uses_generate_content() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1beta/models/gemini-2.0-flash:generateContent"))
+        .respond_with(json_response(
+            200,
+            json!({"candidates": [{"content": {"parts": [{"text": "Hi."}], "role": "model"}, "finishReason": "MAX_TOKENS"}],
+                   "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2}}),
+        ))
+        .mount(&server)
+        .await;
+    let (provider, _) = provider_from(config(&format!("{}/v1beta", server.uri())));
+    let request = ChatRequest::new("gemini-2.0-flash", vec![Message::user("hi")])
+        .with_stream(coyote_llm::StreamMode::Whole);
+    let answer = provider.complete(&request).await.unwrap();
+    assert_eq!(
+        (answer.message.text.as_str(), answer.finish_reason),
+        ("Hi.", FinishReason::Length)
+    );
+    // Models that cannot think are not asked for thoughts.
+    assert_eq!(bodies(&server).await[0]["generationConfig"], json!({}));
+}

@@ -212,3 +212,22 @@ async fn the_model_list_comes_from_api_tags() {
         vec!["qwen3:latest".to_string(), "llama3.2:1b".to_string()]
     );
 }
+
+#[tokio::test]
+async fn whole_mode_reads_one_json_object() {
+    let server = MockServer::start().await;
+    let whole = json!({"model": "qwen3", "created_at": "2025-05-27T22:55:00Z",
+        "message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}]},
+        "done_reason": "stop", "done": true, "prompt_eval_count": 30, "eval_count": 9});
+    mount_sequence(&server, "/api/chat", vec![json_response(200, whole)]).await;
+    let (provider, _) = provider_from(config(&server.uri()));
+    let request = ChatRequest::new("qwen3", vec![Message::user("Oslo?")])
+        .with_stream(coyote_llm::StreamMode::Whole);
+    let answer = provider.complete(&request).await.unwrap();
+    assert_eq!(
+        answer.message.tool_calls[0].arguments,
+        "{\"city\":\"Oslo\"}"
+    );
+    assert_eq!(answer.finish_reason, FinishReason::ToolCalls);
+    assert_eq!(bodies(&server).await[0]["stream"], json!(false));
+}
