@@ -1,7 +1,9 @@
-//! coyote-llm: LLM providers for coyote — OpenAI-compatible chat completions and the Anthropic
-//! Messages API — behind one object-safe [`Provider`] trait: request building, streaming parse
-//! (text and several parallel tool calls), usage, typed errors, and a bounded retry. It knows
-//! nothing about MCP and depends on no terminal, clap or config crate.
+//! coyote-llm: LLM providers for coyote — OpenAI-compatible chat completions and the Responses
+//! API (also on Azure OpenAI), Anthropic Messages, Ollama's native chat, Google Gemini and
+//! Amazon Bedrock Converse — behind one object-safe [`Provider`] trait: request building,
+//! streaming parse (text, reasoning and several parallel tool calls), usage, typed errors, and
+//! a bounded retry. Host differences come from the quirks table of `coyote_protocol::preset`.
+//! It knows nothing about MCP and depends on no terminal, clap or config crate.
 //!
 //! Choice: our own wire code over `reqwest`, not a provider crate. Why: (1) streamed tool-call
 //! deltas must work against *any* OpenAI-compatible base URL (Ollama, vLLM, llama.cpp, LM Studio,
