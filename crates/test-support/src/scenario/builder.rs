@@ -39,6 +39,12 @@ impl ScenarioBuilder {
         self
     }
 
+    /// Publishes a skill (and declares the skills extension).
+    pub fn skill(mut self, skill: super::SkillSpec) -> Self {
+        self.scenario.skills.push(skill);
+        self
+    }
+
     /// Sets the advertised capabilities.
     pub fn capabilities(mut self, caps: Capabilities) -> Self {
         self.scenario.capabilities = caps;
