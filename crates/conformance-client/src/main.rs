@@ -8,7 +8,8 @@
 //! every property's default, and a headless sign-in authorizer that GETs the authorization URL
 //! without following the redirect and takes `code` from its `Location` (the suite's mock
 //! authorization server approves at once). Auth scenarios (`auth/…`) connect, list the tools
-//! and call each one; credentials the suite hands out (`MCP_CONFORMANCE_CONTEXT`) become the
+//! and call each one; skills scenarios (`sep-2640-client-…`) list the skills and, where the
+//! scenario checks verification, load each one as the product does; credentials the suite hands out (`MCP_CONFORMANCE_CONTEXT`) become the
 //! server entry's `oauth` settings, exactly as a user would write them in mcp.json.
 //!
 //! Exit codes: 0 the scenario ran, 1 it failed, 2 bad usage or an unknown scenario.
@@ -58,6 +59,12 @@ enum Scenario {
     Exercise,
     /// List the tools and send the focal tool's `inputSchema` back through the echo tool.
     SchemaEcho,
+    /// Skills over MCP, `sep-2640-client-no-prefetch`: list the skills and read none.
+    SkillsList,
+    /// Skills over MCP, `sep-2640-client-verify-*`: list the skills, load each (its
+    /// `SKILL.md`, verified) and, once loaded, read its other files (verified); a refusal
+    /// fails the run after every skill was tried.
+    SkillsLoad,
 }
 
 impl Scenario {
@@ -75,6 +82,8 @@ impl Scenario {
             | "http-invalid-tool-headers"
             | "json-schema-ref-no-deref" => Some(Scenario::Exercise),
             "json-schema-2020-12-preservation" => Some(Scenario::SchemaEcho),
+            "sep-2640-client-no-prefetch" => Some(Scenario::SkillsList),
+            name if name.starts_with("sep-2640-client-verify-") => Some(Scenario::SkillsLoad),
             _ => None,
         }
     }
@@ -313,6 +322,49 @@ async fn schema_echo(handle: &ServerHandle) -> anyhow::Result<()> {
     .await
 }
 
+/// [`Scenario::SkillsList`] and [`Scenario::SkillsLoad`].
+async fn skills(handle: &ServerHandle, load: bool) -> anyhow::Result<()> {
+    let listing = handle.list_skills().await?;
+    for skill in &listing.skills {
+        eprintln!(
+            "skill {}: {} ({})",
+            skill.name, skill.description, skill.uri
+        );
+    }
+    for skipped in &listing.skipped {
+        eprintln!("skipped: {skipped}");
+    }
+    if !load {
+        return Ok(());
+    }
+    let mut refused = Vec::new();
+    for skill in &listing.skills {
+        let loaded = match handle.load_skill(skill).await {
+            Ok(loaded) => loaded,
+            Err(error) => {
+                eprintln!("{error}");
+                refused.push(skill.name.clone());
+                continue;
+            }
+        };
+        eprintln!("loaded {} ({} bytes)", skill.name, loaded.text.len());
+        for uri in &loaded.other_files {
+            match handle.read_skill_file(skill, uri).await {
+                Ok(_) => eprintln!("read {uri}"),
+                Err(error) => {
+                    eprintln!("{error}");
+                    refused.push(uri.clone());
+                }
+            }
+        }
+    }
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        bail!("refused: {}", refused.join(", "))
+    }
+}
+
 async fn run(
     runtime: &McpRuntime,
     scenario: Scenario,
@@ -350,6 +402,8 @@ async fn run(
         }
         Scenario::Exercise => exercise(&handle, calls).await?,
         Scenario::SchemaEcho => schema_echo(&handle).await?,
+        Scenario::SkillsList => skills(&handle, false).await?,
+        Scenario::SkillsLoad => skills(&handle, true).await?,
     }
     Ok(())
 }
@@ -367,7 +421,8 @@ fn main() -> ExitCode {
             "unknown MCP_CONFORMANCE_SCENARIO {name:?}; supported: initialize, tools_call, \
              elicitation-sep1034-client-defaults, sse-retry, auth/…, request-metadata, \
              sep-2322-client-request-state, http-standard-headers, http-custom-headers, \
-             http-invalid-tool-headers, json-schema-ref-no-deref, json-schema-2020-12-preservation"
+             http-invalid-tool-headers, json-schema-ref-no-deref, json-schema-2020-12-preservation, \
+             sep-2640-client-no-prefetch, sep-2640-client-verify-*"
         );
         return ExitCode::from(2);
     };
