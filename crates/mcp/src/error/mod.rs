@@ -251,7 +251,8 @@ pub enum McpError {
     /// was not used.
     #[error(
         "MCP server '{server}' served skill file {uri} that fails verification: {refusal}; \
-         the skill was not loaded — do not use it, and tell the server's authors"
+         coyote refused it and used none of its content (the skill cannot be used until the \
+         server serves the file its listing describes)"
     )]
     SkillRefused {
         /// The server's configured name.
