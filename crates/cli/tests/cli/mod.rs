@@ -33,5 +33,6 @@ mod scoping;
 mod selection;
 mod session;
 mod shell;
+mod skills;
 mod tab_paste;
 mod terminal;

@@ -289,3 +289,19 @@ async fn an_ordinary_resource_of_a_skills_server_reads_as_before() {
     assert!(matches!(outcome.body, DispatchBody::Json(v) if v["text"] == "plain text"));
     runtime.shutdown().await;
 }
+
+#[test]
+fn the_documented_index_is_what_the_model_sees() {
+    let doc = include_str!("../../../../docs/meta-functions.md");
+    let marker = "<!-- doc-test: skills-index -->\n```text\n";
+    let start = doc.find(marker).expect("skills-index block") + marker.len();
+    let shown = doc[start..].lines().next().unwrap();
+    let text = index(&listing(vec![skill("pdf-processing", "Fill PDF forms")])).unwrap();
+    assert_eq!(text.trim(), shown);
+    assert!(
+        doc.contains(&format!(
+            "`SKILLS_INDEX_MAX_BYTES`\n  ({SKILLS_INDEX_MAX_BYTES}) bytes"
+        )),
+        "docs/meta-functions.md quotes SKILLS_INDEX_MAX_BYTES"
+    );
+}

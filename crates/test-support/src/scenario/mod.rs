@@ -25,7 +25,7 @@ pub use catalog_items::{
     PromptMessageSpec, PromptRole, PromptSpec, ResourceBody, ResourceSpec, TemplateSpec,
 };
 pub use file::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioFile, fake_mcp_bin};
-pub use skills::{SkillFileSpec, SkillSpec, SkillTamper};
+pub use skills::{SkillFileSpec, SkillSpec, SkillTamper, sha256_digest};
 pub use tools::{RAW_REPLY_INJECT_MARK, ServerNotice, ToolBehavior, ToolSpec};
 
 /// The whole behaviour of one fake server.
