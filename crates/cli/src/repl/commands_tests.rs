@@ -22,6 +22,7 @@ fn every_command_has_exactly_one_row() {
         CommandName::Roots,
         CommandName::Watch,
         CommandName::Unwatch,
+        CommandName::Skills,
     ];
     for name in names {
         assert_eq!(
