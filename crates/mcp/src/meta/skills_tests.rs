@@ -305,3 +305,33 @@ fn the_documented_index_is_what_the_model_sees() {
         "docs/meta-functions.md quotes SKILLS_INDEX_MAX_BYTES"
     );
 }
+
+#[tokio::test]
+async fn a_server_declared_directly_gets_the_index_too() {
+    let scenario = Scenario::builder()
+        .tool("echo", coyote_test_support::ToolBehavior::Echo)
+        .skill(pdf())
+        .build();
+    let runtime = McpRuntime::new(RuntimeOptions::default());
+    let ((r, w), _fake) = in_process(scenario);
+    let timeouts = Timeouts {
+        startup: Duration::from_secs(20),
+        call: Duration::from_secs(20),
+    };
+    runtime.attach_stream("srv", timeouts, r, w).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let dispatcher = MetaDispatcher::new(runtime.clone(), SpillStore::new(dir.path()))
+        .with_exposure(ExposurePolicies::default().with("srv", Exposure::Direct));
+    let declared = dispatcher.declarations(&["srv".to_owned()]).await;
+    let names: Vec<&str> = declared.iter().map(|d| d.name.as_str()).collect();
+    assert!(names.contains(&"srv__echo"), "{names:?}");
+    let read_fn = declared.iter().find(|d| d.name == "mcp_read_srv").unwrap();
+    assert!(
+        read_fn
+            .description
+            .ends_with(" Skills: pdf-processing (read skill://<name>/SKILL.md first)."),
+        "{}",
+        read_fn.description
+    );
+    runtime.shutdown().await;
+}
