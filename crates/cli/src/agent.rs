@@ -179,7 +179,10 @@ impl AgentHost {
             max_tokens: resolved.model.max_tokens,
             temperature: agent.temperature.or(config.temperature),
         };
-        let context = ContextPolicy::for_model(&resolved.model.name, resolved.model.context_window);
+        let context = ContextPolicy::for_model(
+            &resolved.model.name,
+            resolved.provider.context_window(&resolved.model),
+        );
 
         let mut warnings = self.shadow_warnings(&agent);
         warnings.extend(unknown_values(&agent, values));

@@ -108,7 +108,11 @@ pub enum Command {
     #[command(subcommand)]
     Mcp(McpCommand),
     /// List the configured clients and models (config.yaml and environment); no secrets.
+    /// With CLIENT: the models that client's server serves (asks the server).
     Models {
+        /// A client name: list the models its server serves.
+        #[arg(value_name = "CLIENT")]
+        client: Option<String>,
         #[command(flatten)]
         out: OutputArgs,
     },

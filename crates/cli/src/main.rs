@@ -135,7 +135,9 @@ async fn run(cli: args::Cli) -> u8 {
         Some(args::Command::Repl(_)) => Err(exit::CliError::usage(
             "the REPL cannot start here; run `coyote repl` on a terminal",
         )),
-        Some(args::Command::Models { out }) => models_cmd::run(&cli.global, out).await,
+        Some(args::Command::Models { client, out }) => {
+            models_cmd::run(&cli.global, client, out).await
+        }
         Some(args::Command::Help { topic }) => help_cmd::run(&cli.global, &topic),
         Some(args::Command::Completions { shell }) => shell_cmd::completions(shell),
         Some(args::Command::Man { dir }) => shell_cmd::man(dir.as_deref()),

@@ -1,6 +1,8 @@
 //! `coyote models`: the clients and models coyote can use — from config.yaml and from the
-//! environment (zero-config) — with the default marked. Offline: nothing is sent to a server.
-//! Never prints a key: only the name of the variable it comes from and whether it is set.
+//! environment (zero-config) — with the default marked; offline, nothing is sent to a server.
+//! `coyote models CLIENT` asks that client's server which models it serves (`/v1/models`,
+//! Ollama's `/api/tags`, Gemini's and Bedrock's model lists).
+//! Never prints a key: only where it comes from and whether it is set.
 
 use coyote_config::{AppConfig, ClientEntry, KeyStatus, ProcessEnv, load_app_config};
 use serde::Serialize;
@@ -23,9 +25,12 @@ struct ClientView {
 
 #[derive(Debug, Serialize)]
 struct KeyView {
-    /// `none`, `set`, `missing`.
+    /// `none`, `set`, `missing`, `command`.
     status: &'static str,
     variable: Option<String>,
+    /// Where a key that is not a variable comes from: `api_key_cmd`, an AWS profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -37,9 +42,12 @@ struct ModelView {
     default: bool,
 }
 
-pub async fn run(global: &GlobalArgs, out: OutputArgs) -> CliResult {
+pub async fn run(global: &GlobalArgs, client: Option<String>, out: OutputArgs) -> CliResult {
     let paths = crate::setup::paths(global)?;
     let app = load_app_config(&paths, &ProcessEnv).map_err(|e| CliError::usage(e.to_string()))?;
+    if let Some(client) = client {
+        return served(&app, &client, out).await;
+    }
     let views = views(&app);
     if out.json {
         return print_json(&views);
@@ -53,9 +61,10 @@ pub async fn run(global: &GlobalArgs, out: OutputArgs) -> CliResult {
     }
     let mut table = Table::new(vec!["model", "type", "api base", "key", "source"]);
     for client in &views {
-        let key = match (&client.key.variable, client.key.status) {
-            (Some(var), status) => format!("${var} ({status})"),
-            (None, _) => "none".to_owned(),
+        let key = match (&client.key.variable, &client.key.source, client.key.status) {
+            (Some(var), _, status) => format!("${var} ({status})"),
+            (None, Some(source), status) => format!("{source} ({status})"),
+            (None, None, _) => "none".to_owned(),
         };
         let rows: Vec<String> = if client.models.is_empty() {
             vec![format!("{}:<any>", client.client)]
@@ -95,23 +104,30 @@ fn views(app: &AppConfig) -> Vec<ClientView> {
 
 fn view(client: &ClientEntry, default: Option<&str>) -> ClientView {
     let provider = &client.provider;
+    let key = |status, variable: Option<String>, source: Option<String>| KeyView {
+        status,
+        variable,
+        source,
+    };
     let key = match &client.key {
-        KeyStatus::NotNeeded => KeyView {
-            status: "none",
-            variable: None,
-        },
-        KeyStatus::Resolved { variable } => KeyView {
-            status: "set",
-            variable: Some(variable.clone()).filter(|v| !v.is_empty()),
-        },
-        KeyStatus::Missing { variable } => KeyView {
-            status: "missing",
-            variable: Some(variable.clone()),
-        },
+        KeyStatus::NotNeeded => key("none", None, None),
+        KeyStatus::Resolved { variable } => key(
+            "set",
+            Some(variable.clone()).filter(|v| !v.is_empty()),
+            None,
+        ),
+        KeyStatus::Missing { variable } => key("missing", Some(variable.clone()), None),
+        KeyStatus::Command { .. } => key("command", None, Some("api_key_cmd".to_owned())),
+        KeyStatus::Aws { source } => key("set", None, Some(format!("AWS {source}"))),
+        KeyStatus::MissingAws { profile } => key(
+            "missing",
+            None,
+            Some(format!("AWS credentials (profile {profile})")),
+        ),
     };
     ClientView {
         client: provider.name.clone(),
-        kind: provider.kind.as_str(),
+        kind: provider.preset.unwrap_or(provider.kind.as_str()),
         api_base: redact_url(&provider.api_base),
         source: client.origin.to_string(),
         key,
@@ -129,6 +145,39 @@ fn view(client: &ClientEntry, default: Option<&str>) -> ClientView {
             })
             .collect(),
     }
+}
+
+#[derive(Debug, Serialize)]
+struct ServedView {
+    /// `client:model`, what `-m` takes.
+    id: String,
+}
+
+/// `coyote models CLIENT`: the models the client's server says it serves.
+async fn served(app: &AppConfig, client: &str, out: OutputArgs) -> CliResult {
+    let config = app
+        .usable_client(client)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let provider =
+        coyote_llm::build_provider(config.clone()).map_err(|e| CliError::usage(e.to_string()))?;
+    let models = provider
+        .list_models()
+        .await
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    let views: Vec<ServedView> = models
+        .iter()
+        .map(|m| ServedView {
+            id: format!("{client}:{m}"),
+        })
+        .collect();
+    if out.json {
+        return print_json(&views);
+    }
+    let mut table = Table::new(vec!["model"]);
+    for view in views {
+        table.row(vec![view.id]);
+    }
+    print_table(&table, out.wide)
 }
 
 /// A base URL without credentials or query (they may hold secrets).

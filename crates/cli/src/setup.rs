@@ -13,7 +13,6 @@ use coyote_config::{
     TrustStore, load_app_config,
 };
 use coyote_mcp::McpRuntime;
-use coyote_mcp::catalog_cache::CatalogCache;
 use coyote_protocol::McpServerSpec;
 
 use crate::args::GlobalArgs;
@@ -180,10 +179,7 @@ pub fn runtime_with(
     McpRuntime::new(options.build())
 }
 
-/// Where servers' catalogs are cached: `<cache>/mcp-catalogs`.
-pub fn catalog_cache(paths: &ConfigPaths) -> CatalogCache {
-    CatalogCache::new(paths.cache_dir().join("mcp-catalogs"))
-}
+pub use crate::client::catalog_cache;
 
 /// The theme: `--theme`, else config.yaml `theme`, else auto.
 pub fn theme(global: &GlobalArgs, app: &coyote_config::AppConfig) -> crate::markdown::ThemeChoice {

@@ -308,16 +308,27 @@ fn invalid_values_name_the_key_and_the_fix() {
 #[test]
 fn shape_errors_carry_the_key_path_and_position() {
     let env = MapEnv::new();
-    let err = parse("clients:\n  - type: openai\n    name: a\n", &env).unwrap_err();
+    let err = parse("clients:\n  - type: openia\n    name: a\n", &env).unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, AppConfigError::Syntax { .. }));
+    assert!(matches!(err, AppConfigError::Invalid { .. }));
     assert!(
         text.starts_with("/home/u/.config/coyote/config.yaml: "),
         "{text}"
     );
     assert!(text.contains("clients[0].type"), "{text}");
-    assert!(text.contains("openai-compatible"), "{text}");
-    assert!(text.contains("line 2"), "{text}");
+    assert!(
+        text.contains("openai-compatible, anthropic, openai, openrouter"),
+        "{text}"
+    );
+
+    let err = parse("clients:\n  - type: groq\n    api_bse: x\n", &env).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, AppConfigError::Syntax { .. }));
+    assert!(
+        text.contains("clients[0]: unknown field `api_bse`"),
+        "{text}"
+    );
+    assert!(text.contains("line 3"), "{text}");
 
     let err = parse("modle: a:b\n", &env).unwrap_err().to_string();
     assert!(err.contains("unknown field `modle`"), "{err}");

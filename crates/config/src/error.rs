@@ -333,10 +333,12 @@ pub enum ProblemKind {
         /// Why (scheme, parse error), never the URL.
         reason: String,
     },
-    /// An `oauth` key that only `"grant": "client_credentials"` uses.
+    /// An `oauth` key that only another grant uses.
     OAuthKeyNeedsGrant {
         /// The key.
         key: &'static str,
+        /// The grant that uses it (`client_credentials`, `jwt_bearer`, `enterprise`).
+        grant: &'static str,
     },
     /// An `oauth` key the chosen grant needs.
     MissingOAuthKey {

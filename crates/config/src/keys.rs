@@ -37,6 +37,7 @@ pub(crate) const ENTRY_KEYS: &[&str] = &[
     "toolLimits",
     "start",
     "catalogTtlSec",
+    "protocol",
 ];
 
 /// Entry keys other clients write that carry no behaviour (silently ignored).

@@ -39,7 +39,7 @@ pub use agents::{
 pub use app_config::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
     DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ModelOrigin, ResolvedModel, ServerList, ThemeSetting,
-    detect_providers, load_app_config, parse_app_config,
+    client_types, detect_providers, load_app_config, parse_app_config,
 };
 pub use bounded::{MAX_CONFIG_FILE_BYTES, MAX_SESSION_FILE_BYTES, MAX_YAML_DEPTH, ReadLimit};
 pub use definition::{

@@ -889,7 +889,8 @@ fn result_limits_and_start_policy_are_read() {
         "maxResultBytes": 20000,
         "toolLimits": {"search": {"maxResultBytes": 4000}},
         "start": "eager",
-        "catalogTtlSec": 60
+        "catalogTtlSec": 60,
+        "protocol": "2026-07-28"
     }}}"#);
     let spec = &file.servers[0];
     assert_eq!(
@@ -904,12 +905,23 @@ fn result_limits_and_start_policy_are_read() {
         coyote_protocol::StartPolicy {
             mode: coyote_protocol::StartMode::Eager,
             catalog_ttl: Some(Duration::from_secs(60)),
+            protocol: Some(coyote_protocol::ProtocolPin::V2026_07_28),
         }
     );
     // Defaults: no limits of its own, lazy, no TTL override.
     let spec = &ok(r#"{"mcpServers": {"s": {"command": "x"}}}"#).servers[0];
     assert_eq!(spec.limits, coyote_protocol::ResultLimits::default());
     assert_eq!(spec.start, coyote_protocol::StartPolicy::default());
+    // "auto" is the default written out; anything else names the key and the choices.
+    let spec = &ok(r#"{"mcpServers": {"s": {"command": "x", "protocol": "auto"}}}"#).servers[0];
+    assert_eq!(spec.start.protocol, None);
+    let (path, kind) = problem(r#"{"mcpServers": {"a": {"command": "x", "protocol": "2026"}}}"#);
+    assert_eq!(path, "mcpServers.a.protocol");
+    let said = kind.to_string();
+    assert!(
+        said.contains("auto") && said.contains("2025-11-25") && said.contains("2026-07-28"),
+        "{said}"
+    );
 }
 
 #[test]

@@ -20,3 +20,5 @@ mod errors;
 mod limits;
 #[path = "suite/project.rs"]
 mod project;
+#[path = "suite/providers_doc.rs"]
+mod providers_doc;

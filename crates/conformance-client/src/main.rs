@@ -8,15 +8,16 @@
 //! every property's default, and a headless sign-in authorizer that GETs the authorization URL
 //! without following the redirect and takes `code` from its `Location` (the suite's mock
 //! authorization server approves at once). Auth scenarios (`auth/…`) connect, list the tools
-//! and call each one; skills scenarios (`sep-2640-client-…`) list the skills and, where the
-//! scenario checks verification, load each one as the product does; credentials the suite hands out (`MCP_CONFORMANCE_CONTEXT`) become the
-//! server entry's `oauth` settings, exactly as a user would write them in mcp.json.
+//! and call each one; credentials the suite hands out (`MCP_CONFORMANCE_CONTEXT`) become the
+//! server entry's `oauth` settings, exactly as a user would write them in mcp.json (a workload
+//! JWT or an ID token goes into a 0600 file of a private temporary directory, read through
+//! `assertionFile` / `idTokenFile`, and deleted when the shim exits).
 //!
 //! Exit codes: 0 the scenario ran, 1 it failed, 2 bad usage or an unknown scenario.
 //! stdout is unused; diagnostics go to stderr.
 #![expect(
     clippy::print_stderr,
-    reason = "a one-module test shim: its diagnostics go to stderr, stdout is unused"
+    reason = "a test shim: its diagnostics go to stderr, stdout is unused"
 )]
 
 use std::process::ExitCode;
@@ -33,12 +34,14 @@ use coyote_mcp::{
     ProtocolRevisions, RuntimeOptions, ServerHandle, ServerState,
 };
 use coyote_protocol::{
-    ClientCredentials, HttpSpec, McpServerSpec, McpTransport, OAuthGrant, OAuthSpec, PrivateKey,
-    Timeouts,
+    ClientCredentials, EnterpriseIdp, HttpSpec, McpServerSpec, McpTransport, OAuthGrant, OAuthSpec,
+    PrivateKey, Timeouts, TokenSource,
 };
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+
+mod skills;
 
 /// The scenarios this shim knows, and what each asks of the client.
 #[derive(Debug, Clone, Copy)]
@@ -59,12 +62,8 @@ enum Scenario {
     Exercise,
     /// List the tools and send the focal tool's `inputSchema` back through the echo tool.
     SchemaEcho,
-    /// Skills over MCP, `sep-2640-client-no-prefetch`: list the skills and read none.
-    SkillsList,
-    /// Skills over MCP, `sep-2640-client-verify-*`: list the skills, load each (its
-    /// `SKILL.md`, verified) and, once loaded, read its other files (verified); a refusal
-    /// fails the run after every skill was tried.
-    SkillsLoad,
+    /// Skills over MCP (`sep-2640-client-…`): list them, or list and load them (see `skills`).
+    Skills(skills::Use),
 }
 
 impl Scenario {
@@ -82,9 +81,7 @@ impl Scenario {
             | "http-invalid-tool-headers"
             | "json-schema-ref-no-deref" => Some(Scenario::Exercise),
             "json-schema-2020-12-preservation" => Some(Scenario::SchemaEcho),
-            "sep-2640-client-no-prefetch" => Some(Scenario::SkillsList),
-            name if name.starts_with("sep-2640-client-verify-") => Some(Scenario::SkillsLoad),
-            _ => None,
+            name => skills::scenario(name).map(Scenario::Skills),
         }
     }
 }
@@ -127,6 +124,12 @@ struct Context {
     client_secret: Option<String>,
     private_key_pem: Option<String>,
     signing_algorithm: Option<String>,
+    /// Workload identity: the platform JWT (`auth/wif-jwt-bearer`).
+    valid_jwt: Option<String>,
+    /// Enterprise-managed authorization: the identity provider and the user's ID token.
+    idp_issuer: Option<String>,
+    idp_client_id: Option<String>,
+    idp_id_token: Option<String>,
     /// Calls a scenario asks for (`http-custom-headers`).
     #[serde(rename = "toolCalls")]
     tool_calls: Option<Vec<ToolCall>>,
@@ -147,8 +150,46 @@ fn context() -> anyhow::Result<Context> {
     }
 }
 
+/// A private directory for the tokens the suite hands out; deleted on drop.
+struct TokenDir(std::path::PathBuf);
+
+impl TokenDir {
+    fn new() -> anyhow::Result<Self> {
+        let dir = std::env::temp_dir().join(format!("coyote-conformance-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).context("creating the token directory")?;
+        set_mode(&dir, 0o700)?;
+        Ok(TokenDir(dir))
+    }
+
+    /// Writes `token` to a 0600 file named `name` and says where.
+    fn file(&self, name: &str, token: &str) -> anyhow::Result<TokenSource> {
+        let path = self.0.join(name);
+        std::fs::write(&path, token).context("writing a token file")?;
+        set_mode(&path, 0o600)?;
+        Ok(TokenSource::File(path))
+    }
+}
+
+impl Drop for TokenDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(unix)]
+fn set_mode(path: &std::path::Path, mode: u32) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .context("restricting a token file")
+}
+
+#[cfg(not(unix))]
+fn set_mode(_: &std::path::Path, _: u32) -> anyhow::Result<()> {
+    Ok(())
+}
+
 /// The entry's `oauth` object for a scenario, as a user would configure it.
-fn oauth(name: &str, context: Context) -> OAuthSpec {
+fn oauth(name: &str, context: Context, tokens: &TokenDir) -> anyhow::Result<OAuthSpec> {
     let mut oauth = OAuthSpec {
         client_id: context.client_id,
         client_secret: context.client_secret,
@@ -160,8 +201,23 @@ fn oauth(name: &str, context: Context) -> OAuthSpec {
             private_key: context.private_key_pem.map(PrivateKey::Pem),
             signing_algorithm: context.signing_algorithm,
         });
+    } else if name == "auth/wif-jwt-bearer" {
+        let jwt = context.valid_jwt.context("the context has no valid_jwt")?;
+        oauth.grant = OAuthGrant::JwtBearer(tokens.file("workload.jwt", &jwt)?);
+    } else if name == "auth/enterprise-managed-authorization" {
+        let id_token = context
+            .idp_id_token
+            .context("the context has no idp_id_token")?;
+        oauth.grant = OAuthGrant::Enterprise(EnterpriseIdp {
+            issuer: context
+                .idp_issuer
+                .context("the context has no idp_issuer")?,
+            client_id: context.idp_client_id,
+            client_secret: None,
+            id_token: tokens.file("id-token.jwt", &id_token)?,
+        });
     }
-    oauth
+    Ok(oauth)
 }
 
 /// GETs the authorization URL without following the redirect; `code` comes from `Location`.
@@ -219,14 +275,14 @@ impl PendingSignIn for HeadlessSignIn {
     }
 }
 
-fn spec(url: &str, name: &str, context: Context) -> McpServerSpec {
+fn spec(url: &str, oauth: OAuthSpec) -> McpServerSpec {
     McpServerSpec {
         name: SERVER.to_owned(),
         transport: McpTransport::Http(HttpSpec {
             url: url.to_owned(),
             headers: Vec::new(),
             bearer_token_env: None,
-            oauth: oauth(name, context),
+            oauth,
             fallback_to_sse: false,
         }),
         timeouts: Timeouts {
@@ -322,49 +378,6 @@ async fn schema_echo(handle: &ServerHandle) -> anyhow::Result<()> {
     .await
 }
 
-/// [`Scenario::SkillsList`] and [`Scenario::SkillsLoad`].
-async fn skills(handle: &ServerHandle, load: bool) -> anyhow::Result<()> {
-    let listing = handle.list_skills().await?;
-    for skill in &listing.skills {
-        eprintln!(
-            "skill {}: {} ({})",
-            skill.name, skill.description, skill.uri
-        );
-    }
-    for skipped in &listing.skipped {
-        eprintln!("skipped: {skipped}");
-    }
-    if !load {
-        return Ok(());
-    }
-    let mut refused = Vec::new();
-    for skill in &listing.skills {
-        let loaded = match handle.load_skill(skill).await {
-            Ok(loaded) => loaded,
-            Err(error) => {
-                eprintln!("{error}");
-                refused.push(skill.name.clone());
-                continue;
-            }
-        };
-        eprintln!("loaded {} ({} bytes)", skill.name, loaded.text.len());
-        for uri in &loaded.other_files {
-            match handle.read_skill_file(skill, uri).await {
-                Ok(_) => eprintln!("read {uri}"),
-                Err(error) => {
-                    eprintln!("{error}");
-                    refused.push(uri.clone());
-                }
-            }
-        }
-    }
-    if refused.is_empty() {
-        Ok(())
-    } else {
-        bail!("refused: {}", refused.join(", "))
-    }
-}
-
 async fn run(
     runtime: &McpRuntime,
     scenario: Scenario,
@@ -373,7 +386,9 @@ async fn run(
 ) -> anyhow::Result<()> {
     let mut context = context()?;
     let calls = context.tool_calls.take();
-    runtime.start_all(vec![spec(url, name, context)]).await;
+    let tokens = TokenDir::new()?;
+    let oauth = oauth(name, context, &tokens)?;
+    runtime.start_all(vec![spec(url, oauth)]).await;
     let handle = match runtime.state(SERVER) {
         Some(ServerState::Ready) => runtime.server(SERVER)?,
         Some(ServerState::Failed(reason)) => bail!("could not connect to {url}: {reason}"),
@@ -402,8 +417,7 @@ async fn run(
         }
         Scenario::Exercise => exercise(&handle, calls).await?,
         Scenario::SchemaEcho => schema_echo(&handle).await?,
-        Scenario::SkillsList => skills(&handle, false).await?,
-        Scenario::SkillsLoad => skills(&handle, true).await?,
+        Scenario::Skills(how) => skills::run(&handle, how).await?,
     }
     Ok(())
 }
@@ -462,6 +476,7 @@ fn main() -> ExitCode {
                 login_timeout: SIGN_IN,
                 client_name: "coyote-conformance-client".to_owned(),
                 warn: None,
+                progress: None,
             },
             protocol: match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
                 Ok("2026-07-28") => ProtocolRevisions::Newest,

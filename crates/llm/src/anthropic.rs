@@ -59,14 +59,14 @@ impl Anthropic {
         })
     }
 
-    fn headers(&self, accept: &'static str) -> Result<HeaderMap, LlmError> {
+    async fn headers(&self, accept: &'static str) -> Result<HeaderMap, LlmError> {
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static(accept));
         headers.insert(
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
-        if let Some(key) = self.core.key() {
+        if let Some(key) = self.core.key().await? {
             headers.insert(
                 HeaderName::from_static("x-api-key"),
                 self.core.secret_header(key.expose_secret().to_string())?,
@@ -191,7 +191,11 @@ impl Anthropic {
             StreamMode::Streaming => {
                 let response = self
                     .core
-                    .post_json(&self.messages_url, self.headers("text/event-stream")?, body)
+                    .post_json(
+                        &self.messages_url,
+                        self.headers("text/event-stream").await?,
+                        body,
+                    )
                     .await?;
                 Ok(sse_event_stream(
                     provider,
@@ -203,7 +207,11 @@ impl Anthropic {
             StreamMode::Whole => {
                 let response = self
                     .core
-                    .post_json(&self.messages_url, self.headers("application/json")?, body)
+                    .post_json(
+                        &self.messages_url,
+                        self.headers("application/json").await?,
+                        body,
+                    )
                     .await?;
                 let bytes = self.core.read_body(response, MAX_RESPONSE_BYTES).await?;
                 Ok(ready_event_stream(parse_message(provider, &bytes)?))
@@ -232,7 +240,7 @@ impl Provider for Anthropic {
         Box::pin(async move {
             let bytes = self
                 .core
-                .get(&self.models_url, self.headers("application/json")?)
+                .get(&self.models_url, self.headers("application/json").await?)
                 .await?;
             parse_model_list(&self.core.provider, &bytes)
         })

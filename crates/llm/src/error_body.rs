@@ -16,7 +16,7 @@ const DETAIL_CHARS: usize = 400;
 #[derive(Debug, Default)]
 pub(crate) struct ErrorInfo {
     pub message: Option<String>,
-    /// `error.code` and `error.type`, as text.
+    /// `error.code`, `error.type` and `error.status` (Gemini), as text.
     pub codes: Vec<String>,
     raw: String,
 }
@@ -45,7 +45,7 @@ impl ErrorInfo {
             serde_json::Value::String(s) => Some(s.clone()),
             _ => text(error.get("message")).or_else(|| text(error.get("detail"))),
         };
-        let codes = ["code", "type"]
+        let codes = ["code", "type", "status"]
             .iter()
             .filter_map(|k| text(error.get(*k)))
             .collect();
@@ -68,7 +68,9 @@ impl ErrorInfo {
             "exceed_context_size_error",
             "string_above_max_length",
         ];
-        const WORDINGS: [&str; 7] = [
+        const WORDINGS: [&str; 9] = [
+            "input is too long for requested model",
+            "exceeds the maximum number of tokens allowed",
             "maximum context length",
             "context length exceeded",
             "context_length_exceeded",

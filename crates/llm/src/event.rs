@@ -2,12 +2,15 @@
 //!
 //! Every provider yields the same sequence shape, whether it streamed or not:
 //! `TextDelta*` (with `ReasoningDelta*` anywhere before the text) and per call `ToolCallStarted → ToolCallArgumentsDelta* → ToolCallFinished`
-//! (calls may interleave, told apart by `index`), then at most one `Usage`, then exactly one
+//! (calls may interleave, told apart by `index`), `Replay` items anywhere before `Done`, then at
+//! most one `Usage`, then exactly one
 //! `Done` as the last item. `index` is the call's position in the final
 //! [`AssistantMessage::tool_calls`] (0, 1, 2… in order of `ToolCallStarted`), not a provider's
 //! content-block index.
 
 use crate::error::LlmError;
+use coyote_protocol::ReplayItem;
+
 use crate::types::{AssistantMessage, ChatResponse, FinishReason, ToolCall, Usage};
 
 /// One increment of a model's answer.
@@ -41,6 +44,12 @@ pub enum StreamEvent {
         /// The whole call.
         call: ToolCall,
     },
+    /// Something the user should know about this request that is not part of the answer
+    /// (a tool schema the provider could not take whole); shown as a warning.
+    Warning(String),
+    /// Provider state to keep with the assistant message and send back with it (reasoning
+    /// items, thought signatures); never shown.
+    Replay(ReplayItem),
     /// Token counts, when the server reports them.
     Usage(Usage),
     /// Always the last event of a successful stream.
@@ -57,6 +66,7 @@ pub struct ResponseAssembler {
     text: String,
     /// Finished calls by index; `None` while still streaming.
     calls: Vec<Option<ToolCall>>,
+    replay: Vec<ReplayItem>,
     usage: Option<Usage>,
     finish_reason: Option<FinishReason>,
 }
@@ -72,11 +82,14 @@ impl ResponseAssembler {
         match event {
             StreamEvent::TextDelta(delta) => self.text.push_str(delta),
             StreamEvent::ToolCallStarted { index, .. } => self.slot(*index),
-            StreamEvent::ToolCallArgumentsDelta { .. } | StreamEvent::ReasoningDelta(_) => {}
+            StreamEvent::ToolCallArgumentsDelta { .. }
+            | StreamEvent::ReasoningDelta(_)
+            | StreamEvent::Warning(_) => {}
             StreamEvent::ToolCallFinished { index, call } => {
                 self.slot(*index);
                 self.calls[*index] = Some(call.clone());
             }
+            StreamEvent::Replay(item) => self.replay.push(item.clone()),
             StreamEvent::Usage(usage) => self.usage = Some(*usage),
             StreamEvent::Done { finish_reason } => self.finish_reason = Some(finish_reason.clone()),
         }
@@ -99,6 +112,7 @@ impl ResponseAssembler {
         AssistantMessage {
             text: self.text.clone(),
             tool_calls: self.calls.iter().flatten().cloned().collect(),
+            replay: self.replay.clone(),
         }
     }
 
@@ -127,6 +141,7 @@ impl ResponseAssembler {
             message: AssistantMessage {
                 text: self.text,
                 tool_calls,
+                replay: self.replay,
             },
             usage: self.usage,
             finish_reason,

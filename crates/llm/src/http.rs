@@ -13,11 +13,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use coyote_protocol::{ApiKey, KeySource, ProviderConfig};
+use coyote_protocol::{ApiKey, ProviderConfig};
 use futures::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 
+use crate::credential::Credential;
 use crate::error::{LlmError, TimeoutPhase};
 use crate::error_body::ErrorInfo;
 use crate::retry::{RetryClock, RetryPolicy, retry_after};
@@ -37,7 +38,7 @@ pub fn install_crypto_provider() {
 pub(crate) struct HttpCore {
     pub provider: String,
     client: reqwest::Client,
-    key: Option<ApiKey>,
+    credential: Credential,
     pub idle_timeout: Duration,
     response_timeout: Duration,
     connect_timeout: Duration,
@@ -89,7 +90,7 @@ impl HttpCore {
         Ok(HttpCore {
             provider: config.name.clone(),
             client,
-            key: config.api_key.clone(),
+            credential: Credential::new(config.api_key.clone(), config.key_command.clone()),
             idle_timeout: config.timeouts.idle,
             response_timeout: config.timeouts.response,
             connect_timeout: config.timeouts.connect,
@@ -98,8 +99,14 @@ impl HttpCore {
         })
     }
 
-    pub fn key(&self) -> Option<&ApiKey> {
-        self.key.as_ref()
+    /// The key for the next request (runs `key_command` when its cached output is old).
+    pub async fn key(&self) -> Result<Option<ApiKey>, LlmError> {
+        self.credential.key(&self.provider).await
+    }
+
+    /// Wall-clock now, from the injected clock (SigV4 signs it).
+    pub fn now(&self) -> std::time::SystemTime {
+        self.clock.now()
     }
 
     /// A header value holding a secret: marked sensitive so it never shows in debug output.
@@ -265,17 +272,7 @@ impl HttpCore {
     }
 
     fn auth_advice(&self) -> String {
-        match self.key.as_ref().map(ApiKey::source) {
-            None => format!(
-                "no API key is configured for client `{}`: set `api_key_env` in config.yaml to the \
-                 variable holding it",
-                self.provider
-            ),
-            Some(KeySource::Env(var)) => format!("check the key in ${var} and its permissions"),
-            Some(KeySource::Provided) => {
-                "check the configured API key and its permissions".to_string()
-            }
-        }
+        self.credential.advice(&self.provider)
     }
 
     pub fn timeout(&self, phase: TimeoutPhase, after: Duration) -> LlmError {
@@ -288,10 +285,8 @@ impl HttpCore {
 
     /// Removes the configured key from text that may echo it.
     pub fn redact(&self, text: &str) -> String {
-        match &self.key {
-            Some(key) if key.expose_secret().len() >= 4 => {
-                text.replace(key.expose_secret(), "<redacted>")
-            }
+        match self.credential.known_secret() {
+            Some(secret) if secret.len() >= 4 => text.replace(&secret, "<redacted>"),
             _ => text.to_string(),
         }
     }
@@ -367,4 +362,18 @@ fn display_endpoint(url: &str) -> String {
         }
         Err(_) => "<invalid url>".to_string(),
     }
+}
+
+/// `segment` percent-encoded for use as one URL path segment (RFC 3986 unreserved characters
+/// stay as they are): model and deployment names go into URLs (Azure, Gemini, Bedrock).
+pub(crate) fn encode_path_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }

@@ -1,12 +1,14 @@
 //! OpenAI-compatible chat completions (`POST {api_base}/chat/completions`): OpenAI, Ollama's
-//! `/v1`, vLLM, llama.cpp server, LM Studio, OpenRouter, Groq. This module builds the request
-//! body; `openai_stream` reads the answer.
+//! `/v1`, vLLM, llama.cpp server, LM Studio, the hosted presets, and Azure OpenAI deployments
+//! (URLs and headers from `openai_route`). This module builds the request body;
+//! `openai_stream` reads the answer.
 //!
-//! Wire choices (why): `tools` is omitted when empty (several local servers reject `[]`);
-//! streaming requests ask for `stream_options.include_usage` (the only way to get usage from
-//! OpenAI while streaming); the output limit is `max_completion_tokens` on api.openai.com (its
-//! newer models refuse `max_tokens`) and `max_tokens` elsewhere (what compatible servers read),
-//! where declarations also come with `parallel_tool_calls: true` (see [`Dialect`]);
+//! Wire choices (why): `tools` is omitted when empty (several local servers reject `[]`); the
+//! server's [`Quirks`] decide the rest: streaming requests ask for
+//! `stream_options.include_usage` (the only way to get usage from OpenAI while streaming)
+//! unless the server refuses the field; the output limit is `max_completion_tokens` on OpenAI
+//! and Azure (their newer models refuse `max_tokens`) and `max_tokens` elsewhere (what
+//! compatible servers read); local servers get `parallel_tool_calls: true` with declarations;
 //! an assistant message that only called tools carries `content: null`. [`ToolChoice::None`]
 //! leaves the declarations out instead of sending `tool_choice: "none"`: llama.cpp's server
 //! still renders declared tools into the prompt under "none", and a small model then keeps
@@ -15,13 +17,15 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use coyote_protocol::{ProviderConfig, ProviderKind};
+use coyote_protocol::{
+    MaxTokensField, ParallelToolCalls, ProviderConfig, ProviderKind, Quirks, StreamUsage,
+};
 use futures::future::BoxFuture;
-use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use crate::error::LlmError;
 use crate::http::HttpCore;
+use crate::openai_route::OpenAiRoute;
 use crate::openai_stream::{OpenAiStreamParser, parse_completion, parse_model_list};
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
@@ -29,25 +33,13 @@ use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice};
 use crate::validate::validate_conversation;
 
-/// Which kind of server this is, for the few fields they disagree on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dialect {
-    /// api.openai.com: `max_completion_tokens`; parallel tool calls are its default (and its
-    /// reasoning models refuse the `parallel_tool_calls` field).
-    OpenAi,
-    /// Everything else: `max_tokens`; `parallel_tool_calls: true` is sent with declarations,
-    /// because llama.cpp's server otherwise accepts one call per message and answers a second
-    /// with HTTP 500.
-    Compatible,
-}
-
-/// A client for one OpenAI-compatible server.
+/// A client for one OpenAI-compatible chat-completions server (or an Azure OpenAI resource).
 #[derive(Debug)]
 pub struct OpenAiCompatible {
     core: HttpCore,
-    chat_url: String,
-    models_url: String,
-    dialect: Dialect,
+    route: OpenAiRoute,
+    quirks: Quirks,
+    kind: ProviderKind,
 }
 
 impl OpenAiCompatible {
@@ -56,36 +48,12 @@ impl OpenAiCompatible {
         retry: RetryPolicy,
         clock: Arc<dyn RetryClock>,
     ) -> Result<Self, LlmError> {
-        let core = HttpCore::new(config, retry, clock)?;
-        let base = config.api_base.trim_end_matches('/');
-        let is_openai = url::Url::parse(base)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-            .as_deref()
-            == Some("api.openai.com");
         Ok(OpenAiCompatible {
-            core,
-            chat_url: format!("{base}/chat/completions"),
-            models_url: format!("{base}/models"),
-            dialect: if is_openai {
-                Dialect::OpenAi
-            } else {
-                Dialect::Compatible
-            },
+            core: HttpCore::new(config, retry, clock)?,
+            route: OpenAiRoute::new(config),
+            quirks: config.quirks,
+            kind: config.kind,
         })
-    }
-
-    fn headers(&self, accept: &'static str) -> Result<HeaderMap, LlmError> {
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, HeaderValue::from_static(accept));
-        if let Some(key) = self.core.key() {
-            headers.insert(
-                AUTHORIZATION,
-                self.core
-                    .secret_header(format!("Bearer {}", key.expose_secret()))?,
-            );
-        }
-        Ok(headers)
     }
 
     fn body(&self, request: &ChatRequest) -> Value {
@@ -114,7 +82,7 @@ impl OpenAiCompatible {
             if request.tool_choice == ToolChoice::Required {
                 body.insert("tool_choice".into(), json!("required"));
             }
-            if self.dialect == Dialect::Compatible {
+            if self.quirks.parallel_tool_calls == ParallelToolCalls::Ask {
                 body.insert("parallel_tool_calls".into(), json!(true));
             }
         }
@@ -122,16 +90,18 @@ impl OpenAiCompatible {
             body.insert("temperature".into(), json!(temperature));
         }
         if let Some(max_tokens) = request.max_tokens {
-            let field = match self.dialect {
-                Dialect::Compatible => "max_tokens",
-                Dialect::OpenAi => "max_completion_tokens",
+            let field = match self.quirks.max_tokens_field {
+                MaxTokensField::MaxTokens => "max_tokens",
+                MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
             };
             body.insert(field.into(), json!(max_tokens));
         }
         match request.stream {
             StreamMode::Streaming => {
                 body.insert("stream".into(), json!(true));
-                body.insert("stream_options".into(), json!({"include_usage": true}));
+                if self.quirks.stream_usage == StreamUsage::Ask {
+                    body.insert("stream_options".into(), json!({"include_usage": true}));
+                }
             }
             StreamMode::Whole => {
                 body.insert("stream".into(), json!(false));
@@ -149,12 +119,11 @@ impl OpenAiCompatible {
             )
         })?);
         let provider = &self.core.provider;
+        let url = self.route.chat_url(&request.model);
         match request.stream {
             StreamMode::Streaming => {
-                let response = self
-                    .core
-                    .post_json(&self.chat_url, self.headers("text/event-stream")?, body)
-                    .await?;
+                let headers = self.route.headers(&self.core, "text/event-stream").await?;
+                let response = self.core.post_json(&url, headers, body).await?;
                 Ok(sse_event_stream(
                     provider,
                     response.bytes_stream(),
@@ -163,10 +132,8 @@ impl OpenAiCompatible {
                 ))
             }
             StreamMode::Whole => {
-                let response = self
-                    .core
-                    .post_json(&self.chat_url, self.headers("application/json")?, body)
-                    .await?;
+                let headers = self.route.headers(&self.core, "application/json").await?;
+                let response = self.core.post_json(&url, headers, body).await?;
                 let bytes = self
                     .core
                     .read_body(response, crate::http::MAX_RESPONSE_BYTES)
@@ -183,7 +150,7 @@ impl Provider for OpenAiCompatible {
     }
 
     fn kind(&self) -> ProviderKind {
-        ProviderKind::OpenAiCompatible
+        self.kind
     }
 
     fn stream<'a>(
@@ -195,10 +162,8 @@ impl Provider for OpenAiCompatible {
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, LlmError>> {
         Box::pin(async move {
-            let bytes = self
-                .core
-                .get(&self.models_url, self.headers("application/json")?)
-                .await?;
+            let headers = self.route.headers(&self.core, "application/json").await?;
+            let bytes = self.core.get(&self.route.models_url(), headers).await?;
             parse_model_list(&self.core.provider, &bytes)
         })
     }
@@ -232,18 +197,7 @@ fn wire_message(message: &Message) -> Value {
                     .tool_calls
                     .iter()
                     .map(|call| {
-                        // Echo the model's own text when it is a JSON object; anything else
-                        // (blank, cut off, not an object) becomes `{}`: servers that re-parse
-                        // the history's arguments (llama.cpp) refuse the whole request
-                        // otherwise, and the call's result already told the model what was
-                        // wrong with it.
-                        let arguments = if !call.arguments.trim().is_empty()
-                            && call.parse_arguments().is_ok()
-                        {
-                            &call.arguments
-                        } else {
-                            "{}"
-                        };
+                        let arguments = history_arguments(call);
                         json!({
                             "id": call.id,
                             "type": "function",
@@ -260,6 +214,18 @@ fn wire_message(message: &Message) -> Value {
             "tool_call_id": result.call_id,
             "content": result.content,
         }),
+    }
+}
+
+/// A call's arguments as sent back in the history: the model's own text when it is a JSON
+/// object; anything else (blank, cut off, not an object) becomes `{}`: servers that re-parse the
+/// history's arguments (llama.cpp) refuse the whole request otherwise, and the call's result
+/// already told the model what was wrong with it.
+pub(crate) fn history_arguments(call: &crate::types::ToolCall) -> &str {
+    if !call.arguments.trim().is_empty() && call.parse_arguments().is_ok() {
+        &call.arguments
+    } else {
+        "{}"
     }
 }
 
@@ -297,6 +263,7 @@ mod tests {
         let messages = vec![
             Message::user("hi"),
             Message::assistant(crate::AssistantMessage {
+                replay: Vec::new(),
                 text: String::new(),
                 tool_calls: calls
                     .iter()

@@ -123,6 +123,7 @@ fn assembled_parallel_answer() {
         response,
         ChatResponse {
             message: AssistantMessage {
+                replay: Vec::new(),
                 text: "Chec\u{e9}king".into(),
                 tool_calls: vec![
                     ToolCall::new("call_a", "get_weather", "{\"city\":\"Paris\"}"),

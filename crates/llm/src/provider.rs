@@ -1,5 +1,5 @@
-//! The object-safe [`Provider`] trait the turn loop talks to, and [`ProviderBuilder`], the one
-//! way to turn a [`ProviderConfig`] into a provider.
+//! The object-safe [`Provider`] trait the turn loop talks to: the one seam every wire protocol
+//! implements (the builder that picks one lives in `builder`, above the providers).
 //!
 //! Contract of [`Provider::stream`]: the returned future resolves once the server accepted the
 //! request (status 2xx), after the bounded retry of 429/transient 5xx; errors before that are the
@@ -7,17 +7,13 @@
 //! stream. The conversation is validated locally first ([`crate::validate_conversation`]).
 
 use std::fmt;
-use std::sync::Arc;
 
-use coyote_protocol::{FunctionNameRules, ProviderConfig, ProviderKind};
+use coyote_protocol::{FunctionNameRules, ProviderKind};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 
-use crate::anthropic::Anthropic;
 use crate::error::LlmError;
 use crate::event::ResponseAssembler;
-use crate::openai::OpenAiCompatible;
-use crate::retry::{RetryClock, RetryPolicy, TokioClock};
 use crate::stream::EventStream;
 use crate::types::{ChatRequest, ChatResponse};
 
@@ -42,7 +38,8 @@ pub trait Provider: Send + Sync + fmt::Debug {
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<EventStream, LlmError>>;
 
-    /// Model ids the server offers (`GET …/models`), for `coyote models`.
+    /// Model ids the server offers (`GET …/models`, Ollama's `/api/tags`, Gemini's
+    /// `models`), for `coyote models --remote`.
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, LlmError>>;
 
     /// Sends `request` and assembles the whole answer.
@@ -59,52 +56,4 @@ pub trait Provider: Send + Sync + fmt::Debug {
             assembler.finish(self.name())
         })
     }
-}
-
-/// Builds a provider from its config; tests inject a clock and retry policy.
-#[derive(Debug)]
-pub struct ProviderBuilder {
-    config: ProviderConfig,
-    retry: RetryPolicy,
-    clock: Arc<dyn RetryClock>,
-}
-
-impl ProviderBuilder {
-    /// A builder with the default retry policy and the real clock.
-    pub fn new(config: ProviderConfig) -> Self {
-        ProviderBuilder {
-            config,
-            retry: RetryPolicy::default(),
-            clock: Arc::new(TokioClock),
-        }
-    }
-
-    /// Replaces the retry policy.
-    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
-    }
-
-    /// The clock the retry loop reads and sleeps on.
-    pub fn clock(mut self, clock: Arc<dyn RetryClock>) -> Self {
-        self.clock = clock;
-        self
-    }
-
-    /// The provider for the config's kind; fails on an unusable configuration.
-    pub fn build(self) -> Result<Arc<dyn Provider>, LlmError> {
-        Ok(match self.config.kind {
-            ProviderKind::OpenAiCompatible => {
-                Arc::new(OpenAiCompatible::new(&self.config, self.retry, self.clock)?)
-            }
-            ProviderKind::Anthropic => {
-                Arc::new(Anthropic::new(&self.config, self.retry, self.clock)?)
-            }
-        })
-    }
-}
-
-/// `ProviderBuilder::new(config).build()`.
-pub fn build_provider(config: ProviderConfig) -> Result<Arc<dyn Provider>, LlmError> {
-    ProviderBuilder::new(config).build()
 }

@@ -1,5 +1,6 @@
-//! Turns a response body (any stream of byte chunks) into an [`EventStream`] through the SSE
-//! decoder and a provider's [`WireParser`]. Chunk boundaries are irrelevant to the result.
+//! Turns a response body (any stream of byte chunks) into an [`EventStream`] through a frame
+//! decoder (SSE, JSON lines or the AWS event stream, see `framing`) and a provider's
+//! [`WireParser`]. Chunk boundaries are irrelevant to the result.
 //!
 //! Invariants: every wait for the next chunk is bounded by the idle timeout; after an error item
 //! the stream ends; once the parser reports the answer complete the rest of the body is not read;
@@ -16,7 +17,8 @@ use futures::{Stream, StreamExt};
 
 use crate::error::{LlmError, TimeoutPhase};
 use crate::event::StreamEvent;
-use crate::sse::{SseDecoder, SseEvent};
+use crate::framing::Framing;
+use crate::sse::SseEvent;
 
 /// The events of one answer; the last item is `Done` or an error.
 pub type EventStream = BoxStream<'static, Result<StreamEvent, LlmError>>;
@@ -49,7 +51,7 @@ enum Phase {
 struct State<S, P> {
     provider: String,
     body: std::pin::Pin<Box<S>>,
-    decoder: SseDecoder,
+    decoder: Framing,
     parser: P,
     queue: VecDeque<StreamEvent>,
     error: Option<LlmError>,
@@ -69,10 +71,27 @@ where
     E: fmt::Display,
     P: WireParser,
 {
+    framed_event_stream(provider, body, Framing::sse(), parser, idle)
+}
+
+/// Decodes a body framed by `framing` (SSE, JSON lines, AWS event stream) with `parser`; each
+/// frame reaches the parser as an [`SseEvent`] (the frame's name, if any, and its payload).
+pub(crate) fn framed_event_stream<S, E, P>(
+    provider: &str,
+    body: S,
+    framing: Framing,
+    parser: P,
+    idle: Duration,
+) -> EventStream
+where
+    S: Stream<Item = Result<Bytes, E>> + Send + 'static,
+    E: fmt::Display,
+    P: WireParser,
+{
     let state = State {
         provider: provider.to_string(),
         body: Box::pin(body),
-        decoder: SseDecoder::new(),
+        decoder: framing,
         parser,
         queue: VecDeque::new(),
         error: None,

@@ -134,6 +134,7 @@ mod tests {
 
     fn calls(ids: &[&str]) -> Message {
         Message::assistant(AssistantMessage {
+            replay: Vec::new(),
             text: String::new(),
             tool_calls: ids.iter().map(|id| ToolCall::new(*id, "f", "{}")).collect(),
         })

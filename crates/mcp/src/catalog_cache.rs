@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::catalog::{PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo};
+use crate::connect::Lifecycle;
 use crate::server::{McpServerFeatures, ServerInfo};
 
 /// How long a catalog is used when neither the entry nor the server says.
@@ -48,6 +49,11 @@ pub struct CachedCatalog {
     pub templates: Vec<ResourceTemplateInfo>,
     /// Its prompts.
     pub prompts: Vec<PromptInfo>,
+    /// The handshake it answered (`discover`: protocol 2026-07-28; `initialize`: 2025-11-25
+    /// and earlier), when the start negotiated instead of being pinned: the next start goes
+    /// straight to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
 }
 
 impl CachedCatalog {
@@ -134,6 +140,18 @@ impl CatalogCache {
         let catalog = read(&self.path_of(spec))?;
         (catalog.server == spec.name && catalog.is_fresh(spec, SystemTime::now()))
             .then_some(catalog)
+    }
+
+    /// The handshake `spec`'s server answered when it was last started, if that was within
+    /// [`DEFAULT_CATALOG_TTL`] — whether or not its catalog is still fresh (a server may ask
+    /// that its lists not be kept at all; what it speaks is another matter).
+    pub fn remembered_lifecycle(&self, spec: &McpServerSpec) -> Option<Lifecycle> {
+        let catalog = read(&self.path_of(spec))?;
+        let age = now_ms().saturating_sub(catalog.written_at_ms);
+        let recent = u128::from(age) <= DEFAULT_CATALOG_TTL.as_millis();
+        (catalog.server == spec.name && recent)
+            .then_some(catalog.lifecycle)
+            .flatten()
     }
 
     /// Writes `catalog` as `spec`'s (0600, atomically).

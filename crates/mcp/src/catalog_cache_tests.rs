@@ -37,6 +37,7 @@ fn catalog(written_at_ms: u64, server_ttl_ms: Option<u64>) -> CachedCatalog {
         resources: vec![],
         templates: vec![],
         prompts: vec![],
+        lifecycle: None,
     }
 }
 

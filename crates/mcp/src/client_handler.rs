@@ -193,12 +193,13 @@ pub(crate) struct ClientHooks {
     pub(crate) log_level: McpLogLevel,
 }
 
+#[derive(Clone)]
 pub(crate) struct Handler {
     server: Arc<str>,
     info: ClientConfig,
     elicitation: Arc<dyn ElicitationHook>,
     /// Present when sampling is advertised to this server.
-    sampling: Option<(Arc<dyn SamplingHook>, SamplingGate)>,
+    sampling: Option<(Arc<dyn SamplingHook>, Arc<SamplingGate>)>,
     roots: Option<RootSource>,
     server_log: Arc<dyn ServerLogSink>,
     generations: Arc<Generations>,
@@ -211,7 +212,7 @@ impl Handler {
             .sampling
             .clone()
             .filter(|_| gate.enabled())
-            .map(|hook| (hook, gate));
+            .map(|hook| (hook, Arc::new(gate)));
         let roots = hooks.roots.clone().map(|shared| match &settings.roots {
             Some(own) => RootSource::Own(own.clone()),
             None => RootSource::Shared(shared),

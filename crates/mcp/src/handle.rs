@@ -170,6 +170,16 @@ impl ServerHandle {
         self.inner.info.clone()
     }
 
+    /// Whether the connection negotiated protocol 2026-07-28 or later (no `initialize`
+    /// handshake: per-request metadata, no `logging/setLevel`).
+    pub fn speaks_2026(&self) -> bool {
+        self.inner
+            .info
+            .protocol_version
+            .as_deref()
+            .is_some_and(|v| v >= "2026-07-28")
+    }
+
     /// The server's current state (a handle outlives a crash; calls then fail with the reason).
     pub fn state(&self) -> ServerState {
         self.inner.state.get()

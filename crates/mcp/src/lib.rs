@@ -60,10 +60,10 @@ pub use client_handler::{
     ServerLogMessage, ServerLogSink, UnknownLogLevel, UrlElicitationRequest,
 };
 pub use completion::Completion;
-pub use connect::ProtocolRevisions;
 pub use connect::auth;
 pub use connect::kill_every_process_group;
 pub use connect::line::MAX_MESSAGE_BYTES;
+pub use connect::{Lifecycle, ProtocolRevisions};
 pub use content::{
     ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,
 };

@@ -92,6 +92,7 @@ impl McpRuntime {
             max_message_bytes: options.max_message_bytes,
             auth: Arc::new(AuthContext::new(options.auth.clone())),
             protocol: options.protocol,
+            remembered: None,
         };
         McpRuntime {
             inner: Arc::new(Inner {
@@ -107,6 +108,7 @@ impl McpRuntime {
         StartContext {
             connect: self.inner.connect.clone(),
             catalog_cache: self.inner.options.catalog_cache.clone(),
+            protocol_memory: self.inner.options.protocol_memory.clone(),
         }
     }
 

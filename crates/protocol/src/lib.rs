@@ -5,21 +5,30 @@
 
 pub mod duration;
 pub mod function;
+pub mod kind;
 pub mod message;
 pub mod names;
 pub mod oauth;
+pub mod preset;
+pub mod protocol_pin;
 pub mod provider;
 pub mod server;
 
 pub use function::FunctionDeclaration;
 pub use message::{
-    ArgumentsError, AssistantMessage, ImagePart, Message, ToolCall, ToolOutcome, ToolResult, Usage,
+    ArgumentsError, AssistantMessage, ImagePart, Message, ReplayItem, ToolCall, ToolOutcome,
+    ToolResult, Usage,
 };
 pub use names::{FunctionNameRules, MAX_FUNCTION_NAME_BYTES, NameCharset};
-pub use oauth::{ClientCredentials, OAuthGrant, OAuthSpec, PrivateKey};
+pub use oauth::{
+    ClientCredentials, DpopMode, EnterpriseIdp, OAuthGrant, OAuthSpec, PrivateKey, TokenSource,
+};
+pub use protocol_pin::ProtocolPin;
 pub use provider::{
-    ANTHROPIC_API_BASE, ApiKey, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, HttpTimeouts,
-    KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig, ProviderKind,
+    ANTHROPIC_API_BASE, ApiKey, AwsAuth, AwsCredentials, AzureAuth, DEFAULT_ANTHROPIC_MODEL,
+    DEFAULT_OPENAI_MODEL, HttpTimeouts, KeySource, MaxTokensField, ModelConfig, OPENAI_API_BASE,
+    PRESETS, ParallelToolCalls, Preset, ProviderConfig, ProviderKind, Quirks, StreamUsage, WireApi,
+    bedrock_runtime_base, preset,
 };
 pub use server::{
     ApprovalPolicy, ClientFeatureSettings, DEFAULT_INSTRUCTIONS_MAX_BYTES,

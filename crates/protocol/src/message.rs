@@ -85,6 +85,20 @@ pub struct AssistantMessage {
     pub text: String,
     /// Calls in the order the model emitted them.
     pub tool_calls: Vec<ToolCall>,
+    /// Provider state the API wants sent back with this message (OpenAI Responses reasoning
+    /// items, Gemini thought signatures); opaque to everything but the provider that made it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replay: Vec<ReplayItem>,
+}
+
+/// One piece of opaque provider state carried with an assistant message. Only the wire that
+/// produced it reads it; a conversation continued with another provider ignores it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayItem {
+    /// The wire that produced it (`openai-responses`, `gemini`, `bedrock`).
+    pub wire: String,
+    /// What that wire needs back, as it sent it.
+    pub item: serde_json::Value,
 }
 
 impl AssistantMessage {
@@ -93,7 +107,25 @@ impl AssistantMessage {
         AssistantMessage {
             text: text.into(),
             tool_calls: Vec::new(),
+            replay: Vec::new(),
         }
+    }
+
+    /// An assistant message with text (possibly empty) and tool calls.
+    pub fn with_calls(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        AssistantMessage {
+            text: text.into(),
+            tool_calls,
+            replay: Vec::new(),
+        }
+    }
+
+    /// The replay items a given wire produced.
+    pub fn replay_for<'a>(&'a self, wire: &'a str) -> impl Iterator<Item = &'a serde_json::Value> {
+        self.replay
+            .iter()
+            .filter(move |r| r.wire == wire)
+            .map(|r| &r.item)
     }
 
     /// True when the model said nothing at all (such a message must not be sent back).
@@ -243,10 +275,10 @@ mod tests {
     fn messages_round_trip_through_serde() {
         let messages = vec![
             Message::system("s"),
-            Message::assistant(AssistantMessage {
-                text: "t".into(),
-                tool_calls: vec![ToolCall::new("c1", "f", "{\"a\":1}")],
-            }),
+            Message::assistant(AssistantMessage::with_calls(
+                "t",
+                vec![ToolCall::new("c1", "f", "{\"a\":1}")],
+            )),
             Message::tool_result(ToolResult::error("c1", "boom")),
         ];
         let value = serde_json::to_value(&messages).unwrap();

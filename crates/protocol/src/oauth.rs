@@ -27,6 +27,29 @@ pub struct OAuthSpec {
     pub auth_server_metadata_url: Option<String>,
     /// Which grant gets the tokens (`grant`).
     pub grant: OAuthGrant,
+    /// Whether tokens are bound to a key with DPoP (RFC 9449) (`dpop`).
+    #[serde(default, skip_serializing_if = "DpopMode::is_auto")]
+    pub dpop: DpopMode,
+}
+
+impl DpopMode {
+    /// The default: DPoP when the authorization server offers it.
+    pub fn is_auto(&self) -> bool {
+        *self == DpopMode::Auto
+    }
+}
+
+/// DPoP (`"dpop"` in the `oauth` object).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DpopMode {
+    /// Absent: DPoP when the authorization server advertises `dpop_signing_alg_values_supported`.
+    #[default]
+    Auto,
+    /// `true`: always; a sign-in fails rather than accept a token that is not DPoP-bound.
+    Required,
+    /// `false`: never (plain bearer tokens).
+    Off,
 }
 
 impl OAuthSpec {
@@ -49,6 +72,7 @@ impl fmt::Debug for OAuthSpec {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("auth_server_metadata_url", &self.auth_server_metadata_url)
             .field("grant", &self.grant)
+            .field("dpop", &self.dpop)
             .finish()
     }
 }
@@ -63,6 +87,13 @@ pub enum OAuthGrant {
     /// Machine use without a person (`"grant": "client_credentials"`): the client authenticates
     /// itself with its secret (`client_secret_basic`/`_post`) or a signed JWT assertion.
     ClientCredentials(ClientCredentials),
+    /// Workload identity (`"grant": "jwt_bearer"`): a JWT the platform issued to this machine
+    /// (a Kubernetes service-account token, a CI OIDC token) is the grant (RFC 7523).
+    JwtBearer(TokenSource),
+    /// Enterprise-managed authorization (`"grant": "enterprise"`): the company's identity
+    /// provider exchanges the user's ID token for an identity assertion grant (RFC 8693), which
+    /// the server's authorization server takes as a JWT bearer grant (RFC 7523).
+    Enterprise(EnterpriseIdp),
 }
 
 impl fmt::Debug for OAuthGrant {
@@ -74,6 +105,8 @@ impl fmt::Debug for OAuthGrant {
                 .field(&c.private_key.as_ref().map(|k| k.kind()))
                 .field(&c.signing_algorithm)
                 .finish(),
+            OAuthGrant::JwtBearer(source) => f.debug_tuple("JwtBearer").field(source).finish(),
+            OAuthGrant::Enterprise(idp) => f.debug_tuple("Enterprise").field(idp).finish(),
         }
     }
 }
@@ -86,6 +119,46 @@ pub struct ClientCredentials {
     pub private_key: Option<PrivateKey>,
     /// `signingAlgorithm`: RS256 (default), RS384, RS512, ES256 or ES384.
     pub signing_algorithm: Option<String>,
+}
+
+/// Where a token coyote does not issue itself comes from (read at each grant, never stored).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenSource {
+    /// A file holding the token (`assertionFile`, `idTokenFile`), e.g. a projected
+    /// service-account token that the platform rotates.
+    File(PathBuf),
+    /// An environment variable holding it (`assertionEnv`), e.g. a CI OIDC token.
+    Env(String),
+    /// A program (and its arguments) that prints it on stdout (`idTokenCommand`).
+    Command(Vec<String>),
+}
+
+/// The enterprise identity provider of [`OAuthGrant::Enterprise`].
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnterpriseIdp {
+    /// The IdP's issuer URL (`idpIssuer`); its token endpoint is discovered from it.
+    pub issuer: String,
+    /// coyote's client at the IdP (`idpClientId`).
+    pub client_id: Option<String>,
+    /// Its secret (`idpClientSecret`, usually `${VAR}`).
+    pub client_secret: Option<String>,
+    /// Where the user's ID token comes from (`idTokenFile` or `idTokenCommand`).
+    pub id_token: TokenSource,
+}
+
+impl fmt::Debug for EnterpriseIdp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnterpriseIdp")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("id_token", &self.id_token)
+            .finish()
+    }
 }
 
 /// A PEM private key: inline (`privateKey`, usually `${VAR}`) or a file (`privateKeyFile`).

@@ -1,58 +1,50 @@
 //! Plain-data client configuration: what `coyote-config` produces from config.yaml (or detects
 //! from the environment) and `coyote-llm` builds a provider from. No file or env access happens
-//! here: the caller resolves secrets. [`ApiKey`]'s `Debug` never shows the secret.
+//! here: the caller resolves secrets (a `key_command` is run by the provider, not here).
+//! [`ApiKey`]'s `Debug` never shows the secret.
 
 use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::names::FunctionNameRules;
+pub use crate::kind::{
+    ANTHROPIC_API_BASE, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, OPENAI_API_BASE,
+    ProviderKind, WireApi,
+};
+pub use crate::preset::{
+    MaxTokensField, PRESETS, ParallelToolCalls, Preset, Quirks, StreamUsage, bedrock_runtime_base,
+    preset,
+};
 
-/// Default OpenAI endpoint when `OPENAI_BASE_URL` is unset.
-pub const OPENAI_API_BASE: &str = "https://api.openai.com/v1";
-/// Default Anthropic endpoint when `ANTHROPIC_BASE_URL` is unset.
-pub const ANTHROPIC_API_BASE: &str = "https://api.anthropic.com";
-/// Model offered by zero-config OpenAI (overridable with `-m`).
-pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
-/// Model offered by zero-config Anthropic (overridable with `-m`).
-pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
-
-/// The wire protocol a client speaks (`type:` in config.yaml).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ProviderKind {
-    /// OpenAI chat completions: OpenAI, Ollama `/v1`, vLLM, llama.cpp server, LM Studio,
-    /// OpenRouter, Groq…
-    #[serde(rename = "openai-compatible")]
-    OpenAiCompatible,
-    /// Anthropic Messages API.
-    #[serde(rename = "anthropic")]
-    Anthropic,
+/// How an Azure OpenAI client authenticates (`auth:` in config.yaml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AzureAuth {
+    /// The resource key in an `api-key` header.
+    #[default]
+    ApiKey,
+    /// A Microsoft Entra ID access token as `Authorization: Bearer`.
+    Entra,
 }
 
-impl ProviderKind {
-    /// The config-file spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAiCompatible => "openai-compatible",
-            ProviderKind::Anthropic => "anthropic",
-        }
-    }
+/// AWS credentials for SigV4 signing (Bedrock). `Debug` never shows the secrets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsCredentials {
+    /// `AWS_ACCESS_KEY_ID` (not secret on its own; shown in messages).
+    pub access_key_id: String,
+    /// `AWS_SECRET_ACCESS_KEY`.
+    pub secret_access_key: ApiKey,
+    /// `AWS_SESSION_TOKEN`, for temporary credentials.
+    pub session_token: Option<ApiKey>,
 }
 
-impl ProviderKind {
-    /// The function names this wire protocol accepts (see [`FunctionNameRules`]).
-    pub fn function_name_rules(self) -> FunctionNameRules {
-        match self {
-            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => FunctionNameRules::PORTABLE,
-        }
-    }
-}
-
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// Where and as whom a Bedrock client signs its requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsAuth {
+    /// The region (`us-east-1`), part of the signature's scope.
+    pub region: String,
+    /// The credentials.
+    pub credentials: AwsCredentials,
 }
 
 /// Where a key came from, so error messages can say which variable to fix.
@@ -170,6 +162,21 @@ pub struct ProviderConfig {
     pub models: Vec<ModelConfig>,
     /// Bounds on each request's network waits.
     pub timeouts: HttpTimeouts,
+    /// Chat completions or Responses (OpenAI-compatible and Azure clients).
+    pub api: WireApi,
+    /// The server's differences from the plain wire protocol (see [`Quirks`]).
+    pub quirks: Quirks,
+    /// The preset the client was configured with (`type: groq`), for display.
+    pub preset: Option<&'static str>,
+    /// Azure's `api-version` query parameter.
+    pub api_version: Option<String>,
+    /// A shell command whose standard output is the key or token (`api_key_cmd`); run by the
+    /// provider when it first needs the key and again when the cached value is old.
+    pub key_command: Option<String>,
+    /// Azure: `api-key` header or Entra ID bearer token.
+    pub azure_auth: AzureAuth,
+    /// Bedrock: region and credentials.
+    pub aws: Option<AwsAuth>,
 }
 
 impl ProviderConfig {
@@ -177,24 +184,38 @@ impl ProviderConfig {
     /// Anthropic and for OpenAI itself (`api.openai.com`), false for other OpenAI-compatible
     /// servers (most local models do not).
     pub fn supports_images(&self, model: &ModelConfig) -> bool {
-        model.supports_images.unwrap_or(match self.kind {
-            ProviderKind::Anthropic => true,
-            ProviderKind::OpenAiCompatible => {
-                self.api_base.trim_end_matches('/') == OPENAI_API_BASE
-            }
-        })
+        model.supports_images.unwrap_or(self.quirks.images)
+    }
+
+    /// The model's context window: its `context_window`, else the preset's.
+    pub fn context_window(&self, model: &ModelConfig) -> Option<u32> {
+        model.context_window.or(self.quirks.context_window)
     }
 
     /// A client with no key, no models and the default timeouts.
     pub fn new(kind: ProviderKind, name: impl Into<String>, api_base: impl Into<String>) -> Self {
+        let api_base = api_base.into();
         ProviderConfig {
             kind,
             name: name.into(),
-            api_base: api_base.into(),
+            quirks: Quirks::for_endpoint(kind, &api_base),
+            api_base,
             api_key: None,
             models: Vec::new(),
             timeouts: HttpTimeouts::default(),
+            api: WireApi::Chat,
+            preset: None,
+            api_version: None,
+            key_command: None,
+            azure_auth: AzureAuth::ApiKey,
+            aws: None,
         }
+    }
+
+    /// Sets chat completions or Responses.
+    pub fn with_api(mut self, api: WireApi) -> Self {
+        self.api = api;
+        self
     }
 
     /// Sets the API key.
@@ -235,6 +256,27 @@ mod tests {
             debug.contains("ApiKey(<redacted> from $ANTHROPIC_API_KEY)"),
             "{debug}"
         );
+    }
+
+    #[test]
+    fn a_preset_context_window_applies_when_the_model_sets_none() {
+        let mut config = ProviderConfig::new(
+            ProviderKind::OpenAiCompatible,
+            "deepseek",
+            "https://api.deepseek.com",
+        );
+        config.quirks = crate::preset::preset("deepseek").unwrap().quirks;
+        assert_eq!(
+            config.context_window(&ModelConfig::named("m")),
+            Some(128_000)
+        );
+        let set = ModelConfig {
+            context_window: Some(64_000),
+            ..ModelConfig::named("m")
+        };
+        assert_eq!(config.context_window(&set), Some(64_000));
+        let local = ProviderConfig::new(ProviderKind::Ollama, "o", "http://127.0.0.1:11434");
+        assert_eq!(local.context_window(&ModelConfig::named("m")), None);
     }
 
     #[test]

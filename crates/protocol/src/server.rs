@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::protocol_pin::ProtocolPin;
+
 use crate::oauth::OAuthSpec;
 
 /// Default time allowed for spawn/connect + `initialize`.
@@ -66,6 +68,8 @@ pub struct StartPolicy {
     /// `"catalogTtlSec"`: how long a cached catalog is used, overriding the server's own
     /// `ttlMs` hint and the 7-day default.
     pub catalog_ttl: Option<Duration>,
+    /// `"protocol"`: the revision the server is spoken to in, instead of negotiating.
+    pub protocol: Option<ProtocolPin>,
 }
 
 /// `"start"` of an mcp.json entry.

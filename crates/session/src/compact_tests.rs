@@ -8,6 +8,7 @@ use crate::compact_summary::transcript;
 
 fn call(id: &str) -> Message {
     Message::assistant(AssistantMessage {
+        replay: Vec::new(),
         text: String::new(),
         tool_calls: vec![ToolCall::new(id, "mcp_invoke_fs", "{}")],
     })

@@ -123,6 +123,7 @@ mod tests {
         conversation.messages = vec![
             Message::user("hi"),
             Message::assistant(AssistantMessage {
+                replay: Vec::new(),
                 text: String::new(),
                 tool_calls: vec![ToolCall::new("c1", "mcp_search_fs", "{}")],
             }),

@@ -223,6 +223,7 @@ fn push_message(out: &mut Vec<Message>, message: &SamplingMessage) {
         SamplingRole::User => {}
         SamplingRole::Assistant => {
             let answer = AssistantMessage {
+                replay: Vec::new(),
                 text,
                 tool_calls: calls,
             };

@@ -105,6 +105,7 @@ fn answers_become_text_or_tool_use_with_the_stop_reason() {
         "fake:m",
         ChatResponse {
             message: AssistantMessage {
+                replay: Vec::new(),
                 text: String::new(),
                 tool_calls: vec![ToolCall::new("c", "add", "{\"a\":1}")],
             },

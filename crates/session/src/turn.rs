@@ -283,6 +283,9 @@ impl Session {
                         StreamEvent::ReasoningDelta(text) => ctx
                             .events
                             .emit(SessionEvent::ReasoningDelta { text: text.clone() }),
+                        StreamEvent::Warning(message) => ctx.events.emit(SessionEvent::Warning {
+                            message: message.clone(),
+                        }),
                         _ => {}
                     }
                     assembler.push(&event);

@@ -63,6 +63,9 @@ pub enum Event {
     },
     /// `notifications/initialized` received.
     Initialized,
+    /// `server/discover` answered (protocol 2026-07-28's handshake; a server that does not
+    /// speak it answers with its supported revisions instead).
+    Discover,
     /// A page of a list was requested.
     List {
         /// Which list.
@@ -365,6 +368,11 @@ impl EventLog {
         self.events
             .iter()
             .any(|e| matches!(e, Event::Initialize { .. }))
+    }
+
+    /// Whether `server/discover` was answered (the server speaks 2026-07-28).
+    pub fn discover_seen(&self) -> bool {
+        self.events.iter().any(|e| matches!(e, Event::Discover))
     }
 
     /// Whether `notifications/initialized` arrived.

@@ -25,6 +25,7 @@ pub mod scenario;
 mod server;
 pub mod sse_peers;
 pub mod structure;
+pub mod test_as;
 mod tools;
 mod transport;
 pub mod user_text;

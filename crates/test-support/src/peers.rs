@@ -40,6 +40,8 @@ const SDK: &str = "@modelcontextprotocol/sdk";
 const NPM_FIX: &str = "run `npm ci` at the repository root (scripts/test does this)";
 const NODE22_FIX: &str = "run `scripts/test` once (it fetches Node 22 into .tools/node22), or `scripts/test --setup-only`";
 const NODE_FIX: &str = "install Node.js >= 20 and put `node` on PATH";
+const PYTHON_FIX: &str =
+    "run `scripts/test --setup-only` (it installs scripts/python-peers.txt into .tools/pyenv)";
 
 /// Why a real peer could not be provided.
 #[derive(Debug)]
@@ -198,6 +200,37 @@ pub fn node22() -> Result<PathBuf, PeerError> {
         .join("bin")
         .join("node");
     existing(path, "Node 22 (.tools/node22)", NODE22_FIX)
+}
+
+/// The Python SDK server of `crates/test-support/scripts/py-sdk-server.py` over stdio, run by
+/// the virtualenv `scripts/test` fills from `scripts/python-peers.txt` (the Python SDK 2.3.0);
+/// `modern_only` puts its gate in front (the legacy `initialize` is refused: a server that
+/// speaks only protocol 2026-07-28).
+pub fn python_sdk_stdio_command(modern_only: bool) -> Result<StdioSpec, PeerError> {
+    let python = existing(
+        repo_root()
+            .join(".tools")
+            .join("pyenv")
+            .join("bin")
+            .join("python"),
+        "the Python SDK (.tools/pyenv)",
+        PYTHON_FIX,
+    )?;
+    let script = repo_root()
+        .join("crates")
+        .join("test-support")
+        .join("scripts")
+        .join("py-sdk-server.py");
+    let mut args = vec![script.to_string_lossy().into_owned()];
+    if modern_only {
+        args.push("--modern-only".to_owned());
+    }
+    Ok(StdioSpec {
+        command: python.to_string_lossy().into_owned(),
+        args,
+        env: Default::default(),
+        cwd: None,
+    })
 }
 
 /// The Node that runs server-everything: `node` on PATH, else the fetched Node 22.

@@ -203,8 +203,22 @@ impl ServerHandler for FakeServer {
         match forced.and_then(|v| serde_json::from_value::<ProtocolVersion>(json!(v)).ok()) {
             // Only the forced version is "supported", so negotiation falls back to it.
             Some(version) => Cow::Owned(vec![version]),
-            None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+            None if self.shared.scenario.speaks_2026 => {
+                Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+            }
+            None => Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25)),
         }
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::DiscoverResult, ErrorData> {
+        self.record(Event::Discover);
+        Ok(rmcp::model::DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
     }
 
     async fn initialize(

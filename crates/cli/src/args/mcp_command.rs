@@ -335,7 +335,8 @@ pub enum McpCommand {
                       `coyote help remote-servers`."
     )]
     Login { name: String },
-    /// Forget a remote server's sign-in (its stored tokens).
+    /// Sign out of a remote server: revoke its tokens at the authorization server (where it
+    /// offers revocation) and forget them.
     Logout { name: String },
     /// Show the cached server catalogs a chat declares idle servers from, or delete them
     /// (`coyote mcp cache clear`).

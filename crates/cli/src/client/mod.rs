@@ -14,7 +14,7 @@ use std::sync::Arc;
 use coyote_mcp::ElicitationHook;
 use coyote_session::SamplingConsent;
 
-pub use options::{PROTOCOL_ENV, RuntimeOptionsBuilder, auth_options};
+pub use options::{PROTOCOL_ENV, RuntimeOptionsBuilder, auth_options, catalog_cache};
 
 use crate::ui::questions::Questions;
 

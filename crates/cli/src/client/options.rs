@@ -36,7 +36,8 @@ use crate::ui::log_view::StderrLog;
 use crate::ui::questions::{Interactivity, Questions};
 use crate::ui::screen::Screen;
 
-/// The environment variable that opts in to MCP protocol revision 2026-07-28.
+/// The environment variable that pins the MCP protocol revision of every server without a
+/// `protocol` key of its own (`2025-11-25`, `2026-07-28`; `auto` or unset: negotiate).
 pub const PROTOCOL_ENV: &str = "COYOTE_MCP_PROTOCOL";
 
 /// Builds the [`RuntimeOptions`] of one runtime (see the module header for what each step
@@ -103,6 +104,7 @@ impl<'a> RuntimeOptionsBuilder<'a> {
     pub fn build(self) -> RuntimeOptions {
         let base = RuntimeOptions {
             catalog_cache: self.catalog_cache,
+            protocol_memory: Some(catalog_cache(self.paths)),
             ..base_options(self.paths)
         };
         let Some(global) = self.global else {
@@ -155,12 +157,32 @@ fn base_options(paths: &ConfigPaths) -> RuntimeOptions {
     }
 }
 
-/// `COYOTE_MCP_PROTOCOL=2026-07-28` offers servers protocol 2026-07-28 (`server/discover`,
-/// falling back to `initialize` with 2025-11-25); anything else keeps 2025-11-25.
+/// Where servers' catalogs (and the handshake each answered) are cached:
+/// `<cache>/mcp-catalogs`.
+pub fn catalog_cache(paths: &ConfigPaths) -> CatalogCache {
+    CatalogCache::new(paths.cache_dir().join("mcp-catalogs"))
+}
+
+/// The revisions servers are offered: 2026-07-28 first with the fallback to 2025-11-25
+/// (negotiated, remembered per server), unless `COYOTE_MCP_PROTOCOL` pins one. A value that
+/// is not a revision is reported once and negotiation goes on.
 fn protocol_revisions() -> coyote_mcp::ProtocolRevisions {
-    match std::env::var(PROTOCOL_ENV).as_deref() {
-        Ok("2026-07-28") => coyote_mcp::ProtocolRevisions::Newest,
-        _ => coyote_mcp::ProtocolRevisions::Initialize,
+    use coyote_mcp::ProtocolRevisions;
+    let Ok(value) = std::env::var(PROTOCOL_ENV) else {
+        return ProtocolRevisions::Newest;
+    };
+    match coyote_protocol::ProtocolPin::parse(value.trim()) {
+        Some(coyote_protocol::ProtocolPin::V2025_11_25) => ProtocolRevisions::Initialize,
+        Some(coyote_protocol::ProtocolPin::V2026_07_28) => ProtocolRevisions::Discover,
+        None => {
+            if !matches!(value.trim(), "" | "auto") {
+                eprintln!(
+                    "coyote: warning: {PROTOCOL_ENV}={value:?} is not a protocol revision \
+                     (auto, 2025-11-25 or 2026-07-28); negotiating"
+                );
+            }
+            ProtocolRevisions::Newest
+        }
     }
 }
 
@@ -195,5 +217,6 @@ pub fn auth_options(paths: &ConfigPaths) -> AuthOptions {
         warn: Some(Arc::new(|message: &str| {
             eprintln!("coyote: warning: {message}")
         })),
+        progress: None,
     }
 }

@@ -128,7 +128,10 @@ pub fn choose_model(config: &AppConfig, scope: &Scope) -> Result<ModelChoice, St
         max_tokens: resolved.model.max_tokens,
         temperature: scope.temperature(config),
     };
-    let mut context = ContextPolicy::for_model(&resolved.model.name, resolved.model.context_window);
+    let mut context = ContextPolicy::for_model(
+        &resolved.model.name,
+        resolved.provider.context_window(&resolved.model),
+    );
     context.threshold_percent = config.compact_threshold;
     Ok(ModelChoice {
         provider,

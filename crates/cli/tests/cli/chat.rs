@@ -424,6 +424,46 @@ async fn models_lists_clients_without_secrets() {
     assert!(r.out.contains(&format!("${KEY_VAR} (set)")), "{}", r.out);
 }
 
+/// `coyote models CLIENT` asks the client's server (here Ollama's `/api/tags`) and prints
+/// `CLIENT:MODEL` ids; an unknown client is a usage error naming the known ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn models_of_a_client_are_asked_from_its_server() {
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/api/tags"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200).set_body_json(json!({"models": [
+                {"name": "qwen3:latest", "model": "qwen3:latest", "size": 5_200_000_000_u64},
+                {"name": "llama3.2:1b", "model": "llama3.2:1b", "size": 1_300_000_000_u64}
+            ]})),
+        )
+        .mount(&server)
+        .await;
+    let home = Home::new();
+    std::fs::write(
+        home.config_dir().join("config.yaml"),
+        format!(
+            "clients:\n  - type: ollama\n    api_base: {}\n",
+            server.uri()
+        ),
+    )
+    .unwrap();
+    let r = run(&home, &["models", "ollama", "--json"], None).await;
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(
+        serde_json::from_str::<Value>(&r.out).unwrap(),
+        json!([{"id": "ollama:qwen3:latest"}, {"id": "ollama:llama3.2:1b"}])
+    );
+    let r = run(&home, &["models", "ollama"], None).await;
+    assert_eq!(
+        (r.code, r.out.as_str()),
+        (0, "MODEL\nollama:qwen3:latest\nollama:llama3.2:1b\n")
+    );
+    let r = run(&home, &["models", "nope"], None).await;
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("no client named \"nope\""), "{}", r.err);
+}
+
 /// Splits a shell line into words, honouring single and double quotes.
 fn shell_words(line: &str) -> Vec<String> {
     let mut words = Vec::new();

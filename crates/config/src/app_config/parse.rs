@@ -4,13 +4,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use coyote_protocol::{
-    ANTHROPIC_API_BASE, ApiKey, Exposure, KeySource, ModelConfig, OPENAI_API_BASE, ProviderConfig,
-    ProviderKind,
-};
+use coyote_protocol::{Exposure, KeySource};
 use serde::Deserialize;
 
+use super::client::RawClient;
 use super::detect::detect_providers;
+use super::validator::Validator;
 use super::{
     AppConfig, AppConfigError, ClientEntry, ClientOrigin, DEFAULT_COMPACT_THRESHOLD,
     DEFAULT_MAX_TOOL_ROUNDS, KeyStatus, ServerList, ThemeSetting,
@@ -34,27 +33,6 @@ struct RawAppConfig {
     token_store: Option<crate::TokenStoreKind>,
     oauth_login_timeout: Option<u64>,
     theme: Option<ThemeSetting>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawClient {
-    #[serde(rename = "type")]
-    kind: ProviderKind,
-    name: String,
-    api_base: Option<String>,
-    api_key_env: Option<String>,
-    #[serde(default)]
-    models: Vec<RawModel>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawModel {
-    name: String,
-    max_tokens: Option<u32>,
-    context_window: Option<u32>,
-    supports_images: Option<bool>,
 }
 
 /// `all`, `a,b`, `[a, b]`, `[]` or null.
@@ -129,26 +107,7 @@ pub fn parse_app_config(
     Validator { path, env }.validate(raw, source)
 }
 
-struct Validator<'a> {
-    path: &'a Path,
-    env: &'a dyn EnvLookup,
-}
-
 impl Validator<'_> {
-    fn invalid(
-        &self,
-        key: impl Into<String>,
-        problem: impl Into<String>,
-        fix: impl Into<String>,
-    ) -> AppConfigError {
-        AppConfigError::Invalid {
-            path: self.path.to_owned(),
-            key: key.into(),
-            problem: problem.into(),
-            fix: fix.into(),
-        }
-    }
-
     fn validate(
         &self,
         raw: RawAppConfig,
@@ -287,106 +246,5 @@ impl Validator<'_> {
             None => {}
         }
         Ok(settings)
-    }
-
-    fn client(&self, i: usize, raw: RawClient) -> Result<ClientEntry, AppConfigError> {
-        let key = |field: &str| format!("clients[{i}].{field}");
-        if !is_client_name(&raw.name) {
-            return Err(self.invalid(
-                key("name"),
-                format!("\"{}\" is not a usable client name", raw.name),
-                "use letters, digits, `_`, `-` and `.` only (it is typed before the colon in -m name:model)",
-            ));
-        }
-        let api_base = match raw.api_base {
-            Some(base) => {
-                check_api_base(&base).map_err(|problem| {
-                    self.invalid(
-                        key("api_base"),
-                        problem,
-                        "write the server's base URL, e.g. http://127.0.0.1:8080/v1",
-                    )
-                })?;
-                base.trim_end_matches('/').to_owned()
-            }
-            None => match raw.kind {
-                ProviderKind::OpenAiCompatible => OPENAI_API_BASE.to_owned(),
-                ProviderKind::Anthropic => ANTHROPIC_API_BASE.to_owned(),
-            },
-        };
-        let mut models = Vec::new();
-        for (j, m) in raw.models.into_iter().enumerate() {
-            if m.name.trim().is_empty() {
-                return Err(self.invalid(
-                    key(&format!("models[{j}].name")),
-                    "is empty",
-                    "write the model id the server knows, e.g. gpt-4.1-mini",
-                ));
-            }
-            if m.max_tokens == Some(0) {
-                return Err(self.invalid(
-                    key(&format!("models[{j}].max_tokens")),
-                    "is 0",
-                    "use a positive output limit, or remove the key",
-                ));
-            }
-            models.push(ModelConfig {
-                name: m.name,
-                max_tokens: m.max_tokens,
-                context_window: m.context_window,
-                supports_images: m.supports_images,
-            });
-        }
-        let mut provider = ProviderConfig::new(raw.kind, raw.name, api_base).with_models(models);
-        let status = match raw.api_key_env {
-            None => KeyStatus::NotNeeded,
-            Some(variable) => {
-                if !is_env_name(&variable) {
-                    return Err(self.invalid(
-                        key("api_key_env"),
-                        format!("\"{variable}\" is not an environment variable name"),
-                        "write the variable's name (e.g. OPENAI_API_KEY), never the key itself",
-                    ));
-                }
-                match self.env.var(&variable).filter(|v| !v.trim().is_empty()) {
-                    Some(secret) => {
-                        provider.api_key = Some(ApiKey::from_env(variable.clone(), secret.trim()));
-                        KeyStatus::Resolved { variable }
-                    }
-                    None => KeyStatus::Missing { variable },
-                }
-            }
-        };
-        Ok(ClientEntry {
-            provider,
-            key: status,
-            origin: ClientOrigin::ConfigFile,
-        })
-    }
-}
-
-fn is_client_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-}
-
-fn is_env_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The base must be an absolute http(s) URL. The problem text never repeats the URL (it may
-/// carry credentials).
-fn check_api_base(base: &str) -> Result<(), String> {
-    match url::Url::parse(base.trim()) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => Ok(()),
-        Ok(url) => Err(format!(
-            "the URL's scheme is \"{}\"; only http and https are supported",
-            url.scheme()
-        )),
-        Err(e) => Err(format!("is not a URL ({e})")),
     }
 }

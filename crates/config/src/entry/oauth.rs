@@ -1,11 +1,16 @@
 //! The `"oauth"` object of an HTTP entry → [`OAuthSpec`]. coyote's own keys are `clientId`,
-//! `clientSecret`, `scopes`, `redirectPort`, `clientMetadataUrl` and `grant` (with `privateKey`,
-//! `privateKeyFile`, `signingAlgorithm` for client credentials); Claude Code's documented keys
+//! `clientSecret`, `scopes`, `redirectPort`, `clientMetadataUrl`, `dpop` and `grant` (with
+//! `privateKey`, `privateKeyFile`, `signingAlgorithm` for client credentials; `assertionFile` or
+//! `assertionEnv` for workload identity; `idpIssuer`, `idpClientId`, `idpClientSecret` and
+//! `idTokenFile` or `idTokenCommand` for enterprise-managed authorization). Each grant's keys
+//! are refused with another grant. Claude Code's documented keys
 //! load unchanged: `callbackPort` is `redirectPort`, `scopes` may be one space-separated string,
 //! and `authServerMetadataUrl` replaces discovery. Secrets (`clientSecret`, `privateKey`) are
 //! `${VAR}`-expanded and never enter a problem or warning.
 
-use coyote_protocol::{ClientCredentials, OAuthGrant, OAuthSpec, PrivateKey};
+use coyote_protocol::{
+    ClientCredentials, DpopMode, EnterpriseIdp, OAuthGrant, OAuthSpec, PrivateKey, TokenSource,
+};
 use serde_json::{Map, Value};
 
 use super::EntryReader;
@@ -28,17 +33,54 @@ pub(crate) const OAUTH_KEYS: &[&str] = &[
     "privateKey",
     "privateKeyFile",
     "signingAlgorithm",
+    "assertionFile",
+    "assertionEnv",
+    "idpIssuer",
+    "idpClientId",
+    "idpClientSecret",
+    "idTokenFile",
+    "idTokenCommand",
+    "dpop",
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Grant {
     AuthorizationCode,
     ClientCredentials,
+    JwtBearer,
+    Enterprise,
 }
 
 const GRANT_VALUES: &[(&str, Grant)] = &[
     ("authorization_code", Grant::AuthorizationCode),
     ("client_credentials", Grant::ClientCredentials),
+    ("jwt_bearer", Grant::JwtBearer),
+    ("enterprise", Grant::Enterprise),
+];
+
+/// The keys only one grant uses, with that grant's name.
+const GRANT_KEYS: &[(Grant, &str, &[&str])] = &[
+    (
+        Grant::ClientCredentials,
+        "client_credentials",
+        &["privateKey", "privateKeyFile", "signingAlgorithm"],
+    ),
+    (
+        Grant::JwtBearer,
+        "jwt_bearer",
+        &["assertionFile", "assertionEnv"],
+    ),
+    (
+        Grant::Enterprise,
+        "enterprise",
+        &[
+            "idpIssuer",
+            "idpClientId",
+            "idpClientSecret",
+            "idTokenFile",
+            "idTokenCommand",
+        ],
+    ),
 ];
 
 const ALGORITHM_VALUES: &[(&str, &str)] = &[
@@ -89,21 +131,35 @@ impl EntryReader<'_, '_> {
         let signing_algorithm = self
             .choice(obj, "signingAlgorithm", ALGORITHM_VALUES)
             .map(str::to_owned);
+        let dpop = match self.bool(obj, "dpop") {
+            None => DpopMode::Auto,
+            Some(true) => DpopMode::Required,
+            Some(false) => DpopMode::Off,
+        };
         // An unreadable `grant` was reported; checking keys against a guessed grant adds noise.
-        let grant = match grant.unwrap_or(Grant::AuthorizationCode) {
-            _ if grant.is_none() && obj.contains_key("grant") => OAuthGrant::AuthorizationCode,
-            Grant::AuthorizationCode => {
-                for key in ["privateKey", "privateKeyFile", "signingAlgorithm"] {
-                    if obj.contains_key(key) {
-                        self.problem(
-                            self.path.key(key),
-                            ProblemKind::OAuthKeyNeedsGrant { key: key_name(key) },
-                        );
-                    }
+        let chosen = match grant {
+            None if obj.contains_key("grant") => None,
+            other => Some(other.unwrap_or(Grant::AuthorizationCode)),
+        };
+        if let Some(chosen) = chosen {
+            for (owner, name, keys) in GRANT_KEYS {
+                for key in keys
+                    .iter()
+                    .filter(|k| *owner != chosen && obj.contains_key(**k))
+                {
+                    self.problem(
+                        self.path.key(key),
+                        ProblemKind::OAuthKeyNeedsGrant {
+                            key: key_name(key),
+                            grant: name,
+                        },
+                    );
                 }
-                OAuthGrant::AuthorizationCode
             }
-            Grant::ClientCredentials => {
+        }
+        let grant = match chosen {
+            None | Some(Grant::AuthorizationCode) => OAuthGrant::AuthorizationCode,
+            Some(Grant::ClientCredentials) => {
                 if client_id.is_none() && !obj.contains_key("clientId") {
                     self.problem(
                         self.path.key("clientId"),
@@ -132,6 +188,14 @@ impl EntryReader<'_, '_> {
                     signing_algorithm,
                 })
             }
+            Some(Grant::JwtBearer) => match self.assertion_source(obj) {
+                Some(source) => OAuthGrant::JwtBearer(source),
+                None => OAuthGrant::AuthorizationCode,
+            },
+            Some(Grant::Enterprise) => match self.enterprise(obj) {
+                Some(idp) => OAuthGrant::Enterprise(idp),
+                None => OAuthGrant::AuthorizationCode,
+            },
         };
         OAuthSpec {
             client_id,
@@ -141,7 +205,123 @@ impl EntryReader<'_, '_> {
             client_metadata_url,
             auth_server_metadata_url,
             grant,
+            dpop,
         }
+    }
+
+    /// `assertionFile` or `assertionEnv` of `"grant": "jwt_bearer"` (one, required).
+    fn assertion_source(&mut self, obj: &Map<String, Value>) -> Option<TokenSource> {
+        let file = self.expanded_string(obj, "assertionFile");
+        let env = self.string(obj, "assertionEnv");
+        match (file, env) {
+            (Some(_), Some(_)) => {
+                self.problem(
+                    self.path.key("assertionEnv"),
+                    ProblemKind::ExclusiveKeys {
+                        key: "assertionEnv",
+                        other: "assertionFile",
+                    },
+                );
+                None
+            }
+            (Some(file), None) => Some(TokenSource::File(self.cx.base_dir.join(file))),
+            (None, Some(var)) => Some(TokenSource::Env(var)),
+            (None, None) => {
+                if !obj.contains_key("assertionFile") && !obj.contains_key("assertionEnv") {
+                    self.problem(
+                        self.path.key("assertionFile"),
+                        ProblemKind::MissingOAuthKey {
+                            key: "assertionFile",
+                            needed_for: "\"grant\": \"jwt_bearer\" presents the workload's \
+                                         JWT, read from \"assertionFile\" or \"assertionEnv\"",
+                        },
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    /// The identity provider of `"grant": "enterprise"`.
+    fn enterprise(&mut self, obj: &Map<String, Value>) -> Option<EnterpriseIdp> {
+        let issuer = self.issuer_url(obj, "idpIssuer");
+        let client_id = self.expanded_string(obj, "idpClientId");
+        let client_secret = self.expanded_string(obj, "idpClientSecret");
+        let file = self.expanded_string(obj, "idTokenFile");
+        let command = self.string_array(obj, "idTokenCommand");
+        if issuer.is_none() && !obj.contains_key("idpIssuer") {
+            self.problem(
+                self.path.key("idpIssuer"),
+                ProblemKind::MissingOAuthKey {
+                    key: "idpIssuer",
+                    needed_for: "\"grant\": \"enterprise\" exchanges the ID token at your \
+                                 identity provider",
+                },
+            );
+        }
+        if !obj.contains_key("clientId") {
+            self.problem(
+                self.path.key("clientId"),
+                ProblemKind::MissingOAuthKey {
+                    key: "clientId",
+                    needed_for: "\"grant\": \"enterprise\" authenticates coyote's client at \
+                                 the server's authorization server",
+                },
+            );
+        }
+        let id_token = match (file, command) {
+            (Some(_), Some(_)) => {
+                self.problem(
+                    self.path.key("idTokenCommand"),
+                    ProblemKind::ExclusiveKeys {
+                        key: "idTokenCommand",
+                        other: "idTokenFile",
+                    },
+                );
+                None
+            }
+            (Some(file), None) => Some(TokenSource::File(self.cx.base_dir.join(file))),
+            (None, Some(argv)) if !argv.is_empty() => Some(TokenSource::Command(argv)),
+            (None, _) => {
+                if !obj.contains_key("idTokenFile") {
+                    self.problem(
+                        self.path.key("idTokenFile"),
+                        ProblemKind::MissingOAuthKey {
+                            key: "idTokenFile",
+                            needed_for: "\"grant\": \"enterprise\" needs the user's ID token \
+                                         from \"idTokenFile\" or \"idTokenCommand\" (a \
+                                         program and its arguments, as an array)",
+                        },
+                    );
+                }
+                None
+            }
+        };
+        Some(EnterpriseIdp {
+            issuer: issuer?,
+            client_id,
+            client_secret,
+            id_token: id_token?,
+        })
+    }
+
+    /// An issuer URL: https, or http to a loopback address (a local identity provider).
+    fn issuer_url(&mut self, obj: &Map<String, Value>, key: &'static str) -> Option<String> {
+        let url = self.expanded_string(obj, key)?;
+        if self.cx.mode == ExpandMode::Resolve || !url.contains("${") {
+            let reason = match url::Url::parse(&url) {
+                Ok(u) if u.scheme() == "https" && u.host().is_some() => None,
+                Ok(u) if u.scheme() == "http" && is_loopback(&u) => None,
+                Ok(u) if u.host().is_none() => Some("no host".to_owned()),
+                Ok(u) => Some(format!("scheme \"{}\" is not https", u.scheme())),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(reason) = reason {
+                self.problem(self.path.key(key), ProblemKind::NotHttps { reason });
+                return None;
+            }
+        }
+        Some(url)
     }
 
     /// An array of scopes, or Claude Code's one space-separated string.
@@ -224,6 +404,15 @@ impl EntryReader<'_, '_> {
             (None, Some(file)) => Some(PrivateKey::File(self.cx.base_dir.join(file))),
             (None, None) => None,
         }
+    }
+}
+
+fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
     }
 }
 

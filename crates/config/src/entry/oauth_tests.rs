@@ -1,6 +1,9 @@
 use std::path::Path;
 
-use coyote_protocol::{ClientCredentials, McpTransport, OAuthGrant, OAuthSpec, PrivateKey};
+use coyote_protocol::{
+    ClientCredentials, DpopMode, EnterpriseIdp, McpTransport, OAuthGrant, OAuthSpec, PrivateKey,
+    TokenSource,
+};
 
 use crate::env::MapEnv;
 use crate::error::{ConfigError, ProblemKind};
@@ -58,7 +61,104 @@ fn coyote_keys() {
             client_metadata_url: Some("https://coyote.example/client.json".into()),
             auth_server_metadata_url: None,
             grant: OAuthGrant::AuthorizationCode,
+            dpop: DpopMode::Auto,
         }
+    );
+}
+
+#[test]
+fn dpop_is_auto_unless_set() {
+    assert_eq!(read(r#"{}"#).0.dpop, DpopMode::Auto);
+    assert_eq!(read(r#"{"dpop": true}"#).0.dpop, DpopMode::Required);
+    assert_eq!(read(r#"{"dpop": false}"#).0.dpop, DpopMode::Off);
+    let found = problems(r#"{"dpop": "yes"}"#);
+    assert_eq!(found[0].0, "mcpServers.s.oauth.dpop");
+}
+
+#[test]
+fn workload_identity() {
+    let (spec, warnings) = read(
+        r#"{"grant": "jwt_bearer", "clientId": "ci-bot",
+            "assertionFile": "/var/run/secrets/tokens/mcp-token"}"#,
+    );
+    assert_eq!(warnings, Vec::<String>::new());
+    assert_eq!(
+        spec.grant,
+        OAuthGrant::JwtBearer(TokenSource::File(
+            "/var/run/secrets/tokens/mcp-token".into()
+        ))
+    );
+    let (spec, _) = read(r#"{"grant": "jwt_bearer", "assertionEnv": "CI_OIDC_TOKEN"}"#);
+    assert_eq!(
+        spec.grant,
+        OAuthGrant::JwtBearer(TokenSource::Env("CI_OIDC_TOKEN".into()))
+    );
+    let text: Vec<String> = problems(r#"{"grant": "jwt_bearer"}"#)
+        .iter()
+        .map(|(p, k)| format!("{p}: {k}"))
+        .collect();
+    assert_eq!(text.len(), 1, "{text:?}");
+    assert!(text[0].contains("\"assertionFile\" is missing"), "{text:?}");
+    let found = problems(r#"{"grant": "jwt_bearer", "assertionFile": "a", "assertionEnv": "B"}"#);
+    assert_eq!(found[0].0, "mcpServers.s.oauth.assertionEnv");
+}
+
+#[test]
+fn enterprise_managed_authorization() {
+    let (spec, warnings) = read(
+        r#"{"grant": "enterprise", "clientId": "coyote", "clientSecret": "${SLACK_SECRET}",
+            "idpIssuer": "https://login.acme.example", "idpClientId": "coyote-cli",
+            "idTokenCommand": ["acme-login", "--print-id-token"]}"#,
+    );
+    assert_eq!(warnings, Vec::<String>::new());
+    assert_eq!(
+        spec.grant,
+        OAuthGrant::Enterprise(EnterpriseIdp {
+            issuer: "https://login.acme.example".into(),
+            client_id: Some("coyote-cli".into()),
+            client_secret: None,
+            id_token: TokenSource::Command(vec!["acme-login".into(), "--print-id-token".into()]),
+        })
+    );
+    let (spec, _) = read(
+        r#"{"grant": "enterprise", "clientId": "c", "idpIssuer": "http://127.0.0.1:9000",
+            "idTokenFile": "id.jwt"}"#,
+    );
+    let OAuthGrant::Enterprise(idp) = &spec.grant else {
+        panic!("{spec:?}")
+    };
+    assert_eq!(idp.id_token, TokenSource::File("/cfg/id.jwt".into()));
+    let text: Vec<String> =
+        problems(r#"{"grant": "enterprise", "idpIssuer": "http://idp.example"}"#)
+            .iter()
+            .map(|(p, k)| format!("{p}: {k}"))
+            .collect();
+    assert_eq!(text.len(), 3, "{text:?}");
+    assert!(
+        text[0].contains("idpIssuer") && text[0].contains("not https"),
+        "{text:?}"
+    );
+    assert!(text[1].contains("\"clientId\" is missing"), "{text:?}");
+    assert!(text[2].contains("\"idTokenFile\" is missing"), "{text:?}");
+}
+
+#[test]
+fn a_grants_keys_are_refused_with_another_grant() {
+    let text: Vec<String> = problems(
+        r#"{"grant": "client_credentials", "clientId": "c", "clientSecret": "s",
+            "assertionEnv": "T", "idTokenFile": "f"}"#,
+    )
+    .iter()
+    .map(|(p, k)| format!("{p}: {k}"))
+    .collect();
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert!(
+        text[0].contains("only used with \"grant\": \"jwt_bearer\""),
+        "{text:?}"
+    );
+    assert!(
+        text[1].contains("only used with \"grant\": \"enterprise\""),
+        "{text:?}"
     );
 }
 

@@ -1,8 +1,8 @@
 //! The entry keys about what a server costs and when it starts: `maxResultBytes`,
-//! `toolLimits` (`{"<tool>": {"maxResultBytes": N}}`), `start` (`lazy` | `eager`) and
-//! `catalogTtlSec`. Problems are recorded with the key's path, like every other key.
+//! `toolLimits` (`{"<tool>": {"maxResultBytes": N}}`), `start` (`lazy` | `eager`),
+//! `catalogTtlSec` and `protocol` (`auto` | `2025-11-25` | `2026-07-28`). Problems are recorded with the key's path, like every other key.
 
-use coyote_protocol::{ResultLimits, StartMode, StartPolicy};
+use coyote_protocol::{ProtocolPin, ResultLimits, StartMode, StartPolicy};
 use serde_json::{Map, Value};
 
 use super::EntryReader;
@@ -14,6 +14,11 @@ use crate::warning::WarningKind;
 
 const START_VALUES: &[(&str, StartMode)] =
     &[("lazy", StartMode::Lazy), ("eager", StartMode::Eager)];
+const PROTOCOL_VALUES: &[(&str, Option<ProtocolPin>)] = &[
+    ("auto", None),
+    ("2025-11-25", Some(ProtocolPin::V2025_11_25)),
+    ("2026-07-28", Some(ProtocolPin::V2026_07_28)),
+];
 
 impl EntryReader<'_, '_> {
     pub(super) fn result_limits(&mut self, obj: &Map<String, Value>) -> ResultLimits {
@@ -60,6 +65,7 @@ impl EntryReader<'_, '_> {
                 .choice(obj, "start", START_VALUES)
                 .unwrap_or(StartMode::Lazy),
             catalog_ttl: self.seconds(obj, "catalogTtlSec"),
+            protocol: self.choice(obj, "protocol", PROTOCOL_VALUES).flatten(),
         }
     }
 

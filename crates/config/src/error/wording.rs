@@ -154,10 +154,10 @@ fn fmt_oauth_problem(kind: &ProblemKind, f: &mut fmt::Formatter<'_>) -> fmt::Res
             "must be an https:// URL ({reason}). Fix: write a full https:// URL, e.g. \
              \"https://example.com/client-metadata.json\""
         ),
-        ProblemKind::OAuthKeyNeedsGrant { key } => write!(
+        ProblemKind::OAuthKeyNeedsGrant { key, grant } => write!(
             f,
-            "\"{key}\" is only used with \"grant\": \"client_credentials\". Fix: add \
-             \"grant\": \"client_credentials\" or remove \"{key}\""
+            "\"{key}\" is only used with \"grant\": \"{grant}\". Fix: add \
+             \"grant\": \"{grant}\" or remove \"{key}\""
         ),
         ProblemKind::MissingOAuthKey { key, needed_for } => write!(
             f,

@@ -19,7 +19,13 @@ struct Block {
 }
 
 fn blocks() -> Vec<Block> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
+    blocks_of("configuration.md")
+}
+
+fn blocks_of(page: &str) -> Vec<Block> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs")
+        .join(page);
     let text = std::fs::read_to_string(&path).unwrap();
     let mut out = Vec::new();
     let mut current: Option<Block> = None;
@@ -52,6 +58,8 @@ fn env() -> MapEnv {
         .with("SEARCH_TOKEN", "s")
         .with("API_KEY", "a")
         .with("SLACK_CLIENT_SECRET", "c")
+        .with("METRICS_SECRET", "m")
+        .with("WIKI_CLIENT_SECRET", "w")
 }
 
 fn load(body: &str) -> Result<coyote_config::McpFile, coyote_config::ConfigError> {
@@ -201,4 +209,50 @@ fn add_commands_write_the_documented_entries() {
         }
     }
     assert_eq!(compared, ["github", "docs"]);
+}
+
+/// docs/remote-servers.md: every mcp.json example loads cleanly, and the grant examples
+/// configure the grants the page describes.
+#[test]
+fn remote_servers_examples_load_with_their_grants() {
+    use coyote_protocol::{DpopMode, McpTransport, OAuthGrant, TokenSource};
+    let mut grants = std::collections::BTreeMap::new();
+    for block in blocks_of("remote-servers.md") {
+        if block.info != "json" {
+            continue;
+        }
+        let file = load(&block.body).unwrap_or_else(|e| panic!("line {}: {e}", block.line));
+        assert_eq!(file.warnings, vec![], "line {}", block.line);
+        for server in &file.servers {
+            let McpTransport::Http(http) = &server.transport else {
+                panic!("line {}: {} is not an HTTP server", block.line, server.name)
+            };
+            grants.insert(server.name.clone(), http.oauth.clone());
+        }
+    }
+    assert_eq!(grants["payments"].dpop, DpopMode::Required);
+    let OAuthGrant::Enterprise(idp) = &grants["wiki"].grant else {
+        panic!("{:?}", grants["wiki"])
+    };
+    assert_eq!(idp.issuer, "https://login.acme.example");
+    assert_eq!(
+        idp.id_token,
+        TokenSource::Command(vec!["acme-login".into(), "print-id-token".into()])
+    );
+    assert_eq!(grants["wiki"].client_secret.as_deref(), Some("w"));
+    assert_eq!(
+        grants["cluster-ops"].grant,
+        OAuthGrant::JwtBearer(TokenSource::File(
+            "/var/run/secrets/tokens/mcp-token".into()
+        ))
+    );
+    assert_eq!(
+        grants["ci-reports"].grant,
+        OAuthGrant::JwtBearer(TokenSource::Env("CI_OIDC_TOKEN".into()))
+    );
+    assert!(matches!(
+        grants["ci-deploy"].grant,
+        OAuthGrant::ClientCredentials(_)
+    ));
+    assert_eq!(grants.len(), 7, "{:?}", grants.keys());
 }

@@ -95,6 +95,7 @@ fn tool_use_stream_events() -> Vec<StreamEvent> {
 fn tool_use_response() -> ChatResponse {
     ChatResponse {
         message: AssistantMessage {
+            replay: Vec::new(),
             text: "Looking it up.".into(),
             tool_calls: vec![
                 ToolCall::new("toolu_a", "get_weather", "{\"city\": \"Paris\"}"),

@@ -25,6 +25,7 @@ pub fn conversation() -> Vec<Message> {
         Message::system("You are terse."),
         Message::user("Weather in Paris, and the time?"),
         Message::assistant(AssistantMessage {
+            replay: Vec::new(),
             text: String::new(),
             tool_calls: vec![
                 ToolCall::new("call_1", "get_weather", "{\"city\":\"Paris\"}"),

@@ -100,6 +100,7 @@ fn parallel_events() -> Vec<StreamEvent> {
 fn parallel_response() -> ChatResponse {
     ChatResponse {
         message: AssistantMessage {
+            replay: Vec::new(),
             text: "Checking".into(),
             tool_calls: vec![
                 ToolCall::new("call_a", "get_weather", "{\"city\":\"Paris\"}"),

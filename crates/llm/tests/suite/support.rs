@@ -56,6 +56,7 @@ pub fn make_provider(kind: ProviderKind, base: &str) -> (Arc<dyn Provider>, Arc<
             "anthropic",
             ApiKey::from_env("ANTHROPIC_API_KEY", ANTHROPIC_KEY),
         ),
+        other => (other.as_str(), ApiKey::from_env("PROVIDER_KEY", OPENAI_KEY)),
     };
     let clock = Arc::new(RecordingClock::default());
     let config = ProviderConfig::new(kind, name, base).with_api_key(key);
@@ -421,4 +422,140 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Vec<u8> {
             }
         }
     }
+}
+
+/// A provider built from `config` with a recording clock.
+pub fn provider_from(config: ProviderConfig) -> (Arc<dyn Provider>, Arc<RecordingClock>) {
+    let clock = Arc::new(RecordingClock::default());
+    let provider = ProviderBuilder::new(config)
+        .clock(clock.clone())
+        .build()
+        .expect("provider builds");
+    (provider, clock)
+}
+
+/// SSE with each event named by its `type` (Anthropic, OpenAI Responses).
+pub fn named_sse(events: &[Value]) -> String {
+    anthropic_sse(events)
+}
+
+/// SSE with unnamed `data:` events and no end marker (Gemini), CRLF-separated as Gemini sends.
+pub fn data_sse(chunks: &[Value]) -> String {
+    chunks
+        .iter()
+        .map(|c| format!("data: {c}\r\n\r\n"))
+        .collect()
+}
+
+/// JSON lines (Ollama).
+pub fn ndjson_response(lines: &[Value]) -> ResponseTemplate {
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    ResponseTemplate::new(200).set_body_raw(body, "application/x-ndjson")
+}
+
+/// Mounts `responses` for POSTs to `at`, answered in order, one request each.
+pub async fn mount_sequence(server: &MockServer, at: &str, responses: Vec<ResponseTemplate>) {
+    for (i, response) in responses.into_iter().enumerate() {
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .and(wiremock::matchers::path(at))
+            .respond_with(response)
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(i + 1).unwrap())
+            .mount(server)
+            .await;
+    }
+}
+
+/// The tool the turn tests declare.
+pub fn weather_tool() -> Vec<coyote_protocol::FunctionDeclaration> {
+    vec![coyote_protocol::FunctionDeclaration {
+        name: "get_weather".into(),
+        description: "Weather for a city".into(),
+        parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    }]
+}
+
+/// One whole turn: the question, the model's tool call(s), each call answered by `tool`
+/// (standing in for the MCP tool the session would call), then the model's answer. Returns
+/// the two responses and the conversation as sent the second time.
+pub async fn full_turn(
+    provider: &dyn Provider,
+    model: &str,
+    tool: impl Fn(&coyote_llm::ToolCall) -> coyote_llm::ToolResult,
+) -> (
+    coyote_llm::ChatResponse,
+    coyote_llm::ChatResponse,
+    Vec<coyote_llm::Message>,
+) {
+    use coyote_llm::Message;
+    let mut messages = vec![
+        Message::system("You are terse."),
+        Message::user("Weather in Paris?"),
+    ];
+    let request = ChatRequest::new(model, messages.clone()).with_tools(weather_tool());
+    let (_, first) = events_ok(provider, &request).await;
+    assert!(!first.message.tool_calls.is_empty(), "{first:?}");
+    messages.push(Message::assistant(first.message.clone()));
+    for call in &first.message.tool_calls {
+        messages.push(Message::tool_result(tool(call)));
+    }
+    let request = ChatRequest::new(model, messages.clone()).with_tools(weather_tool());
+    let (_, second) = events_ok(provider, &request).await;
+    (first, second, messages)
+}
+
+/// CRC-32 (IEEE), computed here independently of the library's decoder.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// One AWS event-stream message with string headers.
+pub fn aws_message(headers: &[(&str, &str)], payload: &Value) -> Vec<u8> {
+    let payload = payload.to_string();
+    let mut head = Vec::new();
+    for (name, value) in headers {
+        head.push(u8::try_from(name.len()).unwrap());
+        head.extend_from_slice(name.as_bytes());
+        head.push(7);
+        head.extend_from_slice(&u16::try_from(value.len()).unwrap().to_be_bytes());
+        head.extend_from_slice(value.as_bytes());
+    }
+    let total = 12 + head.len() + payload.len() + 4;
+    let mut out = Vec::new();
+    out.extend_from_slice(&u32::try_from(total).unwrap().to_be_bytes());
+    out.extend_from_slice(&u32::try_from(head.len()).unwrap().to_be_bytes());
+    let prelude = crc32(&out);
+    out.extend_from_slice(&prelude.to_be_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(payload.as_bytes());
+    let crc = crc32(&out);
+    out.extend_from_slice(&crc.to_be_bytes());
+    out
+}
+
+/// A Bedrock `converse-stream` body: one event message per `(event type, payload)`.
+pub fn aws_event_stream(events: &[(&str, Value)]) -> ResponseTemplate {
+    let mut body = Vec::new();
+    for (kind, payload) in events {
+        body.extend(aws_message(
+            &[
+                (":event-type", kind),
+                (":content-type", "application/json"),
+                (":message-type", "event"),
+            ],
+            payload,
+        ));
+    }
+    ResponseTemplate::new(200).set_body_raw(body, "application/vnd.amazon.eventstream")
 }

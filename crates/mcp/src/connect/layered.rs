@@ -1,7 +1,7 @@
 //! One streamable-HTTP client wrapper for every layer of the HTTP transport: [`Layered`] is
 //! rmcp's `StreamableHttpClient` over an inner client, and a layer ([`HttpLayer`]) implements
-//! only the hook it needs — around a POST, around a GET — while DELETE and every hook it does
-//! not write go straight to the inner client. The layers: the POST that keeps a 4xx's status
+//! only the hook it needs — around a POST, a GET or a DELETE — while every hook it does not
+//! write goes straight to the inner client. The layers: the POST that keeps a 4xx's status
 //! (`post.rs`, over reqwest), sign-in on a challenge (`auth/client.rs`, over rmcp's
 //! `AuthClient`), and the refused resend after a server restart (`restart.rs`, over either).
 //!
@@ -162,6 +162,32 @@ impl GetRequest {
     }
 }
 
+/// One DELETE of a session, as rmcp's worker asked for it.
+#[derive(Clone)]
+pub(crate) struct DeleteRequest {
+    pub(crate) uri: Arc<str>,
+    pub(crate) session_id: Arc<str>,
+    pub(crate) auth_header: Option<String>,
+    pub(crate) custom_headers: HashMap<HeaderName, HeaderValue>,
+}
+
+impl DeleteRequest {
+    /// Sends the request through `client`.
+    pub(crate) async fn send<C: StreamableHttpClient + Sync>(
+        self,
+        client: &C,
+    ) -> Result<(), StreamableHttpError<C::Error>> {
+        client
+            .delete_session(
+                self.uri,
+                self.session_id,
+                self.auth_header,
+                self.custom_headers,
+            )
+            .await
+    }
+}
+
 /// A layer over client `C`: each hook gets the inner client and the request, and by default
 /// sends it on unchanged.
 pub(crate) trait HttpLayer<C: StreamableHttpClient + Sync>:
@@ -182,6 +208,15 @@ pub(crate) trait HttpLayer<C: StreamableHttpClient + Sync>:
         inner: &C,
         request: GetRequest,
     ) -> impl Future<Output = GetResult<C::Error>> + Send {
+        request.send(inner)
+    }
+
+    /// Around every DELETE.
+    fn delete(
+        &self,
+        inner: &C,
+        request: DeleteRequest,
+    ) -> impl Future<Output = Result<(), StreamableHttpError<C::Error>>> + Send {
         request.send(inner)
     }
 }
@@ -269,9 +304,13 @@ impl<L: HttpLayer<C>, C: StreamableHttpClient + Sync> StreamableHttpClient for L
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<C::Error>> {
-        self.inner
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
+        let request = DeleteRequest {
+            uri,
+            session_id,
+            auth_header,
+            custom_headers,
+        };
+        self.layer.delete(&self.inner, request).await
     }
 
     async fn get_stream(

@@ -14,6 +14,8 @@ mod groups;
 pub mod http;
 mod layered;
 pub mod line;
+mod log_opt_in;
+pub(crate) mod negotiate;
 pub(crate) mod post;
 mod remote;
 mod restart;
@@ -28,12 +30,12 @@ mod typed;
 use std::sync::Arc;
 use std::time::Duration;
 
-use coyote_protocol::{ClientFeatureSettings, McpServerSpec, McpTransport};
+use coyote_protocol::{ClientFeatureSettings, McpServerSpec, McpTransport, ProtocolPin};
+use rmcp::ClientCacheConfig;
 use rmcp::service::{
     ClientInitializeError, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
 };
 use rmcp::transport::Transport;
-use rmcp::{ClientCacheConfig, ServiceExt};
 use tokio::sync::watch;
 
 use crate::client_handler::{ClientHooks, Generations, Handler};
@@ -45,22 +47,13 @@ pub(crate) use describe::{
     is_bad_request,
 };
 pub use groups::kill_every_process_group;
+pub use negotiate::{Lifecycle, ProtocolRevisions};
+use negotiate::{Negotiated, Plan, Refused};
 use remote::{connect_http, connect_sse, refused_post};
 use stdio::StdioProcess;
 
 /// How long a failed start waits for the child's last stderr lines.
 const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(500);
-
-/// Which protocol revisions a connection offers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ProtocolRevisions {
-    /// 2025-11-25 through the `initialize` handshake (a server may answer an older revision).
-    #[default]
-    Initialize,
-    /// 2026-07-28 first (stateless, `server/discover`, per-request `_meta`), falling back to
-    /// `initialize` with 2025-11-25 when the server does not speak it.
-    Newest,
-}
 
 /// What every connection needs besides its spec.
 #[derive(Clone)]
@@ -69,28 +62,20 @@ pub(crate) struct ConnectOptions {
     pub(crate) max_message_bytes: usize,
     pub(crate) auth: Arc<auth::AuthContext>,
     pub(crate) protocol: ProtocolRevisions,
+    /// The handshake the server answered last time (from the catalog cache), if known.
+    pub(crate) remembered: Option<Lifecycle>,
 }
 
-/// Runs the lifecycle `protocol` asks for over `transport`.
-async fn serve<T>(
-    handler: Handler,
-    transport: T,
-    protocol: ProtocolRevisions,
-) -> Result<RunningService<RoleClient, Handler>, ClientInitializeError>
-where
-    T: Transport<RoleClient> + Send + 'static,
-{
-    use rmcp::model::ProtocolVersion;
-    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
-    match protocol {
-        ProtocolRevisions::Initialize => handler.serve(transport).await,
-        ProtocolRevisions::Newest => {
-            let lifecycle = ClientLifecycleMode::Auto {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                legacy_version: Some(ProtocolVersion::V_2025_11_25),
-            };
-            handler.serve_with_lifecycle(transport, lifecycle).await
-        }
+impl ConnectOptions {
+    /// The handshake plan for `spec`: its own `protocol` pin, else the runtime's revisions
+    /// with what the cache remembers.
+    pub(crate) fn plan(&self, spec: &McpServerSpec) -> Plan {
+        let offered = match spec.start.protocol {
+            Some(ProtocolPin::V2025_11_25) => ProtocolRevisions::Initialize,
+            Some(ProtocolPin::V2026_07_28) => ProtocolRevisions::Discover,
+            None => self.protocol,
+        };
+        Plan::new(offered, self.remembered)
     }
 }
 
@@ -127,9 +112,31 @@ pub(crate) struct Connection {
     pub(crate) transport: Option<&'static str>,
     /// Answers the requests of `input_required` results (a handler like the connection's).
     pub(crate) inputs: Option<Arc<dyn InputResponder>>,
+    /// The handshake the server answered, when the start was free to choose.
+    pub(crate) learned: Option<Lifecycle>,
 }
 
 impl Connection {
+    /// A connection over a settled handshake, with rmcp's response cache off.
+    async fn new(negotiated: Negotiated, generations: Arc<Generations>) -> Connection {
+        let Negotiated {
+            service,
+            ended,
+            learned,
+        } = negotiated;
+        disable_cache(&service).await;
+        Connection {
+            service,
+            process: None,
+            ended,
+            generations,
+            auth: None,
+            transport: None,
+            inputs: None,
+            learned,
+        }
+    }
+
     /// Cancels the service loop, stops the child (stdin close → SIGTERM → SIGKILL of the
     /// group), then waits (bounded) for the loop to finish. A server with a timed-out call is
     /// stuck: its group is killed at once instead.
@@ -170,39 +177,32 @@ async fn connect_any(
     let handler = Handler::new(name, &options.hooks, &spec.client);
     let generations = handler.generations();
     let startup = spec.timeouts.startup;
+    let plan = options.plan(spec);
     match &spec.transport {
         McpTransport::Stdio(stdio_spec) => {
             let (transport, mut process) =
                 stdio::spawn(name, stdio_spec, options.max_message_bytes)?;
-            let (transport, ended) = Observed::new(transport);
-            let served = serve(handler, transport, options.protocol);
+            let served = negotiate::serve(handler, transport, plan);
             match tokio::time::timeout(startup, served).await {
-                Ok(Ok(service)) => {
-                    disable_cache(&service).await;
-                    Ok(Connection {
-                        service,
-                        process: Some(process),
-                        ended,
-                        generations,
-                        auth: None,
-                        transport: None,
-                        inputs: None,
-                    })
+                Ok(Ok(negotiated)) => {
+                    let mut connection = Connection::new(negotiated, generations).await;
+                    connection.process = Some(process);
+                    Ok(connection)
                 }
-                Ok(Err(init_error)) => {
+                Ok(Err(refused)) => {
                     // Usually the child died; let it finish so the reason can say how.
                     let exit = process.wait_exit(STDERR_DRAIN_WAIT).await;
                     process.shutdown(ShutdownTimeouts::IMMEDIATE).await;
                     process.stderr().drained(STDERR_DRAIN_WAIT).await;
                     // A child that exited says so the same way whether rmcp saw the pipe close
                     // or failed to write `initialize` into it (a race the exit decides).
-                    let mut message = match (&init_error, &exit) {
+                    let mut message = match (&refused.error, &exit) {
                         (
                             ClientInitializeError::ConnectionClosed(_)
                             | ClientInitializeError::TransportError { .. },
                             Some(_),
-                        ) => CLOSED_BEFORE_INIT.to_owned(),
-                        _ => describe_init_error(&init_error),
+                        ) => closed_before(refused.step),
+                        _ => describe_init_error(&refused),
                     };
                     if let Some(exit) = exit {
                         message.push_str(&format!(" (the process {exit})"));
@@ -230,7 +230,7 @@ async fn connect_any(
             }
         }
         McpTransport::Http(http_spec) => {
-            let streamable = connect_http(name, startup, handler, http_spec, options).await;
+            let streamable = connect_http(name, (startup, plan), handler, http_spec, options).await;
             match streamable {
                 Err(failed) if failed.refused_post && http_spec.fallback_to_sse => {
                     tracing::info!(
@@ -238,13 +238,13 @@ async fn connect_any(
                         "streamable HTTP refused the initialize POST; trying legacy SSE"
                     );
                     let handler = Handler::new(name, &options.hooks, &spec.client);
-                    connect_sse(name, startup, handler, http_spec, options).await
+                    connect_sse(name, (startup, plan), handler, http_spec, options).await
                 }
                 other => other,
             }
         }
         McpTransport::Sse(http_spec) => {
-            connect_sse(name, startup, handler, http_spec, options).await
+            connect_sse(name, (startup, plan), handler, http_spec, options).await
         }
     }
 }
@@ -264,27 +264,20 @@ where
     let handler = Handler::new(name, &options.hooks, &ClientFeatureSettings::default());
     let generations = handler.generations();
     let transport = line::LineTransport::new(name, read, write, options.max_message_bytes);
-    let (transport, ended) = Observed::new(transport);
-    match tokio::time::timeout(startup, serve(handler, transport, options.protocol)).await {
-        Ok(Ok(service)) => {
-            disable_cache(&service).await;
-            Ok(Connection {
-                service,
-                process: None,
-                ended,
-                generations,
-                auth: None,
-                transport: None,
-                inputs: Some(Arc::new(Handler::new(
-                    name,
-                    &options.hooks,
-                    &ClientFeatureSettings::default(),
-                ))),
-            })
+    let plan = Plan::new(options.protocol, options.remembered);
+    match tokio::time::timeout(startup, negotiate::serve(handler, transport, plan)).await {
+        Ok(Ok(negotiated)) => {
+            let mut connection = Connection::new(negotiated, generations).await;
+            connection.inputs = Some(Arc::new(Handler::new(
+                name,
+                &options.hooks,
+                &ClientFeatureSettings::default(),
+            )));
+            Ok(connection)
         }
-        Ok(Err(init_error)) => Err(StartError::from(McpError::Handshake {
+        Ok(Err(refused)) => Err(StartError::from(McpError::Handshake {
             server: name.to_owned(),
-            message: describe_init_error(&init_error),
+            message: describe_init_error(&refused),
         })),
         Err(_) => Err(StartError::from(startup_timeout(name, startup))),
     }
@@ -295,7 +288,7 @@ where
 /// the exchanges with the server, and the sign-in's own time is added to it.
 async fn handshake<T>(
     name: &str,
-    (startup, protocol): (Duration, ProtocolRevisions),
+    (startup, plan): (Duration, Plan),
     handler: Handler,
     transport: T,
     server_auth: Option<Arc<auth::ServerAuth>>,
@@ -304,35 +297,27 @@ where
     T: Transport<RoleClient> + Send + 'static,
 {
     let generations = handler.generations();
-    let (transport, ended) = Observed::new(transport);
     let deadline = match &server_auth {
         Some(a) if matches!(a.sign_in, auth::SignIn::Interactive(_)) => startup + a.login_timeout,
         _ => startup,
     };
-    match tokio::time::timeout(deadline, serve(handler, transport, protocol)).await {
-        Ok(Ok(service)) => {
-            disable_cache(&service).await;
-            Ok(Connection {
-                service,
-                process: None,
-                ended,
-                generations,
-                auth: server_auth,
-                transport: None,
-                inputs: None,
-            })
+    match tokio::time::timeout(deadline, negotiate::serve(handler, transport, plan)).await {
+        Ok(Ok(negotiated)) => {
+            let mut connection = Connection::new(negotiated, generations).await;
+            connection.auth = server_auth;
+            Ok(connection)
         }
-        Ok(Err(init_error)) => {
-            if let ClientInitializeError::TransportError { error, .. } = &init_error
+        Ok(Err(refused)) => {
+            if let ClientInitializeError::TransportError { error, .. } = &refused.error
                 && let Some(mapped) = classify_http(name, error, server_auth.is_some())
             {
                 return Err(StartError::from(mapped));
             }
             let mut failed = StartError::from(McpError::Handshake {
                 server: name.to_owned(),
-                message: describe_init_error(&init_error),
+                message: describe_init_error(&refused),
             });
-            failed.refused_post = refused_post(&init_error);
+            failed.refused_post = refused_post(&refused.error);
             Err(failed)
         }
         Err(_) => Err(StartError::from(startup_timeout(name, startup))),
@@ -354,17 +339,46 @@ async fn disable_cache(service: &RunningService<RoleClient, Handler>) {
         .await;
 }
 
-/// Why a start failed when the server's connection closed before its `initialize` answer.
-const CLOSED_BEFORE_INIT: &str = "the connection closed before the server answered initialize";
+/// Why a start failed when the server's connection closed before it answered `step`.
+fn closed_before(step: Lifecycle) -> String {
+    format!(
+        "the connection closed before the server answered {}",
+        negotiate::step_name(step)
+    )
+}
 
-fn describe_init_error(error: &ClientInitializeError) -> String {
-    match error {
-        ClientInitializeError::ConnectionClosed(_) => CLOSED_BEFORE_INIT.to_owned(),
+fn describe_init_error(refused: &Refused) -> String {
+    let step = negotiate::step_name(refused.step);
+    if refused.pinned_modern_refused {
+        return format!(
+            "the server does not speak protocol 2026-07-28, to which it is pinned ({step}: {}); \
+             remove the pin (\"protocol\" in mcp.json, or COYOTE_MCP_PROTOCOL) so that coyote \
+             falls back to 2025-11-25",
+            describe_rmcp_error(&refused.error)
+        );
+    }
+    match &refused.error {
+        ClientInitializeError::ConnectionClosed(_) => closed_before(refused.step),
         ClientInitializeError::JsonRpcError(data) => {
             format!(
-                "the server rejected initialize: {} (code {})",
+                "the server rejected {step}: {} (code {})",
                 data.message, data.code.0
             )
+        }
+        other => describe_rmcp_error(other),
+    }
+}
+
+fn describe_rmcp_error(error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::JsonRpcError(data) => {
+            format!("{} (code {})", data.message, data.code.0)
+        }
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported, ..
+        } => {
+            let versions: Vec<&str> = server_supported.iter().map(|v| v.as_str()).collect();
+            format!("it supports {}", versions.join(", "))
         }
         ClientInitializeError::TransportError { error, .. } => describe_transport_error(error),
         other => other.to_string(),

@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::TryStreamExt;
 use http::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
@@ -41,16 +41,29 @@ type PostResult = Result<StreamableHttpPostResponse, HttpError>;
 /// Longest `Retry-After` value kept (rmcp's bound).
 const RETRY_AFTER_MAX: usize = 256;
 
+/// Where a server's latest `DPoP-Nonce` answer header is kept (the DPoP layer above reads it).
+pub(crate) type NonceCell = Arc<Mutex<Option<String>>>;
+
+/// The answer header carrying a resource server's DPoP nonce.
+const DPOP_NONCE: &str = "dpop-nonce";
+
 /// The layer that does the POST itself (GET and DELETE stay reqwest's, as rmcp does them).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct StatusPost;
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StatusPost {
+    nonce: Option<NonceCell>,
+}
 
 /// reqwest, with the POST done here so a 4xx keeps its status.
 pub(crate) type StatusClient = Layered<StatusPost, reqwest::Client>;
 
 impl StatusClient {
     pub(crate) fn new(http: reqwest::Client) -> Self {
-        Layered::over(StatusPost, http)
+        Layered::over(StatusPost::default(), http)
+    }
+
+    /// Also keeps every `DPoP-Nonce` the server answers with in `nonce`.
+    pub(crate) fn keeping_nonces(http: reqwest::Client, nonce: NonceCell) -> Self {
+        Layered::over(StatusPost { nonce: Some(nonce) }, http)
     }
 }
 
@@ -65,6 +78,7 @@ impl HttpLayer<reqwest::Client> for StatusPost {
             request.auth_header,
             request.custom_headers,
             limits,
+            self.nonce.as_ref(),
         )
         .await
     }
@@ -88,6 +102,11 @@ fn reserved(name: &HeaderName) -> bool {
 }
 
 /// The POST: headers, the message, and the answer read by the rules above within `limits`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the arguments of rmcp's POST plus where a DPoP nonce goes; PostRequest is \
+              taken apart by the caller so each is moved once"
+)]
 async fn post(
     http: &reqwest::Client,
     uri: Arc<str>,
@@ -96,6 +115,7 @@ async fn post(
     auth_token: Option<String>,
     custom_headers: HashMap<HeaderName, HeaderValue>,
     limits: StreamableHttpResponseLimits,
+    nonce: Option<&NonceCell>,
 ) -> PostResult {
     let mut request = http.post(uri.as_ref()).header(
         ACCEPT,
@@ -118,6 +138,12 @@ async fn post(
     }
     let response = request.json(&message).send().await?;
     let status = response.status();
+    if let Some(cell) = nonce
+        && let Some(value) = response.headers().get(DPOP_NONCE)
+        && let Ok(value) = value.to_str()
+    {
+        *cell.lock().unwrap_or_else(|p| p.into_inner()) = Some(value.to_owned());
+    }
     if let Some(challenge) = challenge::from_response(&response)? {
         return Err(challenge);
     }

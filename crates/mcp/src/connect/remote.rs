@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use rmcp::service::ClientInitializeError;
 
+use super::negotiate::Plan;
 use super::{ConnectOptions, Connection, StartError, auth, handshake, http, startup_timeout};
 use crate::client_handler::Handler;
 use crate::error::McpError;
 
 pub(super) async fn connect_http(
     name: &str,
-    startup: Duration,
+    (startup, plan): (Duration, Plan),
     handler: Handler,
     spec: &coyote_protocol::HttpSpec,
     options: &ConnectOptions,
@@ -27,17 +28,10 @@ pub(super) async fn connect_http(
     .await?;
     match transport {
         http::HttpTransport::Plain(transport) => {
-            handshake(name, (startup, options.protocol), handler, transport, None).await
+            handshake(name, (startup, plan), handler, transport, None).await
         }
         http::HttpTransport::OAuth(transport, server_auth) => {
-            handshake(
-                name,
-                (startup, options.protocol),
-                handler,
-                transport,
-                Some(server_auth),
-            )
-            .await
+            handshake(name, (startup, plan), handler, transport, Some(server_auth)).await
         }
     }
 }
@@ -46,7 +40,7 @@ pub(super) async fn connect_http(
 /// the login timeout when a sign-in may run), then the usual handshake.
 pub(super) async fn connect_sse(
     name: &str,
-    startup: Duration,
+    (startup, plan): (Duration, Plan),
     handler: Handler,
     spec: &coyote_protocol::HttpSpec,
     options: &ConnectOptions,
@@ -66,7 +60,7 @@ pub(super) async fn connect_sse(
     let oauth = opened.auth.is_some();
     let result = handshake(
         name,
-        (startup, options.protocol),
+        (startup, plan),
         handler,
         opened.transport,
         opened.auth,

@@ -72,6 +72,15 @@ pub enum AuthFailure {
             GrantKind::ClientCredentials => "check \"clientId\" and \"clientSecret\"/\"privateKey\" \
                                              of the server's \"oauth\" entry",
             GrantKind::Refresh => "sign in again",
+            GrantKind::JwtBearer => "check that the workload token (\"assertionFile\" / \
+                                     \"assertionEnv\") is current and that the authorization \
+                                     server trusts its issuer for this \"clientId\"",
+            GrantKind::TokenExchange => "check \"idpClientId\" and that the ID token \
+                                         (\"idTokenFile\" / \"idTokenCommand\") is current; \
+                                         your identity provider decides who may use this server",
+            GrantKind::IdentityAssertion => "check \"clientId\" and \"clientSecret\" of the \
+                                             server's \"oauth\" entry; the authorization server \
+                                             refused the identity provider's assertion",
         }
     )]
     Token {
@@ -161,6 +170,40 @@ pub enum AuthFailure {
         reason: String,
     },
 
+    /// A token coyote presents but does not issue (a workload JWT, an ID token) is unreadable.
+    #[error("cannot read the {what}: {reason}")]
+    ExternalToken {
+        /// Which token from where (`workload token in file /run/…`).
+        what: String,
+        /// Why, with what to do (never the token).
+        reason: String,
+    },
+
+    /// The enterprise identity provider's metadata is unusable.
+    #[error(
+        "cannot use the identity provider {issuer}: {detail}; check \"idpIssuer\" (its OpenID \
+         metadata must name a token_endpoint)"
+    )]
+    IdentityProvider {
+        /// `idpIssuer`.
+        issuer: String,
+        /// What went wrong.
+        detail: String,
+    },
+
+    /// `"dpop": true`, but the authorization server issued a token not bound to the key.
+    #[error(
+        "the authorization server of {url} answered with a \"{token_type}\" token although \
+         \"dpop\": true asks for a DPoP-bound one; nothing was stored — ask its operators to \
+         enable DPoP for this client, or remove \"dpop\": true to accept bearer tokens"
+    )]
+    NotBound {
+        /// The server's URL.
+        url: String,
+        /// The `token_type` it answered.
+        token_type: String,
+    },
+
     /// The token store failed.
     #[error("cannot keep the sign-in: {reason}; sign in again once that is fixed")]
     Store {
@@ -185,4 +228,10 @@ pub enum GrantKind {
     ClientCredentials,
     /// Refreshing a token.
     Refresh,
+    /// Workload identity: a platform-issued JWT as the grant.
+    JwtBearer,
+    /// Token exchange at the enterprise identity provider (ID token → identity assertion).
+    TokenExchange,
+    /// The identity assertion as a JWT bearer grant at the server's authorization server.
+    IdentityAssertion,
 }

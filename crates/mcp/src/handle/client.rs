@@ -21,6 +21,11 @@ impl ServerHandle {
         if !self.inner.info.capabilities.logging {
             return Ok(false);
         }
+        if self.speaks_2026() {
+            // No `logging/setLevel` at 2026-07-28: every request carries the level instead
+            // (`connect/log_opt_in.rs`).
+            return Ok(true);
+        }
         #[expect(deprecated)]
         let request = {
             use rmcp::model::{LoggingLevel, SetLevelRequest, SetLevelRequestParams};

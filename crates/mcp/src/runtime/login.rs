@@ -44,6 +44,7 @@ pub async fn login(
         max_message_bytes: options.max_message_bytes,
         auth: context.clone(),
         protocol: options.protocol,
+        remembered: None,
     };
     let connection = connect::connect(&spec, &connect_options)
         .await

@@ -42,6 +42,10 @@ pub struct RuntimeOptions {
     pub catalog_cache: Option<CatalogCache>,
     /// Which protocol revisions connections offer (default: 2025-11-25 via `initialize`).
     pub protocol: ProtocolRevisions,
+    /// Where the handshake each server answered last time is read from when `catalog_cache`
+    /// is unset (the `coyote mcp` commands: they read what chats remembered, and store
+    /// nothing).
+    pub protocol_memory: Option<CatalogCache>,
 }
 
 impl Default for RuntimeOptions {
@@ -58,6 +62,7 @@ impl Default for RuntimeOptions {
             auth: AuthOptions::default(),
             catalog_cache: None,
             protocol: ProtocolRevisions::default(),
+            protocol_memory: None,
         }
     }
 }
@@ -88,6 +93,7 @@ impl std::fmt::Debug for RuntimeOptions {
             .field("auth", &self.auth)
             .field("catalog_cache", &self.catalog_cache)
             .field("protocol", &self.protocol)
+            .field("protocol_memory", &self.protocol_memory)
             .finish_non_exhaustive()
     }
 }

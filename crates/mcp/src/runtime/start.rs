@@ -14,7 +14,7 @@ use tokio::sync::watch;
 
 use super::{Live, Slot};
 use crate::catalog_cache::{CATALOG_CACHE_VERSION, CachedCatalog, CatalogCache, now_ms};
-use crate::connect::{self, ConnectOptions, Connection};
+use crate::connect::{self, ConnectOptions, Connection, Lifecycle};
 use crate::error::McpError;
 use crate::handle::{HandleParts, ServerHandle};
 use crate::server::ServerState;
@@ -24,10 +24,19 @@ use crate::server::ServerState;
 pub(super) struct StartContext {
     pub(super) connect: ConnectOptions,
     pub(super) catalog_cache: Option<CatalogCache>,
+    /// Read for the remembered handshake when there is no catalog cache.
+    pub(super) protocol_memory: Option<CatalogCache>,
 }
 
 pub(super) async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpServerSpec) {
-    let connected = connect::connect(&spec, &context.connect).await;
+    let mut options = context.connect.clone();
+    options.remembered = context
+        .catalog_cache
+        .as_ref()
+        .or(context.protocol_memory.as_ref())
+        .and_then(|cache| cache.remembered_lifecycle(&spec));
+    let connected = connect::connect(&spec, &options).await;
+    let learned = connected.as_ref().ok().and_then(|c| c.learned);
     let ready = settle(
         slot,
         spec.timeouts.call,
@@ -40,8 +49,13 @@ pub(super) async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpS
             .await;
         if let Some(cache) = context.catalog_cache {
             let changes = handle.list_changes();
-            refresh_cache(&cache, &spec, &handle).await;
-            tokio::spawn(refresh_on_list_changes(cache, spec, handle, changes));
+            refresh_cache(&cache, (&spec, learned), &handle).await;
+            tokio::spawn(refresh_on_list_changes(
+                cache,
+                (spec, learned),
+                handle,
+                changes,
+            ));
         }
     }
 }
@@ -50,7 +64,7 @@ pub(super) async fn start_one(context: StartContext, slot: Arc<Slot>, spec: McpS
 /// refresh fold into the next one), until the connection ends.
 async fn refresh_on_list_changes(
     cache: CatalogCache,
-    spec: McpServerSpec,
+    (spec, learned): (McpServerSpec, Option<Lifecycle>),
     handle: ServerHandle,
     mut changes: crate::subscription::ListChangeStream,
 ) {
@@ -60,7 +74,7 @@ async fn refresh_on_list_changes(
             _ = handle.gone() => return,
         }
         tracing::debug!(server = %handle.name(), "a list changed; storing the catalog again");
-        refresh_cache(&cache, &spec, &handle).await;
+        refresh_cache(&cache, (&spec, learned), &handle).await;
     }
 }
 
@@ -134,9 +148,14 @@ async fn watch_connection(
     }
 }
 
-/// Lists `handle`'s catalog and stores it as `spec`'s; a failure is logged, never an error
-/// (the cache is an optimisation).
-async fn refresh_cache(cache: &CatalogCache, spec: &McpServerSpec, handle: &ServerHandle) {
+/// Lists `handle`'s catalog and stores it as `spec`'s, with the handshake the server answered
+/// when the start learned it; a failure is logged, never an error (the cache is an
+/// optimisation).
+async fn refresh_cache(
+    cache: &CatalogCache,
+    (spec, learned): (&McpServerSpec, Option<Lifecycle>),
+    handle: &ServerHandle,
+) {
     let features = handle.features();
     let (tools, resources, templates, prompts) = tokio::join!(
         async {
@@ -179,6 +198,7 @@ async fn refresh_cache(cache: &CatalogCache, spec: &McpServerSpec, handle: &Serv
             resources: resources?,
             templates: templates?,
             prompts: prompts?,
+            lifecycle: learned,
         })
     })();
     let stored = match listed {

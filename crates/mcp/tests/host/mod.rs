@@ -6,6 +6,7 @@ mod client_features;
 mod http;
 mod input_required;
 mod legacy_sse;
+mod negotiation;
 mod restart;
 mod standalone_stream;
 mod stdio;

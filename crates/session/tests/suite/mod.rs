@@ -8,6 +8,7 @@ mod exposure;
 mod instructions;
 mod loop_guards;
 mod mentions;
+mod providers;
 mod retrieve;
 mod sampling;
 mod selection;

@@ -362,6 +362,7 @@ async fn a_second_turn_sends_the_whole_history() {
     assert_eq!(
         conversation.messages[1],
         Message::assistant(AssistantMessage {
+            replay: Vec::new(),
             text: String::new(),
             tool_calls: vec![ToolCall::new(
                 "call_0_0",

@@ -45,6 +45,12 @@ impl ScenarioBuilder {
         self
     }
 
+    /// Also speaks protocol 2026-07-28 (a dual-era server).
+    pub fn speaks_2026(mut self) -> Self {
+        self.scenario.speaks_2026 = true;
+        self
+    }
+
     /// Sets the advertised capabilities.
     pub fn capabilities(mut self, caps: Capabilities) -> Self {
         self.scenario.capabilities = caps;

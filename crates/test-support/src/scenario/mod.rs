@@ -42,6 +42,11 @@ pub struct Scenario {
     /// the client asks; `None` = rmcp's negotiation (echo the client's version if known,
     /// else 2025-11-25).
     pub protocol_version: Option<String>,
+    /// Also speak protocol 2026-07-28 (`server/discover`, per-request metadata): a dual-era
+    /// server. Default `false`: 2025-11-25 and earlier only, as most servers in use are (a
+    /// `server/discover` is answered with the supported revisions, and the client falls back
+    /// to `initialize`).
+    pub speaks_2026: bool,
     /// Which capabilities `initialize` advertises. Handlers of a kind that is not advertised
     /// answer -32601 (rmcp's default behaviour), like a real server would.
     pub capabilities: Capabilities,
@@ -93,6 +98,7 @@ impl Default for Scenario {
             server_version: "0.0.0".to_owned(),
             instructions: None,
             protocol_version: None,
+            speaks_2026: false,
             capabilities: Capabilities::default(),
             page_size: None,
             pagination: PaginationMode::Normal,

@@ -90,6 +90,34 @@ fn every_sign_in_failure_is_a_sentence_that_says_what_to_do() {
         AuthFailure::Authorizer {
             reason: "no redirect".into(),
         },
+        AuthFailure::ExternalToken {
+            what: "workload token from file /run/t".into(),
+            reason: "No such file; check the path".into(),
+        },
+        AuthFailure::IdentityProvider {
+            issuer: "https://login.acme.example".into(),
+            detail: "https://login.acme.example/.well-known/openid-configuration answered HTTP 404"
+                .into(),
+        },
+        AuthFailure::NotBound {
+            url: "https://mcp.example/mcp".into(),
+            token_type: "Bearer".into(),
+        },
+        AuthFailure::Token {
+            endpoint: "https://idp.example/token".into(),
+            answer: "HTTP 400 Bad Request (invalid_grant)".into(),
+            grant: GrantKind::TokenExchange,
+        },
+        AuthFailure::Token {
+            endpoint: "https://as.example/token".into(),
+            answer: "HTTP 400 Bad Request (invalid_grant)".into(),
+            grant: GrantKind::JwtBearer,
+        },
+        AuthFailure::Token {
+            endpoint: "https://as.example/token".into(),
+            answer: "HTTP 401 Unauthorized (invalid_client)".into(),
+            grant: GrantKind::IdentityAssertion,
+        },
     ];
     for failure in failures {
         let text = McpError::SignIn {
@@ -184,4 +212,40 @@ async fn without_a_sign_in_a_challenge_passes_on_and_a_step_up_is_remembered() {
         )
         .await;
     assert!(matches!(verdict, Verdict::Retry), "{verdict:?}");
+}
+
+/// Step-up is bounded: a challenge for scopes this request already asked for ends it instead
+/// of starting another grant (the authorization server did not grant them the first time).
+#[tokio::test]
+async fn a_repeated_step_up_challenge_is_asked_once() {
+    let mut http = spec("http://127.0.0.1:9/mcp");
+    http.oauth.client_id = Some("bot".into());
+    http.oauth.client_secret = Some("s".into());
+    http.oauth.grant = coyote_protocol::OAuthGrant::ClientCredentials(Default::default());
+    let auth = ServerAuth::new("remote", &http, &AuthContext::new(AuthOptions::default()))
+        .await
+        .unwrap();
+    let challenge = || Challenge::InsufficientScope {
+        header: "Bearer error=\"insufficient_scope\", scope=\"admin\"".into(),
+        scope: vec!["admin".into()],
+    };
+    let mut attempts = Attempts::default();
+    // The first one runs the grant (which fails here: nothing listens).
+    let first = auth
+        .answer(challenge(), auth.generation(), &mut attempts)
+        .await;
+    assert!(
+        matches!(&first, Verdict::Failed(f) if !matches!(f, AuthFailure::ScopeRetryLimit { .. })),
+        "{first:?}"
+    );
+    let again = auth
+        .answer(challenge(), auth.generation(), &mut attempts)
+        .await;
+    assert!(
+        matches!(
+            &again,
+            Verdict::Failed(AuthFailure::ScopeRetryLimit { attempts: 1, .. })
+        ),
+        "{again:?}"
+    );
 }

@@ -15,8 +15,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 use crate::connect::challenge::Challenge;
 use crate::connect::layered::{GetRequest, GetResult, HttpLayer, Layered, PostRequest, PostResult};
-use crate::connect::post::StatusClient;
 
+use super::proof::{ProofClient, proof_client};
 use super::server_auth::{Attempts, ServerAuth, Verdict};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
@@ -27,13 +27,14 @@ pub(crate) struct SignInLayer {
     auth: Arc<ServerAuth>,
 }
 
-/// rmcp's `AuthClient` over the status-keeping POST, with sign-in on a challenge.
-pub(crate) type SignInClient = Layered<SignInLayer, AuthClient<StatusClient>>;
+/// rmcp's `AuthClient` over the DPoP proofs and the status-keeping POST, with sign-in on a
+/// challenge.
+pub(crate) type SignInClient = Layered<SignInLayer, AuthClient<ProofClient>>;
 
 impl SignInClient {
     pub(crate) fn new(http: reqwest::Client, auth: Arc<ServerAuth>) -> Self {
         let mut inner = auth.http.clone();
-        inner.http_client = StatusClient::new(http);
+        inner.http_client = proof_client(http, &auth.cell, &auth.dpop);
         Layered::over(SignInLayer { auth }, inner)
     }
 }
@@ -45,6 +46,7 @@ impl SignInLayer {
         Fut: Future<Output = Result<T, HttpError>>,
     {
         let mut attempts = Attempts::default();
+        self.auth.refresh_if_due().await;
         loop {
             let generation = self.auth.generation();
             let error = match call().await {
@@ -68,10 +70,10 @@ impl SignInLayer {
 
 /// POSTs and GETs are sent again after a sign-in; a DELETE is not (a session being closed
 /// needs no new credentials).
-impl HttpLayer<AuthClient<StatusClient>> for SignInLayer {
+impl HttpLayer<AuthClient<ProofClient>> for SignInLayer {
     async fn post(
         &self,
-        inner: &AuthClient<StatusClient>,
+        inner: &AuthClient<ProofClient>,
         request: PostRequest,
     ) -> PostResult<reqwest::Error> {
         self.with_sign_in(|| request.clone().send(inner)).await
@@ -79,7 +81,7 @@ impl HttpLayer<AuthClient<StatusClient>> for SignInLayer {
 
     async fn get(
         &self,
-        inner: &AuthClient<StatusClient>,
+        inner: &AuthClient<ProofClient>,
         request: GetRequest,
     ) -> GetResult<reqwest::Error> {
         self.with_sign_in(|| request.clone().send(inner)).await

@@ -7,22 +7,28 @@
 //!   (configured, else challenge, else protected-resource `scopes_supported`, else none; plus
 //!   step-up and remembered scopes) → the authorizer → `state` check → token exchange;
 //! - client credentials: discovery → secret (basic/post as the server supports) or a signed JWT
-//!   assertion → token.
+//!   assertion → token;
+//! - workload identity and enterprise-managed authorization: discovery → the token requests of
+//!   [`super::federation`] → token.
+//!
+//! Every grant binds its token with DPoP where the server's metadata or mcp.json asks for it
+//! ([`ServerAuth::prepare_dpop`], checked after the grant by [`ServerAuth::check_bound`]).
 //!
 //! rmcp's errors are turned into [`AuthFailure`]s here, with the URL and the answer each
 //! endpoint gave taken from the OAuth HTTP journal.
 
 use std::time::Duration;
 
-use coyote_protocol::{ClientCredentials, PrivateKey};
+use coyote_protocol::{ClientCredentials, OAuthGrant};
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationMetadataSource,
     ClientCredentialsConfig, OAuthClientConfig,
 };
 
 use super::authorizer::{AuthorizationPrompt, Authorizer, BeginRequest};
+use super::federation::{self, GrantInput, fetch_metadata, read_key};
 use super::jwt;
-use super::oauth_http::{OAUTH_HTTP_TIMEOUT, strip_query};
+use super::oauth_http::strip_query;
 use super::server_auth::{ServerAuth, merge};
 use super::store::ClientRecord;
 use crate::connect::challenge::Challenge;
@@ -39,6 +45,7 @@ pub(crate) async fn authorization_code(
     let mut manager = auth.fresh_manager().await?;
     let (metadata, source) = discover(auth, &manager, challenge).await?;
     manager.set_metadata(metadata.clone());
+    auth.prepare_dpop(&metadata).await?;
 
     let pending = authorizer
         .begin(BeginRequest {
@@ -100,6 +107,7 @@ pub(crate) async fn authorization_code(
         .exchange_code_for_token_with_issuer(&code, &state, answer.iss.as_deref())
         .await
         .map_err(|e| failure(auth, &metadata, GrantKind::AuthorizationCode, e))?;
+    auth.check_bound().await?;
     auth.cell
         .update(|record| {
             record.client = Some(client);
@@ -118,6 +126,7 @@ pub(crate) async fn client_credentials(
     let mut manager = auth.fresh_manager().await?;
     let (metadata, _) = discover(auth, &manager, challenge).await?;
     manager.set_metadata(metadata.clone());
+    let dpop = auth.prepare_dpop(&metadata).await?;
     let scopes = scopes(auth, &manager, challenge).await;
     let client_id = auth.spec.client_id.clone().unwrap_or_default();
     let grant = GrantKind::ClientCredentials;
@@ -156,6 +165,7 @@ pub(crate) async fn client_credentials(
                 algorithm: cc.signing_algorithm.as_deref(),
                 scopes: &scopes,
                 resource: &auth.url,
+                dpop: dpop.then_some(auth.dpop.as_ref()),
             })
             .await?;
             auth.cell
@@ -166,6 +176,16 @@ pub(crate) async fn client_credentials(
                 .map_err(|e| failure(auth, &metadata, grant, e))?;
         }
     }
+    auth.check_bound().await?;
+    remember_machine_client(auth, client_id, metadata).await?;
+    Ok(manager)
+}
+
+async fn remember_machine_client(
+    auth: &ServerAuth,
+    client_id: String,
+    metadata: AuthorizationMetadata,
+) -> Result<(), AuthFailure> {
     auth.cell
         .update(|record| {
             record.client = Some(ClientRecord {
@@ -175,8 +195,56 @@ pub(crate) async fn client_credentials(
                 registered: false,
             });
             record.metadata = Some(metadata);
+            // Scopes remembered from earlier challenges were asked for by this grant.
+            record.pending_scopes.clear();
         })
+        .await
+}
+
+/// Workload identity or enterprise-managed authorization (see the module header).
+pub(crate) async fn federated(
+    auth: &ServerAuth,
+    challenge: &Challenge,
+) -> Result<AuthorizationManager, AuthFailure> {
+    let mut manager = auth.fresh_manager().await?;
+    let (metadata, _) = discover(auth, &manager, challenge).await?;
+    manager.set_metadata(metadata.clone());
+    let dpop = auth.prepare_dpop(&metadata).await?;
+    let scopes = scopes(auth, &manager, challenge).await;
+    let input = GrantInput {
+        resource: &auth.url,
+        metadata: &metadata,
+        scopes: &scopes,
+        client_id: auth.spec.client_id.as_deref(),
+        client_secret: auth.spec.client_secret.as_deref(),
+        dpop: dpop.then_some(auth.dpop.as_ref()),
+        progress: auth.progress.as_ref(),
+    };
+    let credentials = match &auth.spec.grant {
+        OAuthGrant::JwtBearer(source) => federation::workload(&input, source).await?,
+        OAuthGrant::Enterprise(idp) => federation::enterprise(&input, idp).await?,
+        OAuthGrant::AuthorizationCode | OAuthGrant::ClientCredentials(_) => {
+            return Err(AuthFailure::Authorizer {
+                reason: "not a federated grant".to_owned(),
+            });
+        }
+    };
+    auth.cell
+        .update(|record| record.credentials = Some(credentials))
         .await?;
+    auth.check_bound().await?;
+    let client_id = auth.spec.client_id.clone().unwrap_or_default();
+    // An expired token then reads as "authorization required", and the grant runs again.
+    let config = ClientCredentialsConfig::ClientSecret {
+        client_id: client_id.clone(),
+        client_secret: auth.spec.client_secret.clone().unwrap_or_default(),
+        scopes,
+        resource: Some(auth.url.clone()),
+    };
+    manager
+        .configure_client_credentials(&config)
+        .map_err(|e| failure(auth, &metadata, GrantKind::JwtBearer, e))?;
+    remember_machine_client(auth, client_id, metadata).await?;
     Ok(manager)
 }
 
@@ -209,39 +277,6 @@ async fn discover(
         Ok(resolution) => Ok((resolution.metadata, resolution.source)),
         Err(e) => Err(discovery_failure(auth, e)),
     }
-}
-
-/// `authServerMetadataUrl`: one GET, parsed as RFC 8414 / OpenID metadata.
-async fn fetch_metadata(url: &str) -> Result<AuthorizationMetadata, AuthFailure> {
-    let discovery = |detail: String| AuthFailure::Discovery {
-        url: url.to_owned(),
-        detail,
-    };
-    let client = reqwest::Client::builder()
-        .timeout(OAUTH_HTTP_TIMEOUT)
-        .build()
-        .map_err(|e| discovery(e.to_string()))?;
-    let response = client
-        .get(url)
-        .send()
-        .await
-        .map_err(|_| discovery("authServerMetadataUrl did not answer".to_owned()))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(discovery(format!(
-            "authServerMetadataUrl answered HTTP {}",
-            status.as_u16()
-        )));
-    }
-    let body = response
-        .bytes()
-        .await
-        .map_err(|_| discovery("authServerMetadataUrl broke off its answer".to_owned()))?;
-    serde_json::from_slice(&body).map_err(|e| {
-        discovery(format!(
-            "authServerMetadataUrl is not authorization server metadata ({e})"
-        ))
-    })
 }
 
 /// The scopes to ask for (see the module header).
@@ -337,20 +372,6 @@ async fn identity(
         client_secret: client.client_secret.filter(|_| client.registered),
         ..client
     })
-}
-
-async fn read_key(key: &PrivateKey) -> Result<Vec<u8>, AuthFailure> {
-    match key {
-        PrivateKey::Pem(pem) => Ok(pem.clone().into_bytes()),
-        PrivateKey::File(path) => {
-            tokio::fs::read(path)
-                .await
-                .map_err(|e| AuthFailure::PrivateKey {
-                    what: format!("file {}", path.display()),
-                    reason: e.to_string(),
-                })
-        }
-    }
 }
 
 fn discovery_failure(auth: &ServerAuth, error: AuthError) -> AuthFailure {

@@ -4,7 +4,8 @@
 //! future is not `Send` and the feature builds aws-lc-sys (C) beside ring (see Cargo.toml).
 //!
 //! Invariants: the key and the assertion never enter an error message; the assertion lives
-//! five minutes and carries a random `jti`; the token endpoint must be https or loopback.
+//! five minutes and carries a random `jti`; the token endpoint must be https or loopback
+//! (the request itself is [`super::token_post`]'s).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -12,9 +13,10 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use ring::rand::SystemRandom;
 use ring::signature::{self, EcdsaKeyPair, RsaKeyPair};
-use rmcp::transport::auth::{OAuthTokenResponse, StoredCredentials};
+use rmcp::transport::auth::StoredCredentials;
 
-use super::oauth_http::{OAUTH_HTTP_TIMEOUT, strip_query, unusable_answer};
+use super::dpop::DpopState;
+use super::token_post::{ClientAuth, TokenPost, credentials, endpoint_allowed};
 use crate::error::{AuthFailure, GrantKind};
 
 /// Lifetime of one assertion.
@@ -32,6 +34,8 @@ pub(crate) struct AssertionGrant<'a> {
     pub(crate) algorithm: Option<&'a str>,
     pub(crate) scopes: &'a [String],
     pub(crate) resource: &'a str,
+    /// The sign-in's DPoP state, when the token is to be bound.
+    pub(crate) dpop: Option<&'a DpopState>,
 }
 
 enum Key {
@@ -155,99 +159,43 @@ pub(crate) fn assertion(grant: &AssertionGrant<'_>) -> Result<String, AuthFailur
     ))
 }
 
-/// https, or http to a loopback host (local development, tests).
-fn endpoint_allowed(endpoint: &str) -> bool {
-    match url::Url::parse(endpoint) {
-        Ok(u) if u.scheme() == "https" => true,
-        Ok(u) if u.scheme() == "http" => match u.host() {
-            Some(url::Host::Domain(d)) => d == "localhost" || d.ends_with(".localhost"),
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        },
-        _ => false,
-    }
-}
-
 /// Asks the token endpoint for a token with a signed assertion.
 pub(crate) async fn request_token(
     grant: &AssertionGrant<'_>,
 ) -> Result<StoredCredentials, AuthFailure> {
-    let endpoint = strip_query(grant.token_endpoint);
-    let token_failure = |answer: String| AuthFailure::Token {
-        endpoint: endpoint.clone(),
-        answer,
-        grant: GrantKind::ClientCredentials,
-    };
-    if !endpoint_allowed(grant.token_endpoint) {
-        return Err(AuthFailure::Unusable {
-            detail: format!(
-                "its token endpoint {endpoint} is not https, and a client assertion is only sent \
-                 over https (or to a loopback address)"
-            ),
-        });
-    }
-    let assertion = assertion(grant)?;
     let mut form = vec![
         ("grant_type", "client_credentials".to_owned()),
         ("client_assertion_type", ASSERTION_TYPE.to_owned()),
-        ("client_assertion", assertion),
         ("resource", grant.resource.to_owned()),
     ];
     if !grant.scopes.is_empty() {
         form.push(("scope", grant.scopes.join(" ")));
     }
-    // Built before any await: the serializer is not Send.
-    let body = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(form.iter())
-        .finish();
-    let client = reqwest::Client::builder()
-        .timeout(OAUTH_HTTP_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| token_failure(e.to_string()))?;
-    let response = client
-        .post(grant.token_endpoint)
-        .header(
-            reqwest::header::CONTENT_TYPE,
-            "application/x-www-form-urlencoded",
-        )
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| {
-            token_failure(if e.is_timeout() {
-                format!("nothing within {} s", OAUTH_HTTP_TIMEOUT.as_secs())
-            } else {
-                "no answer (is the server running and reachable?)".to_owned()
-            })
-        })?;
-    let status = response.status();
-    let body = response
-        .bytes()
-        .await
-        .map_err(|_| token_failure("a broken answer".to_owned()))?;
-    if let Some(answer) = unusable_answer(status, &body) {
-        return Err(token_failure(answer));
+    let mut post = TokenPost {
+        endpoint: grant.token_endpoint,
+        form,
+        client: ClientAuth::InForm,
+        grant: GrantKind::ClientCredentials,
+        dpop: grant.dpop,
+    };
+    if !endpoint_allowed(grant.token_endpoint) {
+        // Checked before signing: the assertion is never made for an endpoint it cannot go to.
+        return Err(AuthFailure::Unusable {
+            detail: format!(
+                "its token endpoint {} is not https, and a client assertion is only sent over \
+                 https (or to a loopback address)",
+                super::oauth_http::strip_query(grant.token_endpoint)
+            ),
+        });
     }
-    let token: OAuthTokenResponse = serde_json::from_slice(&body).map_err(|_| {
-        token_failure(format!(
-            "HTTP {} with an answer that is not a token response",
-            status.as_u16()
-        ))
-    })?;
-    let granted: Vec<String> = serde_json::from_slice::<serde_json::Value>(&body)
-        .ok()
-        .and_then(|v| v.get("scope")?.as_str().map(str::to_owned))
-        .map(|s| s.split_whitespace().map(str::to_owned).collect())
-        .unwrap_or_else(|| grant.scopes.to_vec());
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    Ok(
-        StoredCredentials::new(grant.client_id.to_owned(), Some(token), granted, Some(now))
-            .with_issuer(Some(grant.audience.to_owned())),
+    post.form.push(("client_assertion", assertion(grant)?));
+    let answer = post.send().await?;
+    credentials(
+        &post,
+        answer,
+        grant.client_id,
+        grant.scopes,
+        Some(grant.audience.to_owned()),
     )
 }
 
@@ -265,6 +213,7 @@ mod tests {
             algorithm,
             scopes: &[],
             resource: "https://mcp.example/mcp",
+            dpop: None,
         }
     }
 

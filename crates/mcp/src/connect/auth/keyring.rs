@@ -6,6 +6,7 @@
 //! file store when it does not answer.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,18 +19,23 @@ use crate::error::AuthFailure;
 const APPLICATION: &str = "coyote";
 const KEY_ATTRIBUTE: &str = "coyote-sign-in";
 
-/// Records in the Secret Service's default collection.
-pub(crate) struct KeyringStore;
+/// Records in the Secret Service's default collection; refresh locks in `lock_dir`.
+pub(crate) struct KeyringStore {
+    lock_dir: PathBuf,
+}
 
 /// Opens the keyring, or says why it cannot be used (within `timeout`).
-pub(crate) async fn open(timeout: Duration) -> Result<Arc<dyn TokenStore>, String> {
+pub(crate) async fn open(
+    timeout: Duration,
+    lock_dir: PathBuf,
+) -> Result<Arc<dyn TokenStore>, String> {
     let probe = tokio::task::spawn_blocking(|| {
         let service = SecretService::connect(EncryptionType::Dh).map_err(describe)?;
         service.get_any_collection().map_err(describe)?;
         Ok::<(), String>(())
     });
     match tokio::time::timeout(timeout, probe).await {
-        Ok(Ok(Ok(()))) => Ok(Arc::new(KeyringStore)),
+        Ok(Ok(Ok(()))) => Ok(Arc::new(KeyringStore { lock_dir })),
         Ok(Ok(Err(reason))) => Err(reason),
         Ok(Err(_)) => Err("the keyring probe stopped unexpectedly".to_owned()),
         Err(_) => Err(format!(
@@ -129,5 +135,9 @@ impl TokenStore for KeyringStore {
 
     fn describe(&self) -> String {
         "the OS keyring (Secret Service)".to_owned()
+    }
+
+    fn lock_path(&self, key: &StoreKey) -> Option<PathBuf> {
+        Some(self.lock_dir.join(format!("{}.lock", key.id())))
     }
 }

@@ -3,8 +3,9 @@
 //! challenge or the well-known paths, RFC 8414 / OpenID metadata with the path-insertion
 //! variants, issuer checks), resource indicators (RFC 8707), client identity (pre-registered →
 //! Client ID Metadata Document → dynamic registration), authorization code + PKCE (S256) with a
-//! pluggable [`Authorizer`], client credentials (secret or JWT assertion), scope selection and
-//! step-up, refresh, and token storage.
+//! pluggable [`Authorizer`], client credentials (secret or JWT assertion), workload identity and
+//! enterprise-managed authorization (JWT bearer grants), DPoP-bound tokens (RFC 9449), scope
+//! selection and step-up, refresh, and token storage.
 //!
 //! Invariants:
 //! - Only a runtime whose [`SignIn`] is `Interactive` starts a sign-in (the CLI's `login`, the
@@ -21,13 +22,19 @@ mod authorizer;
 mod browser;
 mod client;
 mod credentials;
+mod dpop;
+mod federation;
 mod flow;
 mod jwt;
 mod keyring;
 mod loopback;
 mod oauth_http;
+mod proof;
+mod refresh_lock;
+mod revoke;
 mod server_auth;
 mod store;
+mod token_post;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,6 +49,8 @@ pub use authorizer::{
 pub use browser::{BrowserAuthorizer, Notice};
 pub use loopback::{CALLBACK_PATH, Loopback};
 pub use oauth_http::OAUTH_HTTP_TIMEOUT;
+pub use refresh_lock::REFRESH_LOCK_WAIT;
+pub use revoke::{LogoutReport, Revocation};
 pub use store::StoreKey;
 
 pub(crate) use client::SignInClient;
@@ -107,6 +116,8 @@ pub struct AuthOptions {
     pub client_name: String,
     /// Told once when the keyring is unreachable and the file store is used instead.
     pub warn: Option<Notice>,
+    /// Told each step of a grant that needs no browser (`coyote mcp login` prints them).
+    pub progress: Option<Notice>,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -128,6 +139,7 @@ impl Default for AuthOptions {
             login_timeout: DEFAULT_LOGIN_TIMEOUT,
             client_name: "coyote".to_owned(),
             warn: None,
+            progress: None,
         }
     }
 }
@@ -159,7 +171,7 @@ async fn open_store(options: &AuthOptions) -> Arc<dyn TokenStore> {
         TokenStoreChoice::Memory => Arc::new(MemoryStore::default()),
         TokenStoreChoice::File(dir) => Arc::new(FileStore::new(dir.clone())),
         TokenStoreChoice::Keyring { fallback } => {
-            match keyring::open(KEYRING_PROBE_TIMEOUT).await {
+            match keyring::open(KEYRING_PROBE_TIMEOUT, fallback.clone()).await {
                 Ok(store) => store,
                 Err(reason) => {
                     let message = format!(
@@ -195,18 +207,34 @@ pub fn store_key(spec: &HttpSpec) -> StoreKey {
     }
 }
 
-/// Forgets `spec`'s sign-in (tokens and coyote's client registration); `Ok(false)` when there
-/// was none. For `coyote mcp logout NAME`.
-pub async fn logout(spec: &McpServerSpec, options: &AuthOptions) -> Result<bool, McpError> {
+/// Signs `spec` out: revokes its tokens at the authorization server when it offers that
+/// (RFC 7009), then forgets the sign-in (tokens and coyote's client registration) whatever the
+/// revocation's outcome. For `coyote mcp logout NAME`.
+pub async fn logout(spec: &McpServerSpec, options: &AuthOptions) -> Result<LogoutReport, McpError> {
     let http = oauth_http_spec(spec)?;
     let store = AuthContext::new(options.clone()).store().await;
     let key = store_key(http);
-    store::blocking(move || store.delete(&key))
+    let failure = |failure| McpError::SignIn {
+        server: spec.name.clone(),
+        failure,
+    };
+    let loaded = {
+        let (store, key) = (store.clone(), key.clone());
+        store::blocking(move || store.load(&key))
+            .await
+            .map_err(failure)?
+    };
+    let revocation = match &loaded {
+        Some(record) => revoke::revoke(record, &http.oauth).await,
+        None => Revocation::NothingStored,
+    };
+    if let Revocation::Failed { endpoint, answer } = &revocation {
+        tracing::warn!(server = %spec.name, %endpoint, %answer, "token revocation failed");
+    }
+    let forgot = store::blocking(move || store.delete(&key))
         .await
-        .map_err(|failure| McpError::SignIn {
-            server: spec.name.clone(),
-            failure,
-        })
+        .map_err(failure)?;
+    Ok(LogoutReport { forgot, revocation })
 }
 
 /// Forgets `spec`'s tokens but keeps its client registration (a new sign-in follows).

@@ -3,6 +3,10 @@
 //! answers that were not usable, so an error can say which URL answered what — rmcp's own
 //! errors carry neither the URL nor the status. The journal keeps the method, the URL without
 //! its query, the status and the OAuth `error`/`error_description` fields: never a body.
+//!
+//! While DPoP is in use ([`DpopState`]), every POST to the token endpoint — rmcp's code
+//! exchange, refresh and client-credentials requests alike — carries a fresh proof, and a
+//! `use_dpop_nonce` answer is retried once with the nonce the server sent.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,6 +17,7 @@ use rmcp::transport::auth::{
     OAuthHttpRequest,
 };
 
+use super::dpop::{DPOP_HEADER, DPOP_NONCE_HEADER, DpopState};
 use crate::error::fmt_duration;
 
 /// Bound of one OAuth HTTP request (connect + answer).
@@ -61,10 +66,11 @@ pub(crate) struct JournalingClient {
     follow: reqwest::Client,
     stop: reqwest::Client,
     journal: Journal,
+    dpop: Arc<DpopState>,
 }
 
 impl JournalingClient {
-    pub(crate) fn new(journal: Journal) -> Result<Self, reqwest::Error> {
+    pub(crate) fn new(journal: Journal, dpop: Arc<DpopState>) -> Result<Self, reqwest::Error> {
         let build = |redirect| {
             reqwest::Client::builder()
                 .timeout(OAUTH_HTTP_TIMEOUT)
@@ -75,6 +81,7 @@ impl JournalingClient {
             follow: build(reqwest::redirect::Policy::limited(10))?,
             stop: build(reqwest::redirect::Policy::none())?,
             journal,
+            dpop,
         })
     }
 
@@ -84,6 +91,51 @@ impl JournalingClient {
             redirect_policy,
             ..
         } = request;
+        let key = (request.method() == http::Method::POST)
+            .then(|| self.dpop.for_token_request(&request.uri().to_string()))
+            .flatten();
+        let Some(key) = key else {
+            return self.send(request, redirect_policy).await;
+        };
+        let (parts, body) = request.into_parts();
+        let url = parts.uri.to_string();
+        let with_proof = |nonce: Option<String>| -> Result<http::Request<Vec<u8>>, String> {
+            let proof = key
+                .proof("POST", &url, None, nonce.as_deref())
+                .map_err(|e| e.to_string())?;
+            let mut request = http::Request::from_parts(parts.clone(), body.clone());
+            let value = http::HeaderValue::from_str(&proof).map_err(|e| e.to_string())?;
+            request.headers_mut().insert(DPOP_HEADER, value);
+            Ok(request)
+        };
+        let sent_nonce = self.dpop.as_nonce();
+        let response = self
+            .send(with_proof(sent_nonce.clone())?, redirect_policy)
+            .await?;
+        let nonce = response
+            .headers()
+            .get(DPOP_NONCE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if let Some(nonce) = &nonce {
+            self.dpop.set_as_nonce(nonce);
+        }
+        let asks_nonce = response.status() == http::StatusCode::BAD_REQUEST
+            && oauth_error(response.body()).as_deref() == Some("use_dpop_nonce");
+        match nonce {
+            Some(nonce) if asks_nonce && Some(&nonce) != sent_nonce.as_ref() => {
+                tracing::debug!("the authorization server asked for a DPoP nonce; retrying once");
+                self.send(with_proof(Some(nonce))?, redirect_policy).await
+            }
+            _ => Ok(response),
+        }
+    }
+
+    async fn send(
+        &self,
+        request: http::Request<Vec<u8>>,
+        redirect_policy: OAuthHttpRedirectPolicy,
+    ) -> Result<http::Response<Vec<u8>>, String> {
         let client = match redirect_policy {
             OAuthHttpRedirectPolicy::Stop => &self.stop,
             _ => &self.follow,
@@ -179,6 +231,12 @@ pub(crate) fn unusable_answer(status: http::StatusCode, body: &[u8]) -> Option<S
         status.as_u16(),
         oauth_error.unwrap_or_default()
     ))
+}
+
+/// The OAuth `error` code of an answer body, if it has one.
+pub(crate) fn oauth_error(body: &[u8]) -> Option<String> {
+    let json: serde_json::Value = serde_json::from_slice(body).ok()?;
+    json.get("error")?.as_str().map(str::to_owned)
 }
 
 fn describe_send_error(e: &reqwest::Error) -> String {

@@ -7,18 +7,23 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use coyote_protocol::{HttpSpec, OAuthGrant, OAuthSpec};
+use coyote_protocol::{DpopMode, HttpSpec, OAuthGrant, OAuthSpec};
 use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
 use rmcp::transport::AuthClient;
-use rmcp::transport::auth::{AuthorizationManager, ClientCredentialsConfig, OAuthClientConfig};
+use rmcp::transport::auth::{
+    AuthorizationManager, AuthorizationMetadata, ClientCredentialsConfig, OAuthClientConfig,
+};
 
+use super::browser::Notice;
 use super::credentials::CellCredentials;
+use super::dpop::{self, Advertised, DpopKey, DpopState, is_dpop_token_type};
 use super::oauth_http::{Journal, JournalingClient};
+use super::proof::{ProofClient, proof_client};
+use super::refresh_lock::refresh_due;
 use super::store::RecordCell;
 use super::{AuthContext, MAX_SIGN_INS_PER_REQUEST, SignIn, flow, store_key};
 use crate::connect::challenge::{Challenge, challenge_params};
-use crate::connect::post::StatusClient;
 use crate::error::AuthFailure;
 
 /// What the transport should do after a challenge.
@@ -35,6 +40,8 @@ pub(crate) enum Verdict {
 #[derive(Debug, Default)]
 pub(crate) struct Attempts {
     sign_ins: u32,
+    /// Scopes step-up challenges of this request already asked for: each is asked once.
+    asked: Vec<String>,
 }
 
 type SharedSignIn = Shared<BoxFuture<'static, Result<(), AuthFailure>>>;
@@ -47,8 +54,12 @@ pub(crate) struct ServerAuth {
     /// The manager inside the transport's `AuthClient`; replaced whole after a sign-in.
     pub(crate) manager: Arc<tokio::sync::Mutex<AuthorizationManager>>,
     /// `AuthClient` sharing [`Self::manager`] (its HTTP client is replaced per transport).
-    pub(crate) http: AuthClient<StatusClient>,
+    pub(crate) http: AuthClient<ProofClient>,
     pub(crate) journal: Journal,
+    /// The DPoP key and nonces of this sign-in.
+    pub(crate) dpop: Arc<DpopState>,
+    /// Told each step of a machine grant (`coyote mcp login` prints it).
+    pub(crate) progress: Option<Notice>,
     pub(crate) sign_in: SignIn,
     pub(crate) login_timeout: Duration,
     pub(crate) client_name: String,
@@ -79,8 +90,9 @@ impl ServerAuth {
         let store = context.store().await;
         let cell = RecordCell::load(store_key(http), store).await?;
         let journal = Journal::default();
-        let manager = fresh_manager(&http.url, &cell, &journal).await?;
-        let client = AuthClient::new(StatusClient::new(reqwest::Client::new()), manager);
+        let dpop = Arc::new(DpopState::default());
+        let manager = fresh_manager(&http.url, &cell, &journal, &dpop).await?;
+        let client = AuthClient::new(proof_client(reqwest::Client::new(), &cell, &dpop), manager);
         let auth = ServerAuth {
             server: server.to_owned(),
             url: http.url.clone(),
@@ -89,6 +101,8 @@ impl ServerAuth {
             manager: client.auth_manager.clone(),
             http: client,
             journal,
+            dpop,
+            progress: context.options.progress.clone(),
             sign_in: context.options.sign_in.clone(),
             login_timeout: context.options.login_timeout,
             client_name: context.options.client_name.clone(),
@@ -107,9 +121,21 @@ impl ServerAuth {
         if !record.has_tokens() {
             return;
         }
+        if let (Some(stored), Some(metadata)) = (&record.dpop_key, &record.metadata) {
+            match DpopKey::from_stored(stored) {
+                Ok(key) => self.dpop.activate(Arc::new(key), &metadata.token_endpoint),
+                Err(e) => tracing::warn!(server = %self.server, %e, "stored DPoP key unusable"),
+            }
+        }
         let mut manager = self.manager.lock().await;
         let configured = match (&record.metadata, &record.client, &self.spec.grant) {
-            (Some(metadata), Some(client), OAuthGrant::ClientCredentials(_)) => {
+            (
+                Some(metadata),
+                Some(client),
+                OAuthGrant::ClientCredentials(_)
+                | OAuthGrant::JwtBearer(_)
+                | OAuthGrant::Enterprise(_),
+            ) => {
                 manager.set_metadata(metadata.clone());
                 let config = ClientCredentialsConfig::ClientSecret {
                     client_id: client.client_id.clone(),
@@ -160,7 +186,8 @@ impl ServerAuth {
             // Another request signed in meanwhile: try its token first.
             return Verdict::Retry;
         }
-        let machine = matches!(self.spec.grant, OAuthGrant::ClientCredentials(_));
+        // Grants that need no person: they run wherever a server asks.
+        let machine = !matches!(self.spec.grant, OAuthGrant::AuthorizationCode);
         let interactive = matches!(self.sign_in, SignIn::Interactive(_));
         match &challenge {
             Challenge::Unauthorized { .. } if attempts.sign_ins > 0 => {
@@ -181,7 +208,10 @@ impl ServerAuth {
                     .filter(|s| !granted.contains(s))
                     .cloned()
                     .collect();
-                if new.is_empty() || attempts.sign_ins >= MAX_SIGN_INS_PER_REQUEST {
+                // Asked once per challenge: a repeat of what this request already asked for
+                // (the authorization server did not grant it) ends the request.
+                let repeated = scope.iter().all(|s| attempts.asked.contains(s));
+                if new.is_empty() || repeated || attempts.sign_ins >= MAX_SIGN_INS_PER_REQUEST {
                     return Verdict::Failed(AuthFailure::ScopeRetryLimit {
                         url: self.url.clone(),
                         scope: scope.join(" "),
@@ -196,6 +226,7 @@ impl ServerAuth {
                         .await;
                     return Verdict::PassOn;
                 }
+                merge(&mut attempts.asked, scope);
             }
         }
         if attempts.sign_ins >= MAX_SIGN_INS_PER_REQUEST {
@@ -239,6 +270,9 @@ impl ServerAuth {
             (OAuthGrant::ClientCredentials(cc), _) => {
                 flow::client_credentials(&self, cc, &challenge).await?
             }
+            (OAuthGrant::JwtBearer(_) | OAuthGrant::Enterprise(_), _) => {
+                flow::federated(&self, &challenge).await?
+            }
             (OAuthGrant::AuthorizationCode, SignIn::Interactive(authorizer)) => {
                 flow::authorization_code(&self, authorizer.as_ref(), &challenge).await?
             }
@@ -255,9 +289,104 @@ impl ServerAuth {
         Ok(())
     }
 
+    /// Refreshes the token when it is due, one process at a time: under the record's refresh
+    /// gate and lock file, after re-reading the record — when another process refreshed in
+    /// the meantime, its token is used and nothing is sent. Failures are left to the request
+    /// (rmcp's refresh, then sign-in, report them).
+    pub(crate) async fn refresh_if_due(&self) {
+        let due = |auth: &Self| auth.cell.credentials().is_some_and(|c| refresh_due(&c));
+        if !due(self) {
+            return;
+        }
+        // The manager first, then the gate: rmcp's own refreshes take them in that order too.
+        let manager = self.manager.lock().await;
+        let guard = match self.cell.coordinate().await {
+            Ok(guard) => guard,
+            Err(failure) => {
+                tracing::warn!(server = %self.server, %failure, "refresh not coordinated");
+                return;
+            }
+        };
+        if !due(self) {
+            tracing::info!(server = %self.server, "another coyote process refreshed the token");
+            return;
+        }
+        self.cell.refreshing.store(true, Ordering::SeqCst);
+        let refreshed = manager.refresh_token().await;
+        self.cell.refreshing.store(false, Ordering::SeqCst);
+        drop(guard);
+        match refreshed {
+            Ok(_) => tracing::info!(server = %self.server, "refreshed the token"),
+            Err(e) => tracing::debug!(server = %self.server, error = %e, "refresh failed"),
+        }
+    }
+
     /// A manager for a new grant, writing tokens into this server's record.
     pub(crate) async fn fresh_manager(&self) -> Result<AuthorizationManager, AuthFailure> {
-        fresh_manager(&self.url, &self.cell, &self.journal).await
+        fresh_manager(&self.url, &self.cell, &self.journal, &self.dpop).await
+    }
+
+    /// Decides whether the grant about to run binds its token with DPoP — `"dpop": true`, or
+    /// the authorization server advertising ES256 proofs (unless `"dpop": false`) — and if so
+    /// makes sure a key exists (kept in the record) and the token endpoint gets proofs.
+    pub(crate) async fn prepare_dpop(
+        &self,
+        metadata: &AuthorizationMetadata,
+    ) -> Result<bool, AuthFailure> {
+        let wanted = match (self.spec.dpop, dpop::advertised(metadata)) {
+            (DpopMode::Off, _) | (DpopMode::Auto, Advertised::No) => false,
+            (DpopMode::Auto, Advertised::OtherAlgorithms) => {
+                tracing::warn!(
+                    server = %self.server,
+                    "the authorization server offers DPoP without ES256; using bearer tokens"
+                );
+                false
+            }
+            (DpopMode::Auto, Advertised::Es256) | (DpopMode::Required, _) => true,
+        };
+        if !wanted {
+            self.dpop.deactivate();
+            return Ok(false);
+        }
+        let key = match self.dpop.key() {
+            Some(key) => key,
+            None => {
+                let key = Arc::new(DpopKey::generate()?);
+                let stored = key.stored().to_owned();
+                self.cell.update(|r| r.dpop_key = Some(stored)).await?;
+                key
+            }
+        };
+        self.dpop.activate(key, &metadata.token_endpoint);
+        Ok(true)
+    }
+
+    /// After a grant: with `"dpop": true`, a token that is not DPoP-bound is refused (and
+    /// forgotten); otherwise an unbound answer to a DPoP request is used as a bearer token.
+    pub(crate) async fn check_bound(&self) -> Result<(), AuthFailure> {
+        if !self.dpop.active() {
+            return Ok(());
+        }
+        let token_type = self
+            .cell
+            .credentials()
+            .map(|c| dpop::token_type(&c))
+            .unwrap_or_default();
+        if is_dpop_token_type(&token_type) {
+            return Ok(());
+        }
+        if self.spec.dpop == DpopMode::Required {
+            self.cell.update(|r| r.credentials = None).await?;
+            return Err(AuthFailure::NotBound {
+                url: self.url.clone(),
+                token_type,
+            });
+        }
+        tracing::warn!(
+            server = %self.server,
+            "asked for a DPoP-bound token, got a \"{token_type}\" token; using it as a bearer token"
+        );
+        Ok(())
     }
 }
 
@@ -265,10 +394,13 @@ async fn fresh_manager(
     url: &str,
     cell: &Arc<RecordCell>,
     journal: &Journal,
+    dpop: &Arc<DpopState>,
 ) -> Result<AuthorizationManager, AuthFailure> {
     lazy_tls::install_crypto_provider();
-    let client = JournalingClient::new(journal.clone()).map_err(|e| AuthFailure::Unusable {
-        detail: format!("cannot build an HTTP client ({e})"),
+    let client = JournalingClient::new(journal.clone(), dpop.clone()).map_err(|e| {
+        AuthFailure::Unusable {
+            detail: format!("cannot build an HTTP client ({e})"),
+        }
     })?;
     let mut manager = AuthorizationManager::new_with_oauth_http_client(url, Arc::new(client))
         .await

@@ -11,12 +11,14 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use rmcp::transport::auth::{AuthorizationMetadata, StoredCredentials};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::refresh_lock::{FileLock, acquire};
 use crate::error::AuthFailure;
 
 /// Which record: the server URL plus the configured client id (`None`: coyote registers one).
@@ -78,6 +80,9 @@ pub(crate) struct SignInRecord {
     /// the next sign-in asks for them too.
     #[serde(default)]
     pub(crate) pending_scopes: Vec<String>,
+    /// The DPoP key (PKCS#8, base64) tokens of this sign-in are bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) dpop_key: Option<String>,
 }
 
 impl SignInRecord {
@@ -110,6 +115,7 @@ impl fmt::Debug for SignInRecord {
             .field("client", &self.client)
             .field("has_tokens", &self.has_tokens())
             .field("pending_scopes", &self.pending_scopes)
+            .field("has_dpop_key", &self.dpop_key.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -122,6 +128,10 @@ pub(crate) trait TokenStore: Send + Sync {
     fn delete(&self, key: &StoreKey) -> Result<bool, AuthFailure>;
     /// For messages: `the file store in /home/u/.local/state/coyote/oauth`.
     fn describe(&self) -> String;
+    /// The lock file that serialises refreshes of `key` across processes (none in memory).
+    fn lock_path(&self, _key: &StoreKey) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// One JSON file per record, `<dir>/<key id>.json`, mode 0600 in a 0700 directory.
@@ -207,6 +217,10 @@ impl TokenStore for FileStore {
 
     fn describe(&self) -> String {
         format!("the file store in {}", self.dir.display())
+    }
+
+    fn lock_path(&self, key: &StoreKey) -> Option<PathBuf> {
+        Some(self.dir.join(format!("{}.lock", key.id())))
     }
 }
 
@@ -304,6 +318,17 @@ pub(crate) struct RecordCell {
     memory: Mutex<SignInRecord>,
     /// Serialises writes so an older snapshot never overwrites a newer one.
     persisting: Arc<Mutex<()>>,
+    /// One refresh at a time in this process (the lock file does it across processes).
+    refresh_gate: Arc<tokio::sync::Mutex<()>>,
+    /// Set while coyote's own refresh holds the gate, so rmcp's refresh inside it does not
+    /// take it again.
+    pub(crate) refreshing: AtomicBool,
+}
+
+/// The refresh gate and lock file of a record, held; the record was re-read under them.
+pub(crate) struct RefreshGuard {
+    _gate: tokio::sync::OwnedMutexGuard<()>,
+    _file: Option<FileLock>,
 }
 
 impl RecordCell {
@@ -322,7 +347,27 @@ impl RecordCell {
             store,
             memory: Mutex::new(record),
             persisting: Arc::new(Mutex::new(())),
+            refresh_gate: Arc::new(tokio::sync::Mutex::new(())),
+            refreshing: AtomicBool::new(false),
         }))
+    }
+
+    /// Takes the refresh gate and lock file, then re-reads the record from the store (another
+    /// process may have refreshed meanwhile).
+    pub(crate) async fn coordinate(self: &Arc<Self>) -> Result<RefreshGuard, AuthFailure> {
+        let gate = self.refresh_gate.clone().lock_owned().await;
+        let file = match self.store.lock_path(&self.key) {
+            Some(path) => acquire(path).await?,
+            None => None,
+        };
+        let (key, store) = (self.key.clone(), self.store.clone());
+        if let Some(stored) = blocking(move || store.load(&key)).await? {
+            *self.memory.lock().unwrap_or_else(|p| p.into_inner()) = stored;
+        }
+        Ok(RefreshGuard {
+            _gate: gate,
+            _file: file,
+        })
     }
 
     /// For messages: where this record is kept.

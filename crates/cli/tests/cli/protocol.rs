@@ -1,0 +1,109 @@
+//! Protocol revisions as a user meets them, with no switch set: a server that speaks only
+//! 2026-07-28 (the Python SDK 2.3.0 behind a gate that refuses `initialize`) connects, and its
+//! log messages arrive at the level `--mcp-log-level` chose (2026-07-28 has no
+//! `logging/setLevel`: each request opts in through its metadata); a dual-era server (the same
+//! SDK without the gate) is spoken to in 2026-07-28; `COYOTE_MCP_PROTOCOL` and mcp.json's
+//! `protocol` pin a revision.
+
+use serde_json::{Value, json};
+
+use super::common::Home;
+
+/// A home whose mcp.json has the Python SDK server as `py` (`modern_only`: behind the gate),
+/// with `extra` keys merged into its entry; `None` when the peer is not installed outside CI.
+fn python_home(modern_only: bool, extra: Value) -> Option<Home> {
+    let spec = coyote_test_support::peers::require(
+        coyote_test_support::peers::python_sdk_stdio_command(modern_only),
+    )?;
+    let mut entry = coyote_test_support::peers::mcp_json_entry(&spec);
+    if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
+        entry.extend(extra.clone());
+    }
+    let home = Home::new();
+    home.write_servers(json!({ "py": entry }));
+    Some(home)
+}
+
+fn server_lines(err: &str) -> Vec<&str> {
+    err.lines().filter(|l| l.contains(": hi")).collect()
+}
+
+#[test]
+fn a_server_that_speaks_only_2026_07_28_connects_with_no_variable_and_its_logs_arrive() {
+    let Some(home) = python_home(true, json!({})) else {
+        return;
+    };
+    let servers = home.json(&["mcp", "servers"]);
+    assert_eq!(servers[0]["state"], "ready", "{servers:#}");
+    assert_eq!(servers[0]["protocol_version"], "2026-07-28", "{servers:#}");
+
+    // The default threshold, warning: two of the four messages.
+    let (code, out, err) = home.run(&["mcp", "call", "py", "log_and_echo", "text=hi"]);
+    assert_eq!((code, out.as_str()), (0, "hi\n"), "{err}");
+    let lines = server_lines(&err);
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].contains("warning: hi") && lines[1].contains("error: hi"),
+        "{err}"
+    );
+
+    // --mcp-log-level debug: all four, in order.
+    let (code, _, err) = home.run(&[
+        "--mcp-log-level",
+        "debug",
+        "mcp",
+        "call",
+        "py",
+        "log_and_echo",
+        "text=hi",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines = server_lines(&err);
+    let levels: Vec<&str> = ["debug", "info", "warning", "error"].to_vec();
+    assert_eq!(lines.len(), 4, "{err}");
+    for (line, level) in lines.iter().zip(levels) {
+        assert!(line.contains(&format!("{level}: hi")), "{err}");
+    }
+}
+
+#[test]
+fn pins_choose_the_revision_and_a_refused_pin_says_what_to_do() {
+    let Some(home) = python_home(false, json!({})) else {
+        return;
+    };
+    let protocol = |env: Option<&str>| {
+        let mut cmd = home.coyote();
+        cmd.args(["mcp", "servers", "--json"]);
+        if let Some(value) = env {
+            cmd.env("COYOTE_MCP_PROTOCOL", value);
+        }
+        let out = cmd.output().unwrap();
+        let servers: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            servers[0]["protocol_version"].clone(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(protocol(None).0, "2026-07-28");
+    assert_eq!(protocol(Some("2025-11-25")).0, "2025-11-25");
+    assert_eq!(protocol(Some("auto")).0, "2026-07-28");
+    let (version, err) = protocol(Some("2026"));
+    assert_eq!(version, "2026-07-28");
+    assert!(
+        err.contains("COYOTE_MCP_PROTOCOL=\"2026\" is not a protocol revision (auto, 2025-11-25 or 2026-07-28); negotiating"),
+        "{err}"
+    );
+
+    // The entry's own pin, against the gated server: 2025-11-25 is refused, and the reason
+    // says so.
+    let Some(home) = python_home(true, json!({"protocol": "2025-11-25"})) else {
+        return;
+    };
+    let servers = home.json(&["mcp", "servers"]);
+    assert_eq!(servers[0]["state"], "failed", "{servers:#}");
+    let reason = servers[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("the server rejected initialize: Method not found: initialize"),
+        "{reason}"
+    );
+}
