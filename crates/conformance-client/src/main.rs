@@ -17,7 +17,7 @@
 //! stdout is unused; diagnostics go to stderr.
 #![expect(
     clippy::print_stderr,
-    reason = "a one-module test shim: its diagnostics go to stderr, stdout is unused"
+    reason = "a test shim: its diagnostics go to stderr, stdout is unused"
 )]
 
 use std::process::ExitCode;
@@ -41,6 +41,8 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+mod skills;
+
 /// The scenarios this shim knows, and what each asks of the client.
 #[derive(Debug, Clone, Copy)]
 enum Scenario {
@@ -60,6 +62,8 @@ enum Scenario {
     Exercise,
     /// List the tools and send the focal tool's `inputSchema` back through the echo tool.
     SchemaEcho,
+    /// Skills over MCP (`sep-2640-client-…`): list them, or list and load them (see `skills`).
+    Skills(skills::Use),
 }
 
 impl Scenario {
@@ -77,7 +81,7 @@ impl Scenario {
             | "http-invalid-tool-headers"
             | "json-schema-ref-no-deref" => Some(Scenario::Exercise),
             "json-schema-2020-12-preservation" => Some(Scenario::SchemaEcho),
-            _ => None,
+            name => skills::scenario(name).map(Scenario::Skills),
         }
     }
 }
@@ -413,6 +417,7 @@ async fn run(
         }
         Scenario::Exercise => exercise(&handle, calls).await?,
         Scenario::SchemaEcho => schema_echo(&handle).await?,
+        Scenario::Skills(how) => skills::run(&handle, how).await?,
     }
     Ok(())
 }
@@ -430,7 +435,8 @@ fn main() -> ExitCode {
             "unknown MCP_CONFORMANCE_SCENARIO {name:?}; supported: initialize, tools_call, \
              elicitation-sep1034-client-defaults, sse-retry, auth/…, request-metadata, \
              sep-2322-client-request-state, http-standard-headers, http-custom-headers, \
-             http-invalid-tool-headers, json-schema-ref-no-deref, json-schema-2020-12-preservation"
+             http-invalid-tool-headers, json-schema-ref-no-deref, json-schema-2020-12-preservation, \
+             sep-2640-client-no-prefetch, sep-2640-client-verify-*"
         );
         return ExitCode::from(2);
     };

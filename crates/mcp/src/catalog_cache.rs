@@ -66,6 +66,7 @@ impl CachedCatalog {
             resources: caps.resources,
             prompts: caps.prompts,
             completions: caps.completions,
+            skills: caps.skills,
             peer_info_missing: false,
         }
     }

@@ -116,6 +116,7 @@ impl ServerHandle {
             resources: info.capabilities.resources,
             prompts: info.capabilities.prompts,
             completions: info.capabilities.completions,
+            skills: info.capabilities.skills,
             peer_info_missing: peer_info.is_none(),
         };
         ServerHandle {

@@ -5,7 +5,7 @@
 //! Modules by floor (a module imports only its own floor or lower ones; no import cycles —
 //! `crates/test-support/tests/structure.rs` checks it; `docs/architecture.md` has the table):
 //! ground `server`, `catalog`, `error`, `content`, `schema_check`, `browser`; transport `connect`, `convert`,
-//! `client_handler`, `activity`; one server's conversation `handle`, `listing`; the runtime
+//! `client_handler`, `activity`; one server's conversation `handle`, `listing`, `skills`; the runtime
 //! `runtime`, `factory`, `catalog_cache`; policy `render`, `uri_template`, `prompt`, `search`; top `meta`.
 // A lint exception is `#[expect(…, reason = …)]`, so one that is no longer needed fails the
 // build instead of lingering.
@@ -30,6 +30,7 @@ mod convert;
 pub mod completion;
 pub mod handle;
 pub mod listing;
+pub mod skills;
 pub mod subscription;
 
 // The runtime.
@@ -66,7 +67,7 @@ pub use connect::{Lifecycle, ProtocolRevisions};
 pub use content::{
     ContentItem, PromptMessage, PromptMessageRole, PromptResult, ResourceContent, ToolCallOutcome,
 };
-pub use error::{McpError, TimeoutPhase};
+pub use error::{McpError, SkillRefusal, TimeoutPhase};
 pub use factory::{AgentRuntime, AgentServerProblem, AgentServers, McpFactory, ServerLease};
 pub use handle::{CompletionRef, ServerHandle};
 pub use lazy_tls::install_crypto_provider;
@@ -81,3 +82,4 @@ pub use server::{
     McpServerFeatures, ServerCapabilityFlags, ServerInfo, ServerInstructions, ServerState,
     ServerStatus, ShutdownTimeouts,
 };
+pub use skills::{LoadedSkill, Skill, SkillFile, SkillListing};

@@ -27,6 +27,7 @@ mod health;
 mod outcome;
 mod page_cache;
 pub mod retrieve;
+mod skills;
 mod surface;
 
 pub use annotations::ANNOTATION_MEMO_CAPACITY;
@@ -41,6 +42,7 @@ pub use exposure::{
 pub use health::{HEALTH_MAX_TOKENS, HEALTH_REASON_MAX_BYTES, health_line};
 pub use page_cache::{PAGE_CACHE_MAX_BYTES, PAGE_CACHE_TTL};
 pub use retrieve::{RetrieveContext, Retrieved, Why};
+pub use skills::{SKILLS_INDEX_MAX_BYTES, SKILLS_INDEX_URI};
 
 use crate::server::McpServerFeatures;
 
@@ -91,7 +93,7 @@ impl MetaKind {
         match self {
             MetaKind::Search | MetaKind::Describe => true,
             MetaKind::Invoke => features.tools || features.peer_info_missing,
-            MetaKind::Read => features.resources,
+            MetaKind::Read => features.resources || features.skills,
             MetaKind::Prompt => features.prompts,
         }
     }

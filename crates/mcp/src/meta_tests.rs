@@ -116,6 +116,7 @@ fn features(
         resources,
         prompts,
         completions: false,
+        skills: false,
         peer_info_missing,
     }
 }

@@ -65,6 +65,7 @@ async fn features_come_from_the_live_handshake() {
             resources: true,
             prompts: false,
             completions: false,
+            skills: false,
             peer_info_missing: false,
         }]
     );

@@ -167,6 +167,9 @@ pub struct ServerCapabilityFlags {
     pub completions: bool,
     /// `logging` was advertised.
     pub logging: bool,
+    /// The skills extension (`io.modelcontextprotocol/skills`) was declared.
+    #[serde(default)]
+    pub skills: bool,
 }
 
 /// What the server said about itself in the handshake.
@@ -204,6 +207,9 @@ pub struct McpServerFeatures {
     pub prompts: bool,
     /// It offers argument completion.
     pub completions: bool,
+    /// It publishes skills (the `io.modelcontextprotocol/skills` extension).
+    #[serde(default)]
+    pub skills: bool,
     /// No handshake result was available, so the flags are guesses.
     pub peer_info_missing: bool,
 }

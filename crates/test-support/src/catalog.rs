@@ -19,6 +19,8 @@ pub(crate) struct Catalog {
     pub(crate) resources: Vec<Value>,
     pub(crate) templates: Vec<Value>,
     pub(crate) prompts: Vec<Value>,
+    /// `skills/list` entries.
+    pub(crate) skills: Vec<Value>,
     /// Tool name → spec (generated tools are echo tools).
     pub(crate) tool_specs: BTreeMap<String, ToolSpec>,
     pub(crate) prompt_specs: BTreeMap<String, PromptSpec>,
@@ -79,6 +81,7 @@ impl Catalog {
             resources: resources_wire(scenario),
             templates: template_specs.iter().map(template_wire).collect(),
             prompts: prompt_list.iter().map(prompt_wire).collect(),
+            skills: scenario.skills.iter().map(|s| s.entry()).collect(),
             tool_specs: tool_specs
                 .into_iter()
                 .map(|t| (t.name.clone(), t))

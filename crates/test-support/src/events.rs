@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The four listable kinds.
+/// The listable kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ListKind {
@@ -26,6 +26,8 @@ pub enum ListKind {
     ResourceTemplates,
     /// `prompts/list`.
     Prompts,
+    /// `skills/list` (the skills extension).
+    Skills,
 }
 
 /// One observation, serialized as `{"event": "<snake_case name>", …fields}`.

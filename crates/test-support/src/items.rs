@@ -60,6 +60,17 @@ impl FakeServer {
             };
             return from_json(json!({"contents": [item]}));
         }
+        if let Some(text) = self
+            .shared
+            .scenario
+            .skills
+            .iter()
+            .find_map(|s| s.served(uri))
+        {
+            return from_json(
+                json!({"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}),
+            );
+        }
         for template in &self.shared.catalog.template_specs {
             if let Some(vars) = catalog::match_template(&template.uri_template, uri) {
                 let text = catalog::substitute(&template.text, &vars);

@@ -41,7 +41,7 @@ pub use in_process::{ClientHalves, FakeHandle, in_process};
 pub use scenario::{
     Capabilities, CompletionMode, CompletionSpec, CompletionTarget, Generated, PaginationMode,
     PromptArgSpec, PromptContent, PromptMessageSpec, PromptRole, PromptSpec, ResourceBody,
-    ResourceSpec, ResourceUpdatesSpec, Scenario, ScenarioError, ServerNotice, Startup, StartupMode,
-    TemplateSpec, ToolBehavior, ToolSpec,
+    ResourceSpec, ResourceUpdatesSpec, Scenario, ScenarioError, ServerNotice, SkillFileSpec,
+    SkillSpec, SkillTamper, Startup, StartupMode, TemplateSpec, ToolBehavior, ToolSpec,
 };
 pub use scenario::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioBuilder, ScenarioFile, fake_mcp_bin};

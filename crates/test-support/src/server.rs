@@ -14,8 +14,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelledNotificationParam, CompleteRequestParams,
     CompleteResult, GetPromptRequestParams, GetPromptResponse, InitializeRequestParams,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, Reference, ServerConfig, SetLevelRequestParams,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, ServerConfig,
+    SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -107,6 +108,7 @@ impl FakeServer {
             ListKind::Tools => caps.tools,
             ListKind::Resources | ListKind::ResourceTemplates => caps.resources,
             ListKind::Prompts => caps.prompts,
+            ListKind::Skills => !self.shared.scenario.skills.is_empty(),
         };
         if !advertised {
             return Err(not_advertised(field));
@@ -116,6 +118,7 @@ impl FakeServer {
             ListKind::Resources => &self.shared.catalog.resources,
             ListKind::ResourceTemplates => &self.shared.catalog.templates,
             ListKind::Prompts => &self.shared.catalog.prompts,
+            ListKind::Skills => &self.shared.catalog.skills,
         };
         let scenario = &self.shared.scenario;
         let (page, next) = catalog::page(
@@ -175,6 +178,12 @@ impl ServerHandler for FakeServer {
         }
         if caps.logging {
             capabilities.insert("logging".into(), json!({}));
+        }
+        if !scenario.skills.is_empty() {
+            capabilities.insert(
+                "extensions".into(),
+                json!({ "io.modelcontextprotocol/skills": {} }),
+            );
         }
         let version = scenario.protocol_version.as_deref().unwrap_or("2025-11-25");
         let mut info = json!({
@@ -287,6 +296,14 @@ impl ServerHandler for FakeServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         self.list(ListKind::Prompts, "prompts", request)
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.list(ListKind::Skills, "skills", request)
     }
 
     async fn call_tool(

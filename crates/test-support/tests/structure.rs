@@ -126,7 +126,7 @@ fn coyote_mcp_floors() -> Floors {
             ),
             (
                 "conversation",
-                vec!["handle", "listing", "completion", "subscription"],
+                vec!["handle", "listing", "completion", "subscription", "skills"],
             ),
             ("runtime", vec!["runtime", "factory", "catalog_cache"]),
             ("policy", vec!["uri_template", "prompt", "search"]),

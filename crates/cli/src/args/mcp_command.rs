@@ -96,6 +96,13 @@ pub enum McpCommand {
         #[command(flatten)]
         out: OutputArgs,
     },
+    /// List the skills servers publish (the io.modelcontextprotocol/skills extension): name,
+    /// description, files and SKILL.md URI. Lists only; no skill file is fetched.
+    Skills {
+        server: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
     /// Search a server's catalog (tools, resources, templates, prompts) with BM25.
     Search {
         server: String,

@@ -1,4 +1,4 @@
-//! `coyote mcp servers|tools|resources|templates|prompts`: listings as tables (people) or JSON
+//! `coyote mcp servers|tools|resources|templates|prompts` (and the helpers `skills.rs` shares): listings as tables (people) or JSON
 //! (`--json`, scripts). Listing all servers degrades per server: a failed server is reported on
 //! stderr and the command exits 1 after printing what the others returned.
 
@@ -15,8 +15,8 @@ use crate::exit::{CliError, CliResult};
 use crate::output::{Table, print_json, print_table, print_wrapped};
 
 /// Rows of one kind from every targeted server, plus the failures.
-struct Gathered<T> {
-    rows: Vec<(String, T)>,
+pub(super) struct Gathered<T> {
+    pub(super) rows: Vec<(String, T)>,
     failed: Vec<String>,
 }
 
@@ -31,7 +31,11 @@ impl<T> Gathered<T> {
     }
 }
 
-async fn gather<T, F, Fut>(runtime: &McpRuntime, only: Option<&str>, list: F) -> Gathered<T>
+pub(super) async fn gather<T, F, Fut>(
+    runtime: &McpRuntime,
+    only: Option<&str>,
+    list: F,
+) -> Gathered<T>
 where
     F: Fn(ServerHandle) -> Fut,
     Fut: Future<Output = Option<Result<Vec<T>, McpError>>>,
@@ -318,6 +322,7 @@ fn capability_list(c: &coyote_mcp::ServerCapabilityFlags) -> Vec<&'static str> {
         (c.prompts, "prompts"),
         (c.completions, "completions"),
         (c.logging, "logging"),
+        (c.skills, "skills"),
     ] {
         if on {
             v.push(name);
@@ -346,7 +351,7 @@ async fn counts(handle: &ServerHandle) -> Value {
 
 /// Prints the gathered rows (JSON or a table with `headers`, one `row` per item) and exits 1
 /// when a server failed.
-fn emit<T: Serialize>(
+pub(super) fn emit<T: Serialize>(
     g: &Gathered<T>,
     out: OutputArgs,
     headers: Vec<&'static str>,

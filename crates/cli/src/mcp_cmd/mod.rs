@@ -13,6 +13,7 @@ mod import;
 mod list;
 mod login;
 mod pool;
+mod skills;
 mod via_meta;
 pub(crate) mod watch;
 
@@ -193,7 +194,8 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         McpCommand::Tools { server, .. }
         | McpCommand::Resources { server, .. }
         | McpCommand::Templates { server, .. }
-        | McpCommand::Prompts { server, .. } => server.clone(),
+        | McpCommand::Prompts { server, .. }
+        | McpCommand::Skills { server, .. } => server.clone(),
         McpCommand::Search { server, .. }
         | McpCommand::Retrieve { server, .. }
         | McpCommand::Describe { server, .. }
@@ -245,6 +247,7 @@ async fn dispatch(
             list::templates(runtime, server.as_deref(), out).await
         }
         McpCommand::Prompts { server, out } => list::prompts(runtime, server.as_deref(), out).await,
+        McpCommand::Skills { server, out } => skills::skills(runtime, server.as_deref(), out).await,
         McpCommand::Call {
             server,
             tool,

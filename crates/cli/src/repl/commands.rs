@@ -30,6 +30,7 @@ pub enum CommandName {
     Roots,
     Watch,
     Unwatch,
+    Skills,
 }
 
 /// One row of the command table.
@@ -103,6 +104,13 @@ pub const REPL_COMMANDS: &[CommandSpec] = &[
         word: ".prompt",
         usage: "SERVER NAME [key=value …]",
         description: "Send a server's prompt as your message (missing required arguments are asked)",
+        validity: Validity::NeedsServers,
+    },
+    CommandSpec {
+        name: CommandName::Skills,
+        word: ".skills",
+        usage: "[SERVER]",
+        description: "List the skills MCP servers publish; a skill's files are fetched (and verified) only when the model uses it",
         validity: Validity::NeedsServers,
     },
     CommandSpec {
@@ -307,6 +315,8 @@ pub enum Command {
     Roots(RootsCommand),
     /// `.watch` / `.unwatch`.
     Watch(WatchCommand),
+    /// `.skills [SERVER]`.
+    Skills(Option<String>),
     /// `.mcp log NAME LEVEL` (the level is checked when it runs).
     McpLog {
         server: String,
@@ -356,6 +366,11 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
         CommandName::Agent => match args.as_slice() {
             [] => Ok(Command::Agent(None)),
             [name] => Ok(Command::Agent(Some((*name).to_owned()))),
+            _ => Err(usage()),
+        },
+        CommandName::Skills => match args.as_slice() {
+            [] => Ok(Command::Skills(None)),
+            [server] => Ok(Command::Skills(Some((*server).to_owned()))),
             _ => Err(usage()),
         },
         CommandName::Role => match args.as_slice() {

@@ -22,6 +22,7 @@ fn every_command_has_exactly_one_row() {
         CommandName::Roots,
         CommandName::Watch,
         CommandName::Unwatch,
+        CommandName::Skills,
     ];
     for name in names {
         assert_eq!(
@@ -86,6 +87,8 @@ fn commands_parse_with_their_arguments() {
             ".model local:qwen",
             Command::Model(Some("local:qwen".into())),
         ),
+        (".skills", Command::Skills(None)),
+        (".skills docs", Command::Skills(Some("docs".into()))),
         (".list tools", Command::List(ListTarget::Tools)),
         (".list prompts", Command::List(ListTarget::Prompts)),
         (".list resources", Command::List(ListTarget::Resources)),

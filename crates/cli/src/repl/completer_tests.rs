@@ -465,6 +465,7 @@ fn role_macro_and_session_names_complete_from_the_config_dir() {
     );
     assert_eq!(at(".mcp enable ").stage, Stage::McpServer);
     assert_eq!(at(".mcp disable g").stage, Stage::McpServer);
+    assert_eq!(at(".skills e").stage, Stage::McpServer);
     assert_eq!(at(".role coder ").stage, Stage::None);
 
     let rt = tokio::runtime::Builder::new_current_thread()

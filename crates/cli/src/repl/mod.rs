@@ -32,6 +32,7 @@ mod scope_cmd;
 pub mod session_cmd;
 pub mod setup;
 pub mod shell;
+mod skills_cmd;
 mod values;
 pub mod views;
 mod watch_cmd;
@@ -277,6 +278,17 @@ impl Repl {
             Command::McpLog { server, level } => self.mcp_log_command(&server, &level),
             Command::Roots(roots) => self.roots_command(&roots),
             Command::Watch(watch) => self.watch_command(watch),
+            Command::Skills(server) => {
+                let runtime = self.runtime().clone();
+                let only = server.as_deref();
+                let text = self.runtime_handle.block_on(skills_cmd::skills(
+                    &runtime,
+                    &*enabled,
+                    only,
+                    &self.redactor,
+                ));
+                self.print(&text);
+            }
             Command::McpToggle(toggle) => self.mcp_toggle(&toggle),
             Command::Role(name) => self.role_command(name.as_deref()),
             Command::Agent(name) => self.agent_command(name.as_deref()),

@@ -78,7 +78,7 @@ impl Redactor {
 }
 
 /// The servers a listing covers, with the handle of each Ready one.
-fn enabled_servers(
+pub(super) fn enabled_servers(
     runtime: &McpRuntime,
     enabled: &dyn Fn(&str) -> bool,
 ) -> Vec<(String, Result<ServerHandle, McpError>)> {
@@ -247,7 +247,9 @@ impl Source {
     }
 }
 
-async fn bounded<T>(future: impl Future<Output = Result<T, McpError>>) -> Result<T, String> {
+pub(super) async fn bounded<T>(
+    future: impl Future<Output = Result<T, McpError>>,
+) -> Result<T, String> {
     match tokio::time::timeout(LIST_TIMEOUT, future).await {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => Err(e.to_string()),
@@ -281,6 +283,7 @@ pub fn servers(
                     (c.resources, "resources"),
                     (c.prompts, "prompts"),
                     (c.completions, "completions"),
+                    (c.skills, "skills"),
                 ]
                 .iter()
                 .filter(|(on, _)| *on)

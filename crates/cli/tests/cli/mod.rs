@@ -35,5 +35,6 @@ mod scoping;
 mod selection;
 mod session;
 mod shell;
+mod skills;
 mod tab_paste;
 mod terminal;

@@ -52,6 +52,7 @@ pub(crate) fn server_info(
                 .unwrap_or(false),
             completions: caps.completions.is_some(),
             logging: caps.logging.is_some(),
+            skills: caps.supports_skills(),
         },
         transport: transport.to_owned(),
         pid,

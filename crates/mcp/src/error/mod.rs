@@ -247,6 +247,22 @@ pub enum McpError {
         scope: String,
     },
 
+    /// A skill's file failed verification against the skill's listing entry; its content
+    /// was not used.
+    #[error(
+        "MCP server '{server}' served skill file {uri} that fails verification: {refusal}; \
+         coyote refused it and used none of its content (the skill cannot be used until the \
+         server serves the file its listing describes)"
+    )]
+    SkillRefused {
+        /// The server's configured name.
+        server: String,
+        /// The file's URI.
+        uri: String,
+        /// What it failed.
+        refusal: SkillRefusal,
+    },
+
     /// A sign-in (or token request) failed.
     #[error("MCP server '{server}': sign-in failed: {failure}")]
     SignIn {
@@ -277,14 +293,17 @@ impl McpError {
             | McpError::Config { server, .. }
             | McpError::NeedsAuth { server }
             | McpError::NeedsScope { server, .. }
-            | McpError::SignIn { server, .. } => Some(server),
+            | McpError::SignIn { server, .. }
+            | McpError::SkillRefused { server, .. } => Some(server),
         }
     }
 }
 
 mod auth;
+mod skill;
 
 pub use self::auth::{AuthFailure, GrantKind};
+pub use self::skill::SkillRefusal;
 
 fn timeout_hint(phase: &TimeoutPhase) -> &'static str {
     match phase {

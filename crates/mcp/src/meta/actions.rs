@@ -426,7 +426,7 @@ pub async fn prompt(
 
 /// Runs `render` (base64 decoding, hashing, spill-file writes: blocking work of up to
 /// [`crate::render::MAX_BLOB_DECODED_BYTES`]) on the blocking pool, not on a runtime worker.
-async fn off_runtime<T, F>(handle: &ServerHandle, out: Output<'_>, render: F) -> T
+pub(super) async fn off_runtime<T, F>(handle: &ServerHandle, out: Output<'_>, render: F) -> T
 where
     T: Send + 'static,
     F: FnOnce(&RenderContext<'_>) -> T + Send + 'static,

@@ -54,6 +54,8 @@ pub(crate) struct Shape<'a> {
     pub(crate) tools: ToolAccess,
     /// The server advertises resources (else `mcp_read_` exists only for result handles).
     pub(crate) resources: bool,
+    /// The skills index added to `mcp_read_`'s description (a server with skills).
+    pub(crate) skills: Option<&'a str>,
 }
 
 /// The gated declarations for one server declared through meta-functions, in
@@ -70,6 +72,7 @@ pub fn declarations(features: &McpServerFeatures) -> Vec<FunctionDeclaration> {
         kinds: &kinds,
         tools,
         resources: features.resources,
+        skills: None,
     })
 }
 
@@ -251,7 +254,9 @@ fn invoke(shape: &Shape<'_>) -> (String, Value) {
 
 fn read(shape: &Shape<'_>) -> (String, Value) {
     let server = shape.server;
-    let what = if shape.resources {
+    // Skills are resources: a server that publishes them reads like one with resources.
+    let resources = shape.resources || shape.skills.is_some();
+    let what = if resources {
         format!(
             "Read a resource of MCP server '{server}', a template with `arguments` or a \
              coyote-result:// handle"
@@ -259,18 +264,24 @@ fn read(shape: &Shape<'_>) -> (String, Value) {
     } else {
         format!("Read the coyote-result:// handle of a truncated result of MCP server '{server}'")
     };
-    let description = format!("{what}, page by page (max_bytes default {DEFAULT_MAX_BYTES}).");
-    let uri = if shape.resources {
+    let mut description = format!("{what}, page by page (max_bytes default {DEFAULT_MAX_BYTES}).");
+    if let Some(index) = shape.skills {
+        description.push_str(index);
+    }
+    let uri = if resources {
         "Resource URI, template or coyote-result:// handle."
     } else {
         "The coyote-result:// handle."
     };
     let mut properties = serde_json::Map::new();
-    properties.insert(
-        "uri".into(),
-        json!({ "type": "string", "description": uri }),
-    );
-    if shape.resources {
+    // With a skills index the description already says what `uri` takes: the tokens go to
+    // the index instead.
+    let uri = match shape.skills {
+        Some(_) => json!({ "type": "string" }),
+        None => json!({ "type": "string", "description": uri }),
+    };
+    properties.insert("uri".into(), uri);
+    if resources {
         properties.insert(
             "arguments".into(),
             json!({

@@ -257,7 +257,12 @@ impl MetaDispatcher {
             }
             Call::Read(req) => {
                 let out = self.output(handle.name(), None);
-                let mut out = actions::read(&handle, out, req).await?;
+                let skills = self.surface.skills_of(&handle).await;
+                let mut out = match super::skills::read(&handle, skills.as_deref(), out, &req).await
+                {
+                    Some(read) => read?,
+                    None => actions::read(&handle, out, req).await?,
+                };
                 self.annotations.annotate(handle.name(), &mut out);
                 (DispatchBody::Json(out), false)
             }

@@ -54,6 +54,7 @@ fn gating_table_matches_the_code() {
             resources: yes(&c[1]),
             prompts: yes(&c[2]),
             completions: false,
+            skills: false,
             peer_info_missing: c[3] == "missing",
         };
         let declared: Vec<String> = enabled_kinds(&features)

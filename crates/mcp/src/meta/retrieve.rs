@@ -335,6 +335,7 @@ pub(crate) fn retrieve_declarations(
     kinds: &[MetaKind],
     chosen: &[Retrieved],
     names: &DirectNames,
+    skills: Option<&str>,
 ) -> Vec<FunctionDeclaration> {
     let mut out: Vec<FunctionDeclaration> = chosen
         .iter()
@@ -349,6 +350,7 @@ pub(crate) fn retrieve_declarations(
         kinds,
         tools: ToolAccess::Invoke,
         resources: features.resources,
+        skills,
     }));
     out
 }

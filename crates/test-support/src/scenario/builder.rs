@@ -39,6 +39,12 @@ impl ScenarioBuilder {
         self
     }
 
+    /// Publishes a skill (and declares the skills extension).
+    pub fn skill(mut self, skill: super::SkillSpec) -> Self {
+        self.scenario.skills.push(skill);
+        self
+    }
+
     /// Also speaks protocol 2026-07-28 (a dual-era server).
     pub fn speaks_2026(mut self) -> Self {
         self.scenario.speaks_2026 = true;

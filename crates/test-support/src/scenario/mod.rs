@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 mod builder;
 mod catalog_items;
 mod file;
+mod skills;
 mod tools;
 
 pub use builder::ScenarioBuilder;
@@ -24,6 +25,7 @@ pub use catalog_items::{
     PromptMessageSpec, PromptRole, PromptSpec, ResourceBody, ResourceSpec, TemplateSpec,
 };
 pub use file::{FAKE_MCP_BIN_ENV, SCENARIO_ENV, ScenarioFile, fake_mcp_bin};
+pub use skills::{SkillFileSpec, SkillSpec, SkillTamper, sha256_digest};
 pub use tools::{RAW_REPLY_INJECT_MARK, ServerNotice, ToolBehavior, ToolSpec};
 
 /// The whole behaviour of one fake server.
@@ -72,6 +74,8 @@ pub struct Scenario {
     pub event_log: Option<PathBuf>,
     /// Advertise `resources.subscribe` and send updates after each `resources/subscribe`.
     pub resource_updates: Option<ResourceUpdatesSpec>,
+    /// Skills served through the skills extension (declared only when there are some).
+    pub skills: Vec<SkillSpec>,
 }
 
 /// What the fake does after `resources/subscribe`.
@@ -108,6 +112,7 @@ impl Default for Scenario {
             startup: Startup::default(),
             event_log: None,
             resource_updates: None,
+            skills: Vec::new(),
         }
     }
 }

@@ -158,6 +158,7 @@ pub fn force_json(cmd: &mut McpCommand) {
         | McpCommand::Resources { out, .. }
         | McpCommand::Templates { out, .. }
         | McpCommand::Prompts { out, .. }
+        | McpCommand::Skills { out, .. }
         | McpCommand::Search { out, .. }
         | McpCommand::Retrieve { out, .. }
         | McpCommand::Describe { out, .. }

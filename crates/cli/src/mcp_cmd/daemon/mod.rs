@@ -295,6 +295,7 @@ fn served(cmd: &McpCommand) -> bool {
         | McpCommand::Resources { .. }
         | McpCommand::Templates { .. }
         | McpCommand::Prompts { .. }
+        | McpCommand::Skills { .. }
         | McpCommand::Search { .. }
         | McpCommand::Retrieve { .. }
         | McpCommand::Describe { .. }

@@ -101,7 +101,9 @@ pub fn position(line: &str, pos: usize) -> Position {
             (Some(CommandName::List), []) => Stage::ListTarget,
             (Some(CommandName::Mcp), []) => Stage::McpSubcommand,
             (Some(CommandName::Mcp), ["restart" | "enable" | "disable" | "login"])
-            | (Some(CommandName::Watch | CommandName::Unwatch), []) => Stage::McpServer,
+            | (Some(CommandName::Watch | CommandName::Unwatch | CommandName::Skills), []) => {
+                Stage::McpServer
+            }
             (Some(CommandName::Role), []) => Stage::Definition(DefinitionDir::Roles),
             (Some(CommandName::Macro), []) => Stage::Definition(DefinitionDir::Macros),
             (Some(CommandName::Session), []) => Stage::SessionSubcommand,

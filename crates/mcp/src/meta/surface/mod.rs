@@ -22,7 +22,9 @@
 //!   tool keeps its name from request to request. The picks are kept with their reasons
 //!   ([`Surface::retrieved`]). The retrieve part of the surface is in `retrieval`.
 
+mod report;
 mod retrieval;
+mod skills;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -33,8 +35,8 @@ use super::callable::Callable;
 use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
 use super::exposure::{
-    EffectiveExposure, ExposurePolicies, ExposureReport, decide, direct_declaration, direct_tools,
-    estimate_tokens, provisional_direct_declarations,
+    EffectiveExposure, ExposurePolicies, decide, direct_declaration, direct_tools, estimate_tokens,
+    provisional_direct_declarations,
 };
 use super::health::health_declaration;
 use super::retrieve::{RetrieveContext, Retrieved, named, retrieve_declarations, select};
@@ -72,6 +74,8 @@ pub(crate) struct Surface {
     from_cache: Mutex<BTreeSet<String>>,
     /// The tools `retrieve` servers declared in the latest declaration set, and why.
     retrieved: Mutex<Vec<Retrieved>>,
+    /// Each skills-publishing server's latest `skills/list`, per connection.
+    skills: Mutex<BTreeMap<String, skills::SkillsEntry>>,
 }
 
 /// What one server contributes to a declaration set.
@@ -79,17 +83,20 @@ enum Plan {
     Meta {
         features: McpServerFeatures,
         kinds: Vec<MetaKind>,
+        skills: Option<String>,
     },
     Direct {
         features: McpServerFeatures,
         listed: Arc<ListedTools>,
         kinds: Vec<MetaKind>,
+        skills: Option<String>,
     },
     Retrieve {
         features: McpServerFeatures,
         listed: Arc<ListedTools>,
         kinds: Vec<MetaKind>,
         chosen: Vec<Retrieved>,
+        skills: Option<String>,
     },
     Unavailable {
         server: String,
@@ -182,7 +189,9 @@ impl Surface {
             .filter(|kind| match kind {
                 MetaKind::Search | MetaKind::Describe => discovery,
                 MetaKind::Invoke => false,
-                MetaKind::Read => features.resources || self.has_handles(&features.name),
+                MetaKind::Read => {
+                    features.resources || features.skills || self.has_handles(&features.name)
+                }
                 MetaKind::Prompt => features.prompts,
             })
             .collect()
@@ -251,9 +260,11 @@ impl Surface {
     async fn plan(&self, source: &ToolSource, context: &RetrieveContext) -> Plan {
         let features = source.features();
         let configured = self.policies.get(&features.name);
+        let skills = self.skills_index(source).await;
         let meta = |features: McpServerFeatures| Plan::Meta {
             kinds: self.meta_kinds(&features),
             features,
+            skills: skills.clone(),
         };
         // No handshake result: fail-open meta-functions.
         if features.peer_info_missing || configured == Exposure::Meta {
@@ -275,6 +286,7 @@ impl Surface {
                 features,
                 listed,
                 kinds,
+                skills,
             },
             EffectiveExposure::Meta => meta(features),
             EffectiveExposure::Retrieve => {
@@ -289,6 +301,7 @@ impl Surface {
                     kinds,
                     features,
                     listed,
+                    skills,
                 }
             }
         }
@@ -351,57 +364,6 @@ impl Surface {
         declarations
     }
 
-    /// `coyote mcp servers` / `.info`: the server's exposure as the next request would see it.
-    pub(crate) async fn report(&self, runtime: &McpRuntime, server: &str) -> ExposureReport {
-        let configured = self.policies.get(server);
-        let source = match Self::source(runtime, server) {
-            Some(Ok(source)) => source,
-            unavailable => {
-                let state = match unavailable {
-                    Some(Err(state)) => state,
-                    Some(Ok(_)) | None => ServerState::Closed,
-                };
-                let declarations = vec![health_declaration(server, &state)];
-                return ExposureReport {
-                    configured,
-                    effective: EffectiveExposure::Meta,
-                    tools: None,
-                    direct_tokens: None,
-                    declared_tokens: estimate_tokens(&declarations),
-                    declarations,
-                };
-            }
-        };
-        let listed = self.tool_listing(&source).await;
-        let plan = self.plan(&source, &RetrieveContext::default()).await;
-        let effective = match &plan {
-            Plan::Direct { .. } => EffectiveExposure::Direct,
-            Plan::Retrieve { .. } => EffectiveExposure::Retrieve,
-            Plan::Meta { .. } | Plan::Unavailable { .. } => EffectiveExposure::Meta,
-        };
-        let names = match &plan {
-            Plan::Direct {
-                features, listed, ..
-            }
-            | Plan::Retrieve {
-                features, listed, ..
-            } => DirectNames::build(
-                &direct_tools(&features.name, &listed.tools),
-                &BTreeSet::new(),
-            ),
-            Plan::Meta { .. } | Plan::Unavailable { .. } => DirectNames::default(),
-        };
-        let declarations = plan_declarations(&plan, &names);
-        ExposureReport {
-            configured,
-            effective,
-            tools: listed.as_ref().map(|l| l.tools.len()),
-            direct_tokens: listed.as_ref().map(|l| l.direct_tokens),
-            declared_tokens: estimate_tokens(&declarations),
-            declarations,
-        }
-    }
-
     /// The tools `retrieve` servers declared in the latest declaration set, and why.
     pub(crate) fn retrieved(&self) -> Vec<Retrieved> {
         self.retrieved
@@ -435,7 +397,11 @@ impl ToolSource {
 /// The declarations one plan contributes.
 fn plan_declarations(plan: &Plan, names: &DirectNames) -> Vec<FunctionDeclaration> {
     match plan {
-        Plan::Meta { features, kinds } => {
+        Plan::Meta {
+            features,
+            kinds,
+            skills,
+        } => {
             let tools = if kinds.contains(&MetaKind::Invoke) {
                 ToolAccess::Invoke
             } else {
@@ -446,19 +412,35 @@ fn plan_declarations(plan: &Plan, names: &DirectNames) -> Vec<FunctionDeclaratio
                 kinds,
                 tools,
                 resources: features.resources,
+                skills: skills.as_deref(),
             })
         }
         Plan::Direct {
             features,
             listed,
             kinds,
-        } => direct_server_declarations(features, &listed.tools, kinds, names),
+            skills,
+        } => {
+            let shape = Shape {
+                skills: skills.as_deref(),
+                ..direct_shape(features, kinds)
+            };
+            direct_server_declarations(features, &listed.tools, &shape, names)
+        }
         Plan::Retrieve {
             features,
             listed,
             kinds,
             chosen,
-        } => retrieve_declarations(features, &listed.tools, kinds, chosen, names),
+            skills,
+        } => retrieve_declarations(
+            features,
+            &listed.tools,
+            kinds,
+            chosen,
+            names,
+            skills.as_deref(),
+        ),
         Plan::Unavailable { server, state } => vec![health_declaration(server, state)],
     }
 }
@@ -473,14 +455,15 @@ fn direct_shape<'a>(features: &'a McpServerFeatures, kinds: &'a [MetaKind]) -> S
             ToolAccess::None
         },
         resources: features.resources,
+        skills: None,
     }
 }
 
-/// A direct server: each named tool as itself, then its other functions (`kinds`).
+/// A direct server: each named tool as itself, then its other functions (`shape`).
 fn direct_server_declarations(
     features: &McpServerFeatures,
     tools: &[ToolInfo],
-    kinds: &[MetaKind],
+    shape: &Shape<'_>,
     names: &DirectNames,
 ) -> Vec<FunctionDeclaration> {
     let mut out: Vec<FunctionDeclaration> = tools
@@ -490,6 +473,6 @@ fn direct_server_declarations(
             Some(direct_declaration(name, t))
         })
         .collect();
-    out.extend(declare(&direct_shape(features, kinds)));
+    out.extend(declare(shape));
     out
 }

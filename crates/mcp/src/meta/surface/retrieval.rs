@@ -29,6 +29,7 @@ impl Surface {
             kinds,
             tools: ToolAccess::Invoke,
             resources: features.resources,
+            skills: None,
         }));
         settings.max_tokens = settings
             .max_tokens
