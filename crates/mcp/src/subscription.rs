@@ -116,6 +116,18 @@ impl ServerHandle {
     }
 
     fn check_subscribe(&self) -> Result<(), McpError> {
+        if self.speaks_2026() {
+            // 2026-07-28 delivers updates on `subscriptions/listen` streams, which coyote does
+            // not open yet; `resources/subscribe` is gone there.
+            return Err(McpError::Unsupported {
+                server: self.name().to_owned(),
+                what: "watching resources at protocol 2026-07-28".to_owned(),
+                hint: "coyote does not listen for updates at that revision yet; pin the server \
+                       to 2025-11-25 (\"protocol\": \"2025-11-25\" in its mcp.json entry, or \
+                       COYOTE_MCP_PROTOCOL=2025-11-25) to watch it"
+                    .to_owned(),
+            });
+        }
         if self.can_subscribe() {
             Ok(())
         } else {

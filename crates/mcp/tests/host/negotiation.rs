@@ -155,3 +155,45 @@ async fn a_server_slower_than_ten_seconds_still_connects_at_2026_07_28() {
         (Some("2026-07-28".to_owned()), true, false)
     );
 }
+
+#[tokio::test]
+async fn watching_a_resource_at_2026_07_28_says_how_to_watch_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let updates = coyote_test_support::ResourceUpdatesSpec {
+        count: 1,
+        every_ms: 10,
+        exit_after: false,
+    };
+    let builder = echo().resource_updates(updates.clone());
+    let (_file, modern) = stdio(dir.path(), "dual", builder.speaks_2026(), relaxed());
+    let (_file, older) = stdio(
+        dir.path(),
+        "older",
+        echo().resource_updates(updates),
+        relaxed(),
+    );
+    let runtime = McpRuntime::new(newest());
+    runtime.start_all(vec![modern, older]).await;
+    let error = runtime
+        .server("dual")
+        .unwrap()
+        .subscribe_resource("fake://r")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "MCP server 'dual': watching resources at protocol 2026-07-28 is not supported: coyote \
+         does not listen for updates at that revision yet; pin the server to 2025-11-25 \
+         (\"protocol\": \"2025-11-25\" in its mcp.json entry, or COYOTE_MCP_PROTOCOL=2025-11-25) \
+         to watch it"
+    );
+    // The same server at 2025-11-25 subscribes.
+    let subscribed = runtime
+        .server("older")
+        .unwrap()
+        .subscribe_resource("fake://r")
+        .await;
+    assert!(subscribed.is_ok(), "{subscribed:?}");
+    runtime.shutdown().await;
+}
