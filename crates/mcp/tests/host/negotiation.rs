@@ -164,7 +164,7 @@ async fn watching_a_resource_at_2026_07_28_says_how_to_watch_it() {
         every_ms: 10,
         exit_after: false,
     };
-    let builder = echo().resource_updates(updates.clone());
+    let builder = echo().resource_updates(updates);
     let (_file, modern) = stdio(dir.path(), "dual", builder.speaks_2026(), relaxed());
     let (_file, older) = stdio(
         dir.path(),
