@@ -10,7 +10,6 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use coyote_protocol::{ProviderConfig, ProviderKind};
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderName, HeaderValue};
@@ -18,14 +17,14 @@ use serde_json::{Value, json};
 
 use crate::anthropic_stream::{AnthropicStreamParser, parse_message};
 use crate::error::LlmError;
-use crate::http::{HttpCore, MAX_RESPONSE_BYTES};
+use crate::framing::Framing;
+use crate::http::HttpCore;
 use crate::openai::object_schema;
 use crate::openai_stream::parse_model_list;
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
-use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
+use crate::stream::{EventStream, ready_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolCall, ToolChoice, ToolOutcome};
-use crate::validate::validate_conversation;
 
 /// The API version we speak.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -179,41 +178,22 @@ impl Anthropic {
     }
 
     async fn send(&self, request: &ChatRequest) -> Result<EventStream, LlmError> {
-        validate_conversation(&request.messages)?;
-        let body = Bytes::from(serde_json::to_vec(&self.body(request)).map_err(|e| {
-            LlmError::protocol(
-                &self.core.provider,
-                format!("cannot encode the request: {e}"),
-            )
-        })?);
+        let body = self
+            .core
+            .encode_turn(&request.messages, &self.body(request))?;
         let provider = &self.core.provider;
+        let url = &self.messages_url;
         match request.stream {
             StreamMode::Streaming => {
-                let response = self
-                    .core
-                    .post_json(
-                        &self.messages_url,
-                        self.headers("text/event-stream").await?,
-                        body,
-                    )
-                    .await?;
-                Ok(sse_event_stream(
-                    provider,
-                    response.bytes_stream(),
-                    AnthropicStreamParser::new(provider),
-                    self.core.idle_timeout,
-                ))
+                let headers = self.headers("text/event-stream").await?;
+                let parser = AnthropicStreamParser::new(provider);
+                (self.core)
+                    .post_framed((url, headers), body, Framing::sse(), parser)
+                    .await
             }
             StreamMode::Whole => {
-                let response = self
-                    .core
-                    .post_json(
-                        &self.messages_url,
-                        self.headers("application/json").await?,
-                        body,
-                    )
-                    .await?;
-                let bytes = self.core.read_body(response, MAX_RESPONSE_BYTES).await?;
+                let headers = self.headers("application/json").await?;
+                let bytes = self.core.post_whole(url, headers, body).await?;
                 Ok(ready_event_stream(parse_message(provider, &bytes)?))
             }
         }

@@ -13,7 +13,6 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use coyote_protocol::{AwsAuth, ProviderConfig, ProviderKind, bedrock_runtime_base};
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderName, HeaderValue};
@@ -22,14 +21,13 @@ use serde_json::{Value, json};
 use crate::bedrock_stream::{BedrockParser, parse_converse};
 use crate::error::LlmError;
 use crate::framing::Framing;
-use crate::http::{HttpCore, MAX_RESPONSE_BYTES, encode_path_segment};
+use crate::http::{HttpCore, encode_path_segment};
 use crate::openai::object_schema;
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
 use crate::sigv4::{Scope, SignRequest, sign};
-use crate::stream::{EventStream, framed_event_stream, ready_event_stream};
+use crate::stream::{EventStream, ready_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice, ToolOutcome};
-use crate::validate::validate_conversation;
 
 /// A client for Bedrock Converse.
 #[derive(Debug)]
@@ -204,13 +202,9 @@ impl Bedrock {
     }
 
     async fn send(&self, request: &ChatRequest) -> Result<EventStream, LlmError> {
-        validate_conversation(&request.messages)?;
-        let body = serde_json::to_vec(&self.body(request)).map_err(|e| {
-            LlmError::protocol(
-                &self.core.provider,
-                format!("cannot encode the request: {e}"),
-            )
-        })?;
+        let body = self
+            .core
+            .encode_turn(&request.messages, &self.body(request))?;
         let provider = &self.core.provider;
         let model = encode_path_segment(&request.model);
         match request.stream {
@@ -218,26 +212,15 @@ impl Bedrock {
                 let url = format!("{}/model/{model}/converse-stream", self.base);
                 let headers =
                     self.signed_headers("POST", &url, &body, "application/vnd.amazon.eventstream")?;
-                let response = self
-                    .core
-                    .post_json(&url, headers, Bytes::from(body))
-                    .await?;
-                Ok(framed_event_stream(
-                    provider,
-                    response.bytes_stream(),
-                    Framing::aws(),
-                    BedrockParser::new(provider),
-                    self.core.idle_timeout,
-                ))
+                let parser = BedrockParser::new(provider);
+                (self.core)
+                    .post_framed((&url, headers), body, Framing::aws(), parser)
+                    .await
             }
             StreamMode::Whole => {
                 let url = format!("{}/model/{model}/converse", self.base);
                 let headers = self.signed_headers("POST", &url, &body, "application/json")?;
-                let response = self
-                    .core
-                    .post_json(&url, headers, Bytes::from(body))
-                    .await?;
-                let bytes = self.core.read_body(response, MAX_RESPONSE_BYTES).await?;
+                let bytes = self.core.post_whole(&url, headers, body).await?;
                 Ok(ready_event_stream(parse_converse(provider, &bytes)?))
             }
         }

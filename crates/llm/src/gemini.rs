@@ -17,7 +17,6 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
 use coyote_protocol::{ProviderConfig, ProviderKind};
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -26,14 +25,14 @@ use serde_json::{Value, json};
 
 use crate::error::LlmError;
 use crate::event::StreamEvent;
+use crate::framing::Framing;
 use crate::gemini_schema::convert;
 use crate::gemini_stream::{GEMINI_WIRE, GeminiParser, SYNTHETIC_ID_PREFIX, parse_whole};
-use crate::http::{HttpCore, MAX_RESPONSE_BYTES, encode_path_segment};
+use crate::http::{HttpCore, encode_path_segment};
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
-use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
+use crate::stream::{EventStream, ready_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice, ToolOutcome};
-use crate::validate::validate_conversation;
 
 /// Model-name prefixes of Gemini models that refuse `thinkingConfig`.
 pub const NO_THINKING_PREFIXES: [&str; 3] = ["gemini-1.", "gemini-2.0-", "gemma-"];
@@ -150,14 +149,8 @@ impl Gemini {
     }
 
     async fn send(&self, request: &ChatRequest) -> Result<EventStream, LlmError> {
-        validate_conversation(&request.messages)?;
         let (body, warnings) = self.body(request);
-        let body = Bytes::from(serde_json::to_vec(&body).map_err(|e| {
-            LlmError::protocol(
-                &self.core.provider,
-                format!("cannot encode the request: {e}"),
-            )
-        })?);
+        let body = self.core.encode_turn(&request.messages, &body)?;
         let provider = &self.core.provider;
         let warnings =
             futures::stream::iter(warnings.into_iter().map(|w| Ok(StreamEvent::Warning(w))));
@@ -168,20 +161,16 @@ impl Gemini {
                     self.model_url(&request.model, "streamGenerateContent")
                 );
                 let headers = self.headers("text/event-stream").await?;
-                let response = self.core.post_json(&url, headers, body).await?;
-                let events = sse_event_stream(
-                    provider,
-                    response.bytes_stream(),
-                    GeminiParser::new(provider),
-                    self.core.idle_timeout,
-                );
+                let parser = GeminiParser::new(provider);
+                let events = (self.core)
+                    .post_framed((&url, headers), body, Framing::sse(), parser)
+                    .await?;
                 Ok(warnings.chain(events).boxed())
             }
             StreamMode::Whole => {
                 let url = self.model_url(&request.model, "generateContent");
                 let headers = self.headers("application/json").await?;
-                let response = self.core.post_json(&url, headers, body).await?;
-                let bytes = self.core.read_body(response, MAX_RESPONSE_BYTES).await?;
+                let bytes = self.core.post_whole(&url, headers, body).await?;
                 let events = ready_event_stream(parse_whole(provider, &bytes)?);
                 Ok(warnings.chain(events).boxed())
             }

@@ -17,11 +17,16 @@ use coyote_protocol::{ApiKey, ProviderConfig};
 use futures::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde_json::Value;
 
 use crate::credential::Credential;
 use crate::error::{LlmError, TimeoutPhase};
 use crate::error_body::ErrorInfo;
+use crate::framing::Framing;
 use crate::retry::{RetryClock, RetryPolicy, retry_after};
+use crate::stream::{EventStream, WireParser, framed_event_stream};
+use crate::types::Message;
+use crate::validate::validate_conversation;
 
 /// Most of an error body we read (the useful part is the first few hundred bytes).
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
@@ -119,6 +124,44 @@ impl HttpCore {
         })?;
         header.set_sensitive(true);
         Ok(header)
+    }
+
+    /// The request body of a turn, encoded, once the conversation passed
+    /// [`validate_conversation`] (a provider's `send` starts here).
+    pub fn encode_turn(&self, messages: &[Message], body: &Value) -> Result<Bytes, LlmError> {
+        validate_conversation(messages)?;
+        serde_json::to_vec(body).map(Bytes::from).map_err(|e| {
+            LlmError::protocol(&self.provider, format!("cannot encode the request: {e}"))
+        })
+    }
+
+    /// POSTs `body` and decodes the answer, framed by `framing`, with `parser`.
+    pub async fn post_framed<P: WireParser>(
+        &self,
+        (url, headers): (&str, HeaderMap),
+        body: Bytes,
+        framing: Framing,
+        parser: P,
+    ) -> Result<EventStream, LlmError> {
+        let response = self.post_json(url, headers, body).await?;
+        Ok(framed_event_stream(
+            &self.provider,
+            response.bytes_stream(),
+            framing,
+            parser,
+            self.idle_timeout,
+        ))
+    }
+
+    /// POSTs `body` and reads the whole answer (at most [`MAX_RESPONSE_BYTES`]).
+    pub async fn post_whole(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<Bytes, LlmError> {
+        let response = self.post_json(url, headers, body).await?;
+        self.read_body(response, MAX_RESPONSE_BYTES).await
     }
 
     /// POSTs `body` as JSON, retrying 429/transient 5xx per the policy; returns the 2xx response

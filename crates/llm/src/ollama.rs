@@ -13,7 +13,6 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use bytes::Bytes;
 use coyote_protocol::{ProviderConfig, ProviderKind};
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
@@ -23,15 +22,14 @@ use crate::error::LlmError;
 use crate::error_body::{ErrorInfo, in_band_error};
 use crate::event::StreamEvent;
 use crate::framing::Framing;
-use crate::http::{HttpCore, MAX_RESPONSE_BYTES};
+use crate::http::HttpCore;
 use crate::openai::object_schema;
 use crate::openai_stream::finish_reason;
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
 use crate::sse::SseEvent;
-use crate::stream::{EventStream, Flow, WireParser, framed_event_stream, ready_event_stream};
+use crate::stream::{EventStream, Flow, WireParser, ready_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolCall, ToolChoice, Usage};
-use crate::validate::validate_conversation;
 
 /// A client for Ollama's native API.
 #[derive(Debug)]
@@ -146,29 +144,21 @@ impl Ollama {
     }
 
     async fn send(&self, request: &ChatRequest) -> Result<EventStream, LlmError> {
-        validate_conversation(&request.messages)?;
-        let body = Bytes::from(serde_json::to_vec(&self.body(request)).map_err(|e| {
-            LlmError::protocol(
-                &self.core.provider,
-                format!("cannot encode the request: {e}"),
-            )
-        })?);
+        let body = self
+            .core
+            .encode_turn(&request.messages, &self.body(request))?;
         let provider = &self.core.provider;
         let url = format!("{}/api/chat", self.root);
-        let response = self
-            .core
-            .post_json(&url, self.headers("application/x-ndjson").await?, body)
-            .await?;
+        let headers = self.headers("application/x-ndjson").await?;
         match request.stream {
-            StreamMode::Streaming => Ok(framed_event_stream(
-                provider,
-                response.bytes_stream(),
-                Framing::lines(),
-                OllamaParser::new(provider),
-                self.core.idle_timeout,
-            )),
+            StreamMode::Streaming => {
+                let parser = OllamaParser::new(provider);
+                (self.core)
+                    .post_framed((&url, headers), body, Framing::lines(), parser)
+                    .await
+            }
             StreamMode::Whole => {
-                let bytes = self.core.read_body(response, MAX_RESPONSE_BYTES).await?;
+                let bytes = self.core.post_whole(&url, headers, body).await?;
                 let mut parser = OllamaParser::new(provider);
                 let mut out = VecDeque::new();
                 let data = String::from_utf8_lossy(&bytes).into_owned();

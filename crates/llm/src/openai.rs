@@ -16,7 +16,6 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use coyote_protocol::{
     MaxTokensField, ParallelToolCalls, ProviderConfig, ProviderKind, Quirks, StreamUsage,
 };
@@ -24,14 +23,14 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::error::LlmError;
+use crate::framing::Framing;
 use crate::http::HttpCore;
 use crate::openai_route::OpenAiRoute;
 use crate::openai_stream::{OpenAiStreamParser, parse_completion, parse_model_list};
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
-use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
+use crate::stream::{EventStream, ready_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice};
-use crate::validate::validate_conversation;
 
 /// A client for one OpenAI-compatible chat-completions server (or an Azure OpenAI resource).
 #[derive(Debug)]
@@ -111,33 +110,22 @@ impl OpenAiCompatible {
     }
 
     async fn send(&self, request: &ChatRequest) -> Result<EventStream, LlmError> {
-        validate_conversation(&request.messages)?;
-        let body = Bytes::from(serde_json::to_vec(&self.body(request)).map_err(|e| {
-            LlmError::protocol(
-                &self.core.provider,
-                format!("cannot encode the request: {e}"),
-            )
-        })?);
+        let body = self
+            .core
+            .encode_turn(&request.messages, &self.body(request))?;
         let provider = &self.core.provider;
         let url = self.route.chat_url(&request.model);
         match request.stream {
             StreamMode::Streaming => {
                 let headers = self.route.headers(&self.core, "text/event-stream").await?;
-                let response = self.core.post_json(&url, headers, body).await?;
-                Ok(sse_event_stream(
-                    provider,
-                    response.bytes_stream(),
-                    OpenAiStreamParser::new(provider),
-                    self.core.idle_timeout,
-                ))
+                let parser = OpenAiStreamParser::new(provider);
+                (self.core)
+                    .post_framed((&url, headers), body, Framing::sse(), parser)
+                    .await
             }
             StreamMode::Whole => {
                 let headers = self.route.headers(&self.core, "application/json").await?;
-                let response = self.core.post_json(&url, headers, body).await?;
-                let bytes = self
-                    .core
-                    .read_body(response, crate::http::MAX_RESPONSE_BYTES)
-                    .await?;
+                let bytes = self.core.post_whole(&url, headers, body).await?;
                 Ok(ready_event_stream(parse_completion(provider, &bytes)?))
             }
         }

@@ -13,22 +13,21 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use coyote_protocol::{ProviderConfig, ProviderKind};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::error::LlmError;
-use crate::http::{HttpCore, MAX_RESPONSE_BYTES};
+use crate::framing::Framing;
+use crate::http::HttpCore;
 use crate::openai::{history_arguments, object_schema};
 use crate::openai_route::OpenAiRoute;
 use crate::openai_stream::parse_model_list;
 use crate::provider::Provider;
 use crate::responses_stream::{RESPONSES_WIRE, ResponsesStreamParser, parse_response};
 use crate::retry::{RetryClock, RetryPolicy};
-use crate::stream::{EventStream, ready_event_stream, sse_event_stream};
+use crate::stream::{EventStream, ready_event_stream};
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice};
-use crate::validate::validate_conversation;
 
 /// A client for the Responses API.
 #[derive(Debug)]
@@ -90,30 +89,22 @@ impl OpenAiResponses {
     }
 
     async fn send(&self, request: &ChatRequest) -> Result<EventStream, LlmError> {
-        validate_conversation(&request.messages)?;
-        let body = Bytes::from(serde_json::to_vec(&self.body(request)).map_err(|e| {
-            LlmError::protocol(
-                &self.core.provider,
-                format!("cannot encode the request: {e}"),
-            )
-        })?);
+        let body = self
+            .core
+            .encode_turn(&request.messages, &self.body(request))?;
         let provider = &self.core.provider;
         let url = self.route.responses_url();
         match request.stream {
             StreamMode::Streaming => {
                 let headers = self.route.headers(&self.core, "text/event-stream").await?;
-                let response = self.core.post_json(&url, headers, body).await?;
-                Ok(sse_event_stream(
-                    provider,
-                    response.bytes_stream(),
-                    ResponsesStreamParser::new(provider),
-                    self.core.idle_timeout,
-                ))
+                let parser = ResponsesStreamParser::new(provider);
+                (self.core)
+                    .post_framed((&url, headers), body, Framing::sse(), parser)
+                    .await
             }
             StreamMode::Whole => {
                 let headers = self.route.headers(&self.core, "application/json").await?;
-                let response = self.core.post_json(&url, headers, body).await?;
-                let bytes = self.core.read_body(response, MAX_RESPONSE_BYTES).await?;
+                let bytes = self.core.post_whole(&url, headers, body).await?;
                 Ok(ready_event_stream(parse_response(provider, &bytes)?))
             }
         }

@@ -59,7 +59,9 @@ struct State<S, P> {
     idle: Duration,
 }
 
-/// Decodes an SSE body with `parser`.
+/// Decodes an SSE body with `parser` (the parsers' tests; providers go through
+/// `HttpCore::post_framed`).
+#[cfg(test)]
 pub(crate) fn sse_event_stream<S, E, P>(
     provider: &str,
     body: S,
