@@ -20,6 +20,8 @@ pub use mcp_command::{CacheAction, McpCommand, SessionAction};
                   $XDG_CONFIG_HOME/coyote, else ~/.config/coyote.\n\
                   Log: $COYOTE_STATE_DIR, else $XDG_STATE_HOME/coyote, else ~/.local/state/coyote,\n\
                   then logs/coyote.log (level: --log-level or $COYOTE_LOG).\n\
+                  MCP protocol: 2026-07-28 where a server speaks it, else 2025-11-25;\n\
+                  $COYOTE_MCP_PROTOCOL=2025-11-25|2026-07-28 pins one.\n\
                   Exit codes: 0 ok, 1 model/server/tool error, 2 usage or configuration error,\n\
                   130 interrupted."
 )]
