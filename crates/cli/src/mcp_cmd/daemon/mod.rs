@@ -119,7 +119,7 @@ async fn stop(paths: &coyote_config::ConfigPaths) -> CliResult {
     ask(paths, &Request::Stop).await;
     let pid = rustix::process::Pid::from_raw(i32::try_from(s.pid).unwrap_or(i32::MAX));
     let deadline = tokio::time::Instant::now() + START_DEADLINE;
-    while pid.is_some_and(|p| rustix::process::test_kill_process(p).is_ok()) {
+    while pid.is_some_and(running) {
         if tokio::time::Instant::now() >= deadline {
             return Err(CliError::failure(format!(
                 "the session daemon (pid {}) did not exit",
@@ -130,6 +130,25 @@ async fn stop(paths: &coyote_config::ConfigPaths) -> CliResult {
     }
     crate::term::note_line(&format!("session stopped (pid {})", s.pid));
     Ok(())
+}
+
+/// Whether `pid` still runs. A process that exited but was not reaped yet (a zombie: the
+/// daemon's parent is init, which may take seconds to reap it) has stopped, although signals
+/// can still be sent to it.
+fn running(pid: rustix::process::Pid) -> bool {
+    rustix::process::test_kill_process(pid).is_ok() && !zombie(pid)
+}
+
+/// Whether `/proc` says `pid` is a zombie (`false` where there is no `/proc`).
+fn zombie(pid: rustix::process::Pid) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero()))
+        .ok()
+        .and_then(|stat| {
+            // `pid (comm) S …`: the state follows the last ')'.
+            stat.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
 }
 
 /// What the daemon serves; exit 1 when none is running.
@@ -315,3 +334,7 @@ fn served(cmd: &McpCommand) -> bool {
         | McpCommand::Session { .. } => false,
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;
