@@ -1,7 +1,7 @@
 """An MCP server on the Python SDK (mcp 2.3.0, pinned in scripts/python-peers.txt) over stdio,
 for the protocol-negotiation and server-log tests.
 
-    python py-sdk-server.py [--modern-only]
+    python py-sdk-server.py [--modern-only | --http PORT]
 
 Its tool `log_and_echo(text)` sends one log message at each of debug, info, warning and error
 (through the SDK's own `Context` logging, which at protocol 2026-07-28 delivers only what the
@@ -10,7 +10,8 @@ request's `_meta["io.modelcontextprotocol/logLevel"]` opts in to) and returns `t
 The SDK serves both protocol eras on one stdio connection. With `--modern-only` this script
 runs the SDK server as a child and stands between it and the client, answering the legacy
 `initialize` request itself with JSON-RPC error -32601 (method not found), as a server that
-speaks only 2026-07-28 does; every other line passes through unchanged.
+speaks only 2026-07-28 does; every other line passes through unchanged. With `--http PORT`
+it serves streamable HTTP on 127.0.0.1:PORT at `/mcp` instead of stdio.
 """
 
 import json
@@ -19,7 +20,7 @@ import sys
 import threading
 
 
-def serve() -> None:
+def serve(port: int | None = None) -> None:
     from mcp.server.mcpserver import Context, MCPServer
 
     server = MCPServer("py-sdk-test")
@@ -33,7 +34,10 @@ def serve() -> None:
         await ctx.error(f"error: {text}")
         return text
 
-    server.run("stdio")
+    if port is None:
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=port)
 
 
 def gate() -> None:
@@ -77,5 +81,7 @@ def gate() -> None:
 if __name__ == "__main__":
     if "--modern-only" in sys.argv[1:]:
         gate()
+    elif "--http" in sys.argv[1:]:
+        serve(int(sys.argv[sys.argv.index("--http") + 1]))
     else:
         serve()

@@ -112,3 +112,72 @@ fn pins_choose_the_revision_and_a_refused_pin_says_what_to_do() {
         "{reason}"
     );
 }
+
+/// The Python SDK server over streamable HTTP on 127.0.0.1, killed when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts it on a free port and waits (bounded) until it accepts connections.
+fn python_http() -> Option<HttpServer> {
+    let spec = coyote_test_support::peers::require(
+        coyote_test_support::peers::python_sdk_stdio_command(false),
+    )?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new(&spec.command)
+        .args(&spec.args)
+        .args(["--http", &port.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = HttpServer {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the Python SDK server did not listen on {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Some(server)
+}
+
+/// At 2026-07-28 the SDK answers a request's JSON-RPC error with an HTTP 4xx (`Unknown
+/// resource` → 400) and no session: coyote reports that error, not a failed connection, and
+/// the server stays usable.
+#[test]
+fn a_2026_07_28_error_answered_with_http_400_is_the_server_s_error() {
+    let Some(server) = python_http() else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({ "py": { "url": server.url } }));
+    let servers = home.json(&["mcp", "servers"]);
+    assert_eq!(servers[0]["protocol_version"], "2026-07-28", "{servers:#}");
+    let (code, out, err) = home.run(&["mcp", "read", "py", "nope://x"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        err.contains("MCP server 'py' answered 'resources/read' with error -32602: Unknown resource: nope://x"),
+        "{err}"
+    );
+    assert!(!err.contains("connection failed"), "{err}");
+    let (code, out, err) = home.run(&["mcp", "call", "py", "log_and_echo", "text=hi"]);
+    assert_eq!((code, out.as_str()), (0, "hi\n"), "{err}");
+}
