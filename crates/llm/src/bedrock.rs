@@ -246,13 +246,10 @@ impl Provider for Bedrock {
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, LlmError>> {
         Box::pin(async move {
             let headers = self.signed_headers("GET", &self.models_url, b"", "application/json")?;
-            let bytes = self.core.get(&self.models_url, headers).await?;
-            let list: Value = serde_json::from_slice(&bytes).map_err(|e| {
-                LlmError::protocol(
-                    &self.core.provider,
-                    format!("the model list is not in Bedrock's format ({e})"),
-                )
-            })?;
+            let list = self
+                .core
+                .get_json(&self.models_url, headers, "Bedrock")
+                .await?;
             Ok(list["modelSummaries"]
                 .as_array()
                 .into_iter()

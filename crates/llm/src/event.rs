@@ -59,6 +59,33 @@ pub enum StreamEvent {
     },
 }
 
+impl StreamEvent {
+    /// The three events of a call that arrives whole (Gemini, Ollama): started, all its
+    /// arguments at once, finished.
+    pub(crate) fn whole_call(
+        index: usize,
+        id: String,
+        name: String,
+        arguments: String,
+    ) -> [StreamEvent; 3] {
+        [
+            StreamEvent::ToolCallStarted {
+                index,
+                id: id.clone(),
+                name: name.clone(),
+            },
+            StreamEvent::ToolCallArgumentsDelta {
+                index,
+                delta: arguments.clone(),
+            },
+            StreamEvent::ToolCallFinished {
+                index,
+                call: ToolCall::new(id, name, arguments),
+            },
+        ]
+    }
+}
+
 /// Folds [`StreamEvent`]s into a [`ChatResponse`]; keep one per request and feed it every event
 /// you forward to the UI, so a cancelled turn can still keep its partial answer.
 #[derive(Debug, Default)]

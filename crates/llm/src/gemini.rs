@@ -197,16 +197,8 @@ impl Provider for Gemini {
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, LlmError>> {
         Box::pin(async move {
             let url = format!("{}/models?pageSize=1000", self.base);
-            let bytes = self
-                .core
-                .get(&url, self.headers("application/json").await?)
-                .await?;
-            let list: Value = serde_json::from_slice(&bytes).map_err(|e| {
-                LlmError::protocol(
-                    &self.core.provider,
-                    format!("the model list is not in Gemini's format ({e})"),
-                )
-            })?;
+            let headers = self.headers("application/json").await?;
+            let list = self.core.get_json(&url, headers, "Gemini").await?;
             // Only models that can chat; names without the `models/` prefix, as `-m` takes them.
             Ok(list["models"]
                 .as_array()

@@ -20,7 +20,7 @@ use crate::error_body::{ErrorInfo, in_band_error};
 use crate::event::StreamEvent;
 use crate::sse::SseEvent;
 use crate::stream::{Flow, WireParser};
-use crate::types::{FinishReason, ToolCall, Usage};
+use crate::types::{FinishReason, Usage};
 
 /// The replay-item wire name of Gemini thought signatures.
 pub(crate) const GEMINI_WIRE: &str = "gemini";
@@ -106,19 +106,7 @@ impl GeminiParser {
                 Value::Null => "{}".to_string(),
                 args => args.to_string(),
             };
-            out.push_back(StreamEvent::ToolCallStarted {
-                index,
-                id: id.clone(),
-                name: name.clone(),
-            });
-            out.push_back(StreamEvent::ToolCallArgumentsDelta {
-                index,
-                delta: arguments.clone(),
-            });
-            out.push_back(StreamEvent::ToolCallFinished {
-                index,
-                call: ToolCall::new(id.clone(), name, arguments),
-            });
+            out.extend(StreamEvent::whole_call(index, id.clone(), name, arguments));
             signed = id;
         } else if let Some(text) = part["text"].as_str().filter(|t| !t.is_empty()) {
             out.push_back(if part["thought"].as_bool() == Some(true) {

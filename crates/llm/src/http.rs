@@ -201,6 +201,23 @@ impl HttpCore {
         }
     }
 
+    /// GETs `url` and parses the answer as JSON; `vendor` names the format in the error
+    /// (the model lists of the native APIs).
+    pub async fn get_json(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        vendor: &str,
+    ) -> Result<Value, LlmError> {
+        let bytes = self.get(url, headers).await?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            LlmError::protocol(
+                &self.provider,
+                format!("the model list is not in {vendor}'s format ({e})"),
+            )
+        })
+    }
+
     /// GETs `url` (no retry) and returns the 2xx body.
     pub async fn get(&self, url: &str, headers: HeaderMap) -> Result<Bytes, LlmError> {
         let request = self.client.get(url).headers(headers);

@@ -29,7 +29,7 @@ use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
 use crate::sse::SseEvent;
 use crate::stream::{EventStream, Flow, WireParser, ready_event_stream};
-use crate::types::{ChatRequest, Message, StreamMode, ToolCall, ToolChoice, Usage};
+use crate::types::{ChatRequest, Message, StreamMode, ToolChoice, Usage};
 
 /// A client for Ollama's native API.
 #[derive(Debug)]
@@ -190,16 +190,8 @@ impl Provider for Ollama {
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, LlmError>> {
         Box::pin(async move {
             let url = format!("{}/api/tags", self.root);
-            let bytes = self
-                .core
-                .get(&url, self.headers("application/json").await?)
-                .await?;
-            let list: Value = serde_json::from_slice(&bytes).map_err(|e| {
-                LlmError::protocol(
-                    &self.core.provider,
-                    format!("the model list is not in Ollama's format ({e})"),
-                )
-            })?;
+            let headers = self.headers("application/json").await?;
+            let list = self.core.get_json(&url, headers, "Ollama").await?;
             Ok(list["models"]
                 .as_array()
                 .into_iter()
@@ -273,19 +265,7 @@ impl WireParser for OllamaParser {
                 Value::Null => "{}".to_string(),
                 other => other.to_string(),
             };
-            out.push_back(StreamEvent::ToolCallStarted {
-                index,
-                id: id.clone(),
-                name: name.clone(),
-            });
-            out.push_back(StreamEvent::ToolCallArgumentsDelta {
-                index,
-                delta: arguments.clone(),
-            });
-            out.push_back(StreamEvent::ToolCallFinished {
-                index,
-                call: ToolCall::new(id, name, arguments),
-            });
+            out.extend(StreamEvent::whole_call(index, id, name, arguments));
         }
         if line["done"].as_bool() != Some(true) {
             return Ok(Flow::Continue);
