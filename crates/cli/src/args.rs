@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod mcp_command;
-pub use mcp_command::{CacheAction, McpCommand, SessionAction};
+pub use mcp_command::{CacheAction, McpCommand, SessionAction, TasksAction};
 
 #[derive(Debug, Parser)]
 #[command(

@@ -26,6 +26,7 @@ pub mod elicitation;
 pub mod logging;
 pub mod roots;
 pub mod sampling;
+pub(crate) mod task_facts;
 pub(crate) mod updates;
 
 use std::sync::Arc;
@@ -115,6 +116,8 @@ pub(crate) struct Generations {
     /// The last resumption of a broken HTTP response stream was answered "no such session":
     /// the server restarted while the request ran (set by `connect::restart`).
     pub(crate) session_lost: std::sync::atomic::AtomicBool,
+    /// What the transport read of the task wire that rmcp drops (`connect::task_tap`).
+    pub(crate) tasks: task_facts::TaskFacts,
 }
 
 /// URIs tracked per connection for `resources/updated`; beyond this many the table starts over

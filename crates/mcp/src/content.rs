@@ -109,6 +109,10 @@ pub struct ToolCallOutcome {
     /// The result's `_meta`, verbatim (protocol-level metadata the server attached).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<serde_json::Value>,
+    /// The task that ran the call, in its latest known state, when the server ran it as one
+    /// (an MCP task): still running when the caller stopped waiting (`status` not terminal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskInfo>,
 }
 
 /// Role of a prompt message. MCP defines user and assistant; anything else is kept as text so
@@ -151,4 +155,58 @@ pub struct PromptResult {
     pub description: Option<String>,
     /// The messages, in order.
     pub messages: Vec<PromptMessage>,
+}
+
+/// One task's state, as the server reports it (`tasks/get`, `tasks/list`, `tasks/cancel`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskInfo {
+    /// The server's id of the task.
+    pub task_id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// The server's latest words on it (raw: sanitize before showing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// When it was created (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// When its status last changed (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_updated_at: Option<String>,
+    /// How long its result is kept after it ends (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// The server's suggested poll interval (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<u64>,
+}
+
+impl TaskInfo {
+    /// Reads a task object of either wire (`ttl`/`pollInterval` or `ttlMs`/`pollIntervalMs`).
+    pub(crate) fn from_wire(task: &serde_json::Value) -> Option<TaskInfo> {
+        let text = |key: &str| {
+            task.get(key)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        let number = |a: &str, b: &str| {
+            task.get(a)
+                .or_else(|| task.get(b))
+                .and_then(serde_json::Value::as_u64)
+        };
+        Some(TaskInfo {
+            task_id: text("taskId")?,
+            status: text("status")?,
+            status_message: text("statusMessage"),
+            created_at: text("createdAt"),
+            last_updated_at: text("lastUpdatedAt"),
+            ttl_ms: number("ttl", "ttlMs"),
+            poll_interval_ms: number("pollInterval", "pollIntervalMs"),
+        })
+    }
+
+    /// Whether the task has ended (`completed`, `failed` or `cancelled`).
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
+    }
 }

@@ -172,6 +172,7 @@ pub(crate) fn tool_outcome(result: CallToolResult) -> ToolCallOutcome {
         is_error: result.is_error.unwrap_or(false),
         schema_warning: None,
         meta: result.meta.and_then(|m| serde_json::to_value(m).ok()),
+        task: None,
     }
 }
 
@@ -261,6 +262,7 @@ pub(crate) fn tool_outcome_raw(raw: Value) -> ToolCallOutcome {
             is_error: false,
             schema_warning: None,
             meta: None,
+            task: None,
         };
     };
     let content = match obj.remove("content") {
@@ -281,6 +283,7 @@ pub(crate) fn tool_outcome_raw(raw: Value) -> ToolCallOutcome {
         is_error: matches!(obj.get("isError"), Some(Value::Bool(true))),
         schema_warning: None,
         meta: obj.remove("_meta").filter(Value::is_object),
+        task: None,
     }
 }
 

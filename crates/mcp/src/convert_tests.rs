@@ -51,6 +51,7 @@ fn an_off_spec_block_becomes_invalid_and_its_neighbours_survive() {
             is_error: true,
             schema_warning: None,
             meta: None,
+            task: None,
         }
     );
 }
@@ -94,6 +95,7 @@ fn a_valid_tool_result_takes_the_typed_path() {
             is_error: false,
             schema_warning: None,
             meta: None,
+            task: None,
         }
     );
 }
@@ -185,6 +187,7 @@ fn a_contentless_tool_result_is_an_empty_outcome() {
             is_error: false,
             schema_warning: None,
             meta: None,
+            task: None,
         }
     );
 }

@@ -155,6 +155,11 @@ impl ServerHandle {
         (ttl != u64::MAX).then_some(ttl)
     }
 
+    /// How long a request may go without a sign of life before it times out.
+    pub fn call_timeout(&self) -> Duration {
+        self.inner.call_timeout
+    }
+
     /// The server's configured name.
     pub fn name(&self) -> &str {
         &self.inner.name
@@ -219,13 +224,45 @@ impl ServerHandle {
 
     /// `tools/call`. A result with `isError: true` is `Ok` with `is_error` set; JSON-RPC
     /// errors (unknown tool, bad arguments) are `Err(McpError::Rpc)`.
+    ///
+    /// A tool the server runs as an MCP task is called as one ([`crate::tasks`]) and waited
+    /// for until it ends.
     pub async fn call_tool(
         &self,
         name: &str,
         args: Map<String, Value>,
     ) -> Result<ToolCallOutcome, McpError> {
-        let result = self.call_tool_rounds(name, args).await?;
-        let mut outcome = convert::tool_outcome_from(result);
+        self.call_tool_within(name, args, None).await
+    }
+
+    /// [`Self::call_tool`], waiting at most `wait` for a tool that runs as a task: past it, the
+    /// outcome says the task is still running ([`ToolCallOutcome::task`]) and the task goes on.
+    pub async fn call_tool_within(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        wait: Option<Duration>,
+    ) -> Result<ToolCallOutcome, McpError> {
+        let mut outcome = if self.calls_as_task(name) {
+            self.call_tool_task(name, args, wait).await?
+        } else {
+            match self.call_tool_rounds(name, args.clone()).await {
+                Ok(result) => convert::tool_outcome_from(result),
+                // A tool that must run as a task, called before its listing was read on this
+                // connection (a cached catalog): list, then call it as the listing says.
+                Err(McpError::Rpc { code: -32601, .. })
+                    if self.offers_tool_tasks()
+                        && self.list_tools().await.is_ok()
+                        && self.calls_as_task(name) =>
+                {
+                    self.call_tool_task(name, args, wait).await?
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        if outcome.task.as_ref().is_some_and(|t| !t.is_terminal()) {
+            return Ok(outcome);
+        }
         if let Some(structured) = &outcome.structured_content
             && let Some(schema) = self.output_schema(name).await
         {

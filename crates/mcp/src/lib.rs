@@ -32,6 +32,7 @@ pub mod handle;
 pub mod listing;
 pub mod skills;
 pub mod subscription;
+pub mod tasks;
 
 // The runtime.
 pub mod catalog_cache;

@@ -678,6 +678,7 @@ fn outcome(content: Vec<ContentItem>) -> ToolCallOutcome {
         is_error: false,
         schema_warning: None,
         meta: None,
+        task: None,
     }
 }
 
@@ -700,6 +701,7 @@ fn small_tool_results_pass_unchanged() {
             is_error: true,
             schema_warning: None,
             meta: None,
+            task: None,
         },
         &ctx,
     );
@@ -875,6 +877,7 @@ fn oversized_structured_content_is_kept_behind_a_handle() {
             is_error: false,
             schema_warning: None,
             meta: None,
+            task: None,
         },
         &ctx,
     );
@@ -947,6 +950,7 @@ fn binary_strings_in_structured_content_are_spilled_and_described() {
             is_error: false,
             schema_warning: None,
             meta: None,
+            task: None,
         },
         &ctx,
     );

@@ -126,7 +126,14 @@ fn coyote_mcp_floors() -> Floors {
             ),
             (
                 "conversation",
-                vec!["handle", "listing", "completion", "subscription", "skills"],
+                vec![
+                    "handle",
+                    "listing",
+                    "completion",
+                    "subscription",
+                    "skills",
+                    "tasks",
+                ],
             ),
             ("runtime", vec!["runtime", "factory", "catalog_cache"]),
             ("policy", vec!["uri_template", "prompt", "search"]),

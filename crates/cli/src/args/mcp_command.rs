@@ -103,6 +103,20 @@ pub enum McpCommand {
         #[command(flatten)]
         out: OutputArgs,
     },
+    /// A server's MCP tasks (long tool calls it runs in the background): list them, show one,
+    /// fetch its result, cancel it. A stdio server's tasks live as long as its process: use it
+    /// within `coyote mcp session` (or against an HTTP server).
+    Tasks {
+        server: String,
+        /// `list` (default): every task; `get ID`: one task's state; `result ID`: its result,
+        /// printed as `call` prints one (waits for a task still running); `cancel ID`: ask the
+        /// server to stop it.
+        action: Option<TasksAction>,
+        /// The task id (for get, result and cancel).
+        id: Option<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
     /// Search a server's catalog (tools, resources, templates, prompts) with BM25.
     Search {
         server: String,
@@ -353,4 +367,17 @@ pub enum McpCommand {
 pub enum CacheAction {
     /// Delete every cached catalog.
     Clear,
+}
+
+/// What `coyote mcp tasks SERVER` does (default: `list`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TasksAction {
+    /// Every task the server reports (`tasks/list`).
+    List,
+    /// One task's state (`tasks/get`).
+    Get,
+    /// A task's result (`tasks/result`).
+    Result,
+    /// Ask the server to stop a task (`tasks/cancel`).
+    Cancel,
 }

@@ -45,13 +45,19 @@ pub async fn call(
         outcome
     }
     .map_err(mcp_failure)?;
+    report(&outcome, out)
+}
+
+/// Prints a tool's result: its text (or the whole result with `--json`) on stdout, a schema
+/// warning on stderr; a result with `isError` exits 1.
+pub(super) fn report(outcome: &ToolCallOutcome, out: OutputArgs) -> CliResult {
     if let Some(warning) = &outcome.schema_warning {
         warn(warning);
     }
     if out.json {
-        print_json(&outcome)?;
+        print_json(outcome)?;
     } else {
-        print(&human(&outcome))?;
+        print(&human(outcome))?;
     }
     if outcome.is_error {
         Err(CliError::silent())

@@ -14,6 +14,7 @@ mod list;
 mod login;
 mod pool;
 mod skills;
+mod tasks;
 mod via_meta;
 pub(crate) mod watch;
 
@@ -202,6 +203,7 @@ fn cmd_server(cmd: &McpCommand) -> Option<String> {
         | McpCommand::Complete { server, .. }
         | McpCommand::Watch { server, .. }
         | McpCommand::Call { server, .. }
+        | McpCommand::Tasks { server, .. }
         | McpCommand::Read { server, .. }
         | McpCommand::Prompt { server, .. } => Some(server.clone()),
         // A meta-function starts its server; a possible direct name (`<server>__<tool>`, maybe
@@ -263,6 +265,7 @@ async fn dispatch(
             )
             .await
         }
+        cmd @ McpCommand::Tasks { .. } => tasks::run(runtime, cmd).await,
         McpCommand::Search {
             server,
             query,

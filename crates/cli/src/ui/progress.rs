@@ -32,7 +32,8 @@ const MAX_MESSAGE_CHARS: usize = 80;
 const BAR_CELLS: usize = 20;
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/// `45/100 (45%) message` with a total, `45 message` without (numbers without `.0`).
+/// `45/100 (45%) message` with a total, `45 message` without (numbers without `.0`), the
+/// message alone when nothing was counted yet (an MCP task's status has no number).
 pub fn describe(update: &ProgressUpdate) -> String {
     let mut text = match (update.total, update.fraction()) {
         (Some(total), Some(fraction)) => format!(
@@ -41,10 +42,13 @@ pub fn describe(update: &ProgressUpdate) -> String {
             number(total),
             (fraction * 100.0).floor()
         ),
+        _ if update.progress == 0.0 && update.message.is_some() => String::new(),
         _ => number(update.progress),
     };
     if let Some(message) = update.message.as_deref().filter(|m| !m.trim().is_empty()) {
-        text.push(' ');
+        if !text.is_empty() {
+            text.push(' ');
+        }
         text.push_str(&crate::term::one_line(message, MAX_MESSAGE_CHARS));
     }
     text

@@ -37,4 +37,5 @@ mod session;
 mod shell;
 mod skills;
 mod tab_paste;
+mod tasks;
 mod terminal;

@@ -36,6 +36,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 
 use super::scan::{scan_head, scan_tail_for_id};
 use super::typed::ExpectedResults;
+use crate::client_handler::Generations;
 use crate::error::fmt_bytes;
 pub use decode::UNDECODABLE_DATA_KEY;
 pub(crate) use decode::undecodable_details;
@@ -133,6 +134,8 @@ struct Core<W> {
     in_flight: Arc<InFlight>,
     /// Typed fast path for answers of known kind (`typed.rs`, owned by the latency work).
     expected: ExpectedResults,
+    /// Where the task wire's facts rmcp drops are recorded (`task_tap.rs`), once connected.
+    tap: Option<Arc<Generations>>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -155,8 +158,14 @@ where
                 writer: Arc::new(tokio::sync::Mutex::new(Some(write))),
                 in_flight: Arc::default(),
                 expected: ExpectedResults::default(),
+                tap: None,
             },
         }
+    }
+
+    /// Records the task facts of incoming messages in `generations` (`task_tap.rs`).
+    pub(crate) fn tap_into(&mut self, generations: Arc<Generations>) {
+        self.core.tap = Some(generations);
     }
 
     pub(crate) fn write_half(&self) -> WriteHalf<W> {
@@ -302,8 +311,13 @@ where
         }
         let parsed = match self.expected.parse(line) {
             Some(message) => Ok(message),
-            None => serde_json::from_slice::<ServerJsonRpcMessage>(line)
-                .map(|message| super::typed::recheck_generic(line, message)),
+            None => {
+                if let Some(generations) = &self.tap {
+                    generations.tasks.tap(line);
+                }
+                serde_json::from_slice::<ServerJsonRpcMessage>(line)
+                    .map(|message| super::typed::recheck_generic(line, message))
+            }
         };
         match parsed {
             Ok(message) => self.accepted(message),

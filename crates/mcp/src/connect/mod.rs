@@ -9,6 +9,7 @@
 
 pub mod auth;
 mod challenge;
+mod client_tasks;
 mod describe;
 mod groups;
 pub mod http;
@@ -25,6 +26,7 @@ mod sse_limit;
 mod stderr;
 pub(crate) mod stdio;
 mod stream_ready;
+pub(crate) mod task_tap;
 mod typed;
 
 use std::sync::Arc;
@@ -180,8 +182,9 @@ async fn connect_any(
     let plan = options.plan(spec);
     match &spec.transport {
         McpTransport::Stdio(stdio_spec) => {
-            let (transport, mut process) =
+            let (mut transport, mut process) =
                 stdio::spawn(name, stdio_spec, options.max_message_bytes)?;
+            transport.tap_into(generations.clone());
             let served = negotiate::serve(handler, transport, plan);
             match tokio::time::timeout(startup, served).await {
                 Ok(Ok(negotiated)) => {
@@ -263,7 +266,8 @@ where
 {
     let handler = Handler::new(name, &options.hooks, &ClientFeatureSettings::default());
     let generations = handler.generations();
-    let transport = line::LineTransport::new(name, read, write, options.max_message_bytes);
+    let mut transport = line::LineTransport::new(name, read, write, options.max_message_bytes);
+    transport.tap_into(generations.clone());
     let plan = Plan::new(options.protocol, options.remembered);
     match tokio::time::timeout(startup, negotiate::serve(handler, transport, plan)).await {
         Ok(Ok(negotiated)) => {

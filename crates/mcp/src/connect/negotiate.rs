@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{Mutex, watch};
 
 use super::Observed;
+use super::client_tasks::ClientTasks;
 use super::log_opt_in::LogOptIn;
 use crate::client_handler::Handler;
 
@@ -188,7 +189,8 @@ where
     T: Transport<RoleClient> + Send + 'static,
 {
     let opted_in = LogOptIn::new(home.lend(), handler.generations());
-    let (transport, ended) = Observed::new(opted_in);
+    let tasks = ClientTasks::new(opted_in, handler.generations());
+    let (transport, ended) = Observed::new(tasks);
     async move {
         let service = match step {
             Lifecycle::Initialize => handler.serve(transport).await?,

@@ -136,7 +136,11 @@ async fn post(
     if let Some(id) = session_id {
         request = request.header(HEADER_SESSION_ID, id.as_ref());
     }
-    let response = request.json(&message).send().await?;
+    let request = match super::task_tap::with_task_capability(&message) {
+        Some(body) => request.header(CONTENT_TYPE, JSON_MIME_TYPE).body(body),
+        None => request.json(&message),
+    };
+    let response = request.send().await?;
     let status = response.status();
     if let Some(cell) = nonce
         && let Some(value) = response.headers().get(DPOP_NONCE)
@@ -323,6 +327,7 @@ async fn success(
                 }
                 Err(e) => return Err(e),
             };
+            super::task_tap::tap_current(&body);
             match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
                 Ok(parsed) => Ok(StreamableHttpPostResponse::Json(parsed, session)),
                 Err(e) if no_answer_due => {

@@ -210,7 +210,10 @@ impl<C: StreamableHttpClient + Sync> HttpLayer<C> for RestartGuard {
                 Cow::Borrowed(SERVER_RESTARTED),
             ));
         }
-        let result = tie_error_to_request(&message, request.send(inner).await);
+        let generations = self.generations.clone();
+        let sent = super::task_tap::TAP.scope(generations.clone(), request.send(inner));
+        let result = tie_error_to_request(&message, sent.await);
+        let result = result.map(|answer| super::task_tap::tap_post_answer(answer, generations));
         self.note(&result);
         self.stream.after_post(is_initialize(&message), &result);
         if matches!(result, Err(StreamableHttpError::SessionExpired))
@@ -229,6 +232,7 @@ impl<C: StreamableHttpClient + Sync> HttpLayer<C> for RestartGuard {
         let with_session = request.session_id.is_some();
         let result = request.send(inner).await;
         self.got_stream(standalone, with_session, &result);
-        result
+        let generations = self.generations.clone();
+        result.map(|events| super::task_tap::tap_events(events, generations))
     }
 }

@@ -151,6 +151,16 @@ pub enum McpError {
         message: String,
     },
 
+    /// A tool call that ran as an MCP task ended without a result: it was cancelled (by the
+    /// user, or on the server). `what` names the task, the tool and the final status.
+    #[error("MCP server '{server}': {what}")]
+    TaskEnded {
+        /// The server's configured name.
+        server: String,
+        /// `task ID of tool `T` was cancelled (the server's message)`.
+        what: String,
+    },
+
     /// A server asked for input inside a request (a 2026-07-28 `input_required` round: a
     /// form, a sampling request, the roots) and coyote could not give it — the user declined,
     /// or there is no model or API key to sample with. Not a server bug: the reason says what
@@ -286,6 +296,7 @@ impl McpError {
             | McpError::Handshake { server, .. }
             | McpError::Protocol { server, .. }
             | McpError::InputNotGiven { server, .. }
+            | McpError::TaskEnded { server, .. }
             | McpError::RepeatedCursor { server, .. }
             | McpError::TooManyPages { server, .. }
             | McpError::Unsupported { server, .. }

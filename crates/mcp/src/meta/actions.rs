@@ -10,7 +10,7 @@ use super::MetaKind;
 use super::error::DispatchError;
 use super::page_cache::PageCache;
 use crate::catalog::{CatalogKind, PromptInfo};
-use crate::content::ResourceContent;
+use crate::content::{ContentItem, ResourceContent, TaskInfo};
 use crate::handle::{CompletionRef, ServerHandle};
 use crate::prompt::{DeclaredArgument, check_required, flatten};
 use crate::render::{
@@ -347,7 +347,52 @@ pub async fn invoke(
     tool: &str,
     arguments: Map<String, Value>,
 ) -> Result<(Value, bool), DispatchError> {
-    let outcome = handle.call_tool(tool, arguments).await?;
+    // A tool that runs as an MCP task is waited for as long as a call may take; past that the
+    // model gets the task's id and status, and checks it later with `task`.
+    let wait = Some(handle.call_timeout());
+    let mut outcome = handle.call_tool_within(tool, arguments, wait).await?;
+    if let Some(task) = outcome.task.as_ref().filter(|t| !t.is_terminal()) {
+        outcome.content = vec![ContentItem::Text {
+            text: still_running(handle, tool, task),
+            annotations: None,
+        }];
+    }
+    let is_error = outcome.is_error;
+    let value = off_runtime(handle, out, move |ctx| bound_tool_result(outcome, ctx)).await;
+    Ok((value, is_error))
+}
+
+/// What the model reads of a tool call that outlived its wait: the task goes on, and how to
+/// check it.
+fn still_running(handle: &ServerHandle, tool: &str, task: &TaskInfo) -> String {
+    let status = match &task.status_message {
+        Some(m) => format!("{} ({m})", task.status),
+        None => task.status.clone(),
+    };
+    format!(
+        "Tool `{tool}` is still running as task `{id}`: {status}. Its result stays with the \
+         server; check it later with {describe}({{\"kind\": \"task\", \"name\": \"{id}\"}}).",
+        id = task.task_id,
+        describe = MetaKind::Describe.function_name(handle.name()),
+    )
+}
+
+/// `mcp_describe_` with `kind: "task"`: the state of a tool call still running as an MCP
+/// task; once it has completed, its result (bounded like `mcp_invoke_`'s).
+pub async fn task(
+    handle: &ServerHandle,
+    out: Output<'_>,
+    id: &str,
+) -> Result<(Value, bool), DispatchError> {
+    let task = handle.get_task(id).await?;
+    if task.status != "completed" {
+        let mut value = json!({ "task": { "id": task.task_id, "status": task.status } });
+        if let Some(message) = task.status_message {
+            value["task"]["status_message"] = json!(message);
+        }
+        return Ok((value, task.status == "failed"));
+    }
+    let outcome = handle.task_result(id).await?;
     let is_error = outcome.is_error;
     let value = off_runtime(handle, out, move |ctx| bound_tool_result(outcome, ctx)).await;
     Ok((value, is_error))

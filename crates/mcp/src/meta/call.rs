@@ -25,6 +25,8 @@ pub(super) enum Call {
     },
     Read(ReadRequest),
     Prompt(PromptRequest),
+    /// `mcp_describe_` with `kind: "task"`: a tool call still running as an MCP task.
+    Task(String),
 }
 
 pub(super) fn parse_call(function: &MetaFunction, mut args: Args) -> Result<Call, DispatchError> {
@@ -80,6 +82,10 @@ fn describe_call(args: &mut Args) -> Result<Call, DispatchError> {
         (Some(id), None) | (None, Some(id)) if !id.is_empty() => id,
         _ => return Err(args.bad(format!("`tool` (or `name`) is required: {what}"))),
     };
+    if args.map.get("kind").and_then(Value::as_str) == Some("task") {
+        args.take("kind");
+        return Ok(Call::Task(id));
+    }
     let kind = args.kind()?.unwrap_or(CatalogKind::Tool);
     let complete = match args.take("complete") {
         None => None,

@@ -234,7 +234,11 @@ impl MetaDispatcher {
         };
         let tool = match &call {
             Call::Invoke { tool, .. } => Some(tool.clone()),
-            Call::Search(_) | Call::Describe(_) | Call::Read(_) | Call::Prompt(_) => None,
+            Call::Search(_)
+            | Call::Describe(_)
+            | Call::Read(_)
+            | Call::Prompt(_)
+            | Call::Task(_) => None,
         };
         if self.surface.declared_from_cache(handle.name()) {
             self.check_still_offered(&handle, &call).await?;
@@ -253,6 +257,11 @@ impl MetaDispatcher {
             Call::Invoke { tool, arguments } => {
                 let out = self.output(handle.name(), Some(&tool));
                 let (value, is_error) = actions::invoke(&handle, out, &tool, arguments).await?;
+                (DispatchBody::Json(value), is_error)
+            }
+            Call::Task(id) => {
+                let out = self.output(handle.name(), None);
+                let (value, is_error) = actions::task(&handle, out, &id).await?;
                 (DispatchBody::Json(value), is_error)
             }
             Call::Read(req) => {
@@ -311,7 +320,7 @@ impl MetaDispatcher {
                     prompts.iter().any(|p| p.name == req.name),
                 )
             }
-            Call::Search(_) | Call::Describe(_) | Call::Read(_) => return Ok(()),
+            Call::Search(_) | Call::Describe(_) | Call::Read(_) | Call::Task(_) => return Ok(()),
         };
         if offered {
             return Ok(());

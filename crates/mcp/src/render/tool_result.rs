@@ -24,6 +24,7 @@ pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> V
         is_error,
         schema_warning,
         meta: _,
+        task,
     } = outcome;
     let count = content.len();
     let mut items = Vec::with_capacity(count);
@@ -75,6 +76,13 @@ pub fn bound_tool_result(outcome: ToolCallOutcome, ctx: &RenderContext<'_>) -> V
     result.insert("is_error".into(), Value::Bool(is_error));
     if let Some(warning) = schema_warning {
         result.insert("warning".into(), Value::String(warning));
+    }
+    // A task still running: its id and status, so the model can check it later.
+    if let Some(task) = task.filter(|t| !t.is_terminal()) {
+        result.insert(
+            "task".into(),
+            serde_json::json!({ "id": task.task_id, "status": task.status }),
+        );
     }
     Value::Object(result)
 }

@@ -163,6 +163,7 @@ pub fn force_json(cmd: &mut McpCommand) {
         | McpCommand::Retrieve { out, .. }
         | McpCommand::Describe { out, .. }
         | McpCommand::Call { out, .. }
+        | McpCommand::Tasks { out, .. }
         | McpCommand::Read { out, .. }
         | McpCommand::Prompt { out, .. }
         | McpCommand::Complete { out, .. }

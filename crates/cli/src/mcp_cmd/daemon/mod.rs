@@ -319,6 +319,7 @@ fn served(cmd: &McpCommand) -> bool {
         | McpCommand::Retrieve { .. }
         | McpCommand::Describe { .. }
         | McpCommand::Call { .. }
+        | McpCommand::Tasks { .. }
         | McpCommand::Read { .. }
         | McpCommand::Prompt { .. }
         | McpCommand::Complete { .. }

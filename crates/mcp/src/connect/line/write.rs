@@ -36,7 +36,10 @@ impl<W: AsyncWrite + Send + Unpin + 'static> WriteHalf<W> {
 }
 
 pub(super) fn encode(message: &ClientJsonRpcMessage) -> std::io::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    let mut bytes = match super::super::task_tap::with_task_capability(message) {
+        Some(bytes) => bytes,
+        None => serde_json::to_vec(message).map_err(std::io::Error::other)?,
+    };
     bytes.push(b'\n');
     Ok(bytes)
 }

@@ -1,0 +1,275 @@
+//! MCP tasks, client side (the 2025-11-25 task wire, SEP-1686, as the TypeScript SDK and
+//! server-everything speak it): a tool the server marks `execution.taskSupport` `required`
+//! (or `optional`) is called as a task when the server accepts `tools/call` as one
+//! (`capabilities.tasks.requests.tools.call`). The call returns a task at once; coyote polls
+//! `tasks/get` (at the server's `pollInterval`, bounded) and shows each status message as
+//! the call's progress, fetches `tasks/result` once the task ends — or as soon as it asks for
+//! input (`input_required`), so the server can deliver its question through that request —
+//! and returns the result as the plain call would. Dropping the call (Ctrl-C) sends
+//! `tasks/cancel`. `tasks/list`, `tasks/get`, `tasks/result` and `tasks/cancel` are also
+//! methods of their own, for `coyote mcp tasks` and the model's task handle.
+//!
+//! Invariants:
+//! - A task call waits at most `wait` (the model's turn budget); when that passes first, the
+//!   outcome carries the task's latest state ([`ToolCallOutcome::task`]) and a text saying how
+//!   to check it later, and the task keeps running on the server.
+//! - Every request here is an ordinary request of [`ServerHandle::request`]: call timeout,
+//!   cancellation on drop, errors mapped once.
+//! - The poll interval is the server's, clamped to [`MIN_POLL`]..[`MAX_POLL`].
+
+use std::time::Duration;
+
+use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
+use serde_json::{Map, Value, json};
+
+pub use crate::client_handler::task_facts::TaskSupport;
+pub use crate::content::TaskInfo;
+use crate::content::{ContentItem, ToolCallOutcome};
+use crate::convert;
+use crate::error::McpError;
+use crate::handle::ServerHandle;
+
+/// Shortest wait between two `tasks/get` polls.
+pub const MIN_POLL: Duration = Duration::from_millis(200);
+/// Longest wait between two polls (status messages stay live).
+pub const MAX_POLL: Duration = Duration::from_secs(5);
+/// How long a task's result is asked to be kept after it ends (`task.ttl`).
+const TASK_TTL_MS: u64 = 3_600_000;
+/// Most `tasks/list` pages read.
+const MAX_TASK_PAGES: usize = 100;
+
+/// How long to wait before the next poll of `task`: the server's interval, within bounds.
+fn poll_interval(task: &TaskInfo) -> Duration {
+    task.poll_interval_ms
+        .map_or(Duration::from_secs(1), Duration::from_millis)
+        .clamp(MIN_POLL, MAX_POLL)
+}
+
+/// Sends `tasks/cancel` for a task call whose caller went away.
+struct CancelTaskOnDrop {
+    handle: Option<ServerHandle>,
+    task_id: String,
+}
+
+impl Drop for CancelTaskOnDrop {
+    fn drop(&mut self) {
+        let Some(handle) = self.handle.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let task_id = std::mem::take(&mut self.task_id);
+        runtime.spawn(async move {
+            if let Err(e) = handle.cancel_task(&task_id).await {
+                tracing::debug!(server = %handle.name(), "tasks/cancel after Ctrl-C: {e}");
+            }
+        });
+    }
+}
+
+impl ServerHandle {
+    /// Whether the server runs `tools/call` as tasks.
+    pub fn offers_tool_tasks(&self) -> bool {
+        self.generations().tasks.server_runs_tool_tasks()
+    }
+
+    /// Whether the server lists its tasks (`tasks/list`).
+    pub fn lists_tasks(&self) -> bool {
+        self.generations().tasks.server_lists_tasks()
+    }
+
+    /// How `tool` may be called (`execution.taskSupport` of the latest listing).
+    pub fn tool_task_support(&self, tool: &str) -> TaskSupport {
+        self.generations().tasks.tool_support(tool)
+    }
+
+    /// Whether a call of `tool` goes out as a task.
+    pub(crate) fn calls_as_task(&self, tool: &str) -> bool {
+        self.offers_tool_tasks() && self.tool_task_support(tool) != TaskSupport::Forbidden
+    }
+
+    async fn task_request(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        let params = match params {
+            Value::Object(map) => Some(map),
+            _ => None,
+        };
+        let request =
+            ClientRequest::CustomRequest(CustomRequest::new(method, params.map(Value::Object)));
+        let result = self.request(method, request).await?;
+        Ok(match result {
+            ServerResult::CustomResult(raw) => raw.0,
+            other => serde_json::to_value(&other).unwrap_or(Value::Null),
+        })
+    }
+
+    fn unreadable_task(&self, method: &str, answer: &Value) -> McpError {
+        McpError::Protocol {
+            server: self.name().to_owned(),
+            method: method.to_owned(),
+            message: format!(
+                "the answer is not a task: {}",
+                answer.to_string().chars().take(200).collect::<String>()
+            ),
+        }
+    }
+
+    /// `tasks/get`: the task's current state.
+    pub async fn get_task(&self, task_id: &str) -> Result<TaskInfo, McpError> {
+        let answer = self
+            .task_request("tasks/get", json!({ "taskId": task_id }))
+            .await?;
+        TaskInfo::from_wire(&answer).ok_or_else(|| self.unreadable_task("tasks/get", &answer))
+    }
+
+    /// `tasks/cancel`: asks the server to stop the task; its state after the request.
+    pub async fn cancel_task(&self, task_id: &str) -> Result<TaskInfo, McpError> {
+        let answer = self
+            .task_request("tasks/cancel", json!({ "taskId": task_id }))
+            .await?;
+        TaskInfo::from_wire(&answer).ok_or_else(|| self.unreadable_task("tasks/cancel", &answer))
+    }
+
+    /// `tasks/result` of a tool task: the tool's result, as the plain call returns it (the
+    /// server holds the request until the task ends, delivering its questions meanwhile).
+    pub async fn task_result(&self, task_id: &str) -> Result<ToolCallOutcome, McpError> {
+        let request = ClientRequest::CustomRequest(CustomRequest::new(
+            "tasks/result",
+            Some(json!({ "taskId": task_id })),
+        ));
+        let result = self.request("tasks/result", request).await?;
+        Ok(convert::tool_outcome_from(result))
+    }
+
+    /// `tasks/list`, every page (a repeated cursor or too many pages end the listing).
+    pub async fn list_tasks(&self) -> Result<Vec<TaskInfo>, McpError> {
+        let mut tasks = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_TASK_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let answer = self.task_request("tasks/list", params).await?;
+            let page = answer.get("tasks").and_then(Value::as_array);
+            let Some(page) = page else {
+                return Err(self.unreadable_task("tasks/list", &answer));
+            };
+            tasks.extend(page.iter().filter_map(TaskInfo::from_wire));
+            match answer.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
+                _ => break,
+            }
+        }
+        Ok(tasks)
+    }
+
+    /// `tools/call` as a task (see the module docs); `wait` bounds how long the caller waits
+    /// for the result (`None`: until the task ends).
+    pub(crate) async fn call_tool_task(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        wait: Option<Duration>,
+    ) -> Result<ToolCallOutcome, McpError> {
+        let params = json!({ "name": name, "arguments": args, "task": { "ttl": TASK_TTL_MS } });
+        let answer = self.task_request("tools/call", params).await?;
+        let Some(mut task) = answer.get("task").and_then(TaskInfo::from_wire) else {
+            // A server that ran it as a plain call after all: its answer is the result.
+            return Ok(convert::tool_outcome_from(ServerResult::CustomResult(
+                rmcp::model::CustomResult(answer),
+            )));
+        };
+        let mut guard = CancelTaskOnDrop {
+            handle: Some(self.clone()),
+            task_id: task.task_id.clone(),
+        };
+        let started = tokio::time::Instant::now();
+        let mut shown: Option<(String, Option<String>)> = None;
+        loop {
+            let now = (task.status.clone(), task.status_message.clone());
+            if shown.as_ref() != Some(&now) {
+                self.show_task_status(&task);
+                shown = Some(now);
+            }
+            if task.is_terminal() || task.status == "input_required" {
+                break;
+            }
+            if wait.is_some_and(|w| started.elapsed() >= w) {
+                guard.handle = None;
+                return Ok(self.still_running(name, task));
+            }
+            tokio::time::sleep(poll_interval(&task)).await;
+            task = self.get_task(&task.task_id).await?;
+        }
+        let outcome = if task.status == "cancelled" {
+            let reason = task.status_message.as_deref();
+            Err(McpError::TaskEnded {
+                server: self.name().to_owned(),
+                what: format!(
+                    "task {} of tool `{name}` was {}{}",
+                    task.task_id,
+                    task.status,
+                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
+                ),
+            })
+        } else {
+            self.task_result(&task.task_id).await
+        };
+        guard.handle = None;
+        let mut outcome = outcome?;
+        if let Ok(done) = self.get_task(&task.task_id).await {
+            task = done;
+        }
+        outcome.task = Some(task);
+        Ok(outcome)
+    }
+
+    /// The task's status as the call's progress (what `crate::progress` observers see): no
+    /// count (`progress` 0), the status and its message.
+    fn show_task_status(&self, task: &TaskInfo) {
+        if let Some(observer) = crate::progress::current() {
+            let message = match &task.status_message {
+                Some(m) => format!("task {}: {m}", task.status),
+                None => format!("task {}", task.status),
+            };
+            observer(&crate::progress::ProgressUpdate {
+                server: self.name().to_owned(),
+                progress: 0.0,
+                total: None,
+                message: Some(message),
+            });
+        }
+    }
+
+    /// The outcome of a task call the caller stopped waiting for.
+    fn still_running(&self, tool: &str, task: TaskInfo) -> ToolCallOutcome {
+        let status = match &task.status_message {
+            Some(m) => format!("{} ({m})", task.status),
+            None => task.status.clone(),
+        };
+        let text = format!(
+            "Tool `{tool}` is still running on server `{}` as task `{}`: {status}. Its result \
+             stays with the server (`coyote mcp tasks {} result {}`).",
+            self.name(),
+            task.task_id,
+            self.name(),
+            task.task_id
+        );
+        ToolCallOutcome {
+            content: vec![ContentItem::Text {
+                text,
+                annotations: None,
+            }],
+            structured_content: None,
+            is_error: false,
+            schema_warning: None,
+            meta: None,
+            task: Some(task),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "tasks_tests.rs"]
+mod tests;
