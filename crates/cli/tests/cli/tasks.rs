@@ -353,3 +353,21 @@ fn the_model_gets_a_task_handle_and_reads_the_result_later() {
         "a finished task is its result: {report}"
     );
 }
+
+#[test]
+fn tasks_run_the_same_over_streamable_http() {
+    let Some(server) = coyote_test_support::peers::require(
+        coyote_test_support::peers::ServerEverythingHttp::start(),
+    ) else {
+        return;
+    };
+    let home = Home::new();
+    home.write_servers(json!({ "ev": { "url": server.url() } }));
+    let (code, out, err) = home.run(&["mcp", "call", "ev", "simulate-research-query", "topic=web"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("# Research Report: web"), "{out}");
+    assert!(err.contains("task working: Gathering sources..."), "{err}");
+    let (code, out, err) = home.run(&["mcp", "call", "ev", "trigger-elicitation-request-async"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Task created: coyote-"), "{out}");
+}
