@@ -68,6 +68,7 @@ impl CachedCatalog {
             completions: caps.completions,
             skills: caps.skills,
             peer_info_missing: false,
+            tasks: caps.tasks,
         }
     }
 

@@ -109,7 +109,9 @@ pub(crate) struct HandleParts {
 impl ServerHandle {
     pub(crate) fn new(parts: HandleParts) -> Self {
         let peer_info = parts.peer.peer_info();
-        let info = convert::server_info(peer_info.as_deref(), parts.transport, parts.pid);
+        let mut info = convert::server_info(peer_info.as_deref(), parts.transport, parts.pid);
+        // rmcp drops `capabilities.tasks`; the transport read it (`connect::task_tap`).
+        info.capabilities.tasks = parts.generations.tasks.server_runs_tool_tasks();
         let features = McpServerFeatures {
             name: parts.name.clone(),
             tools: info.capabilities.tools,
@@ -118,6 +120,7 @@ impl ServerHandle {
             completions: info.capabilities.completions,
             skills: info.capabilities.skills,
             peer_info_missing: peer_info.is_none(),
+            tasks: info.capabilities.tasks,
         };
         ServerHandle {
             inner: Arc::new(HandleInner {

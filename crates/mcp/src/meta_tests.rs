@@ -118,6 +118,7 @@ fn features(
         completions: false,
         skills: false,
         peer_info_missing,
+        tasks: false,
     }
 }
 

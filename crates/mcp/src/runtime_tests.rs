@@ -67,6 +67,7 @@ async fn features_come_from_the_live_handshake() {
             completions: false,
             skills: false,
             peer_info_missing: false,
+            tasks: false,
         }]
     );
     runtime.shutdown().await;

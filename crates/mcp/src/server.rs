@@ -170,6 +170,9 @@ pub struct ServerCapabilityFlags {
     /// The skills extension (`io.modelcontextprotocol/skills`) was declared.
     #[serde(default)]
     pub skills: bool,
+    /// `tasks.requests.tools.call` was advertised: tools may run as MCP tasks.
+    #[serde(default)]
+    pub tasks: bool,
 }
 
 /// What the server said about itself in the handshake.
@@ -210,6 +213,9 @@ pub struct McpServerFeatures {
     /// It publishes skills (the `io.modelcontextprotocol/skills` extension).
     #[serde(default)]
     pub skills: bool,
+    /// It runs tool calls as MCP tasks (a call may outlive its wait and be checked later).
+    #[serde(default)]
+    pub tasks: bool,
     /// No handshake result was available, so the flags are guesses.
     pub peer_info_missing: bool,
 }

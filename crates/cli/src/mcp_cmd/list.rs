@@ -323,6 +323,7 @@ fn capability_list(c: &coyote_mcp::ServerCapabilityFlags) -> Vec<&'static str> {
         (c.completions, "completions"),
         (c.logging, "logging"),
         (c.skills, "skills"),
+        (c.tasks, "tasks"),
     ] {
         if on {
             v.push(name);

@@ -284,6 +284,7 @@ pub fn servers(
                     (c.prompts, "prompts"),
                     (c.completions, "completions"),
                     (c.skills, "skills"),
+                    (c.tasks, "tasks"),
                 ]
                 .iter()
                 .filter(|(on, _)| *on)

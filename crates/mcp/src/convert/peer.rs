@@ -53,6 +53,7 @@ pub(crate) fn server_info(
             completions: caps.completions.is_some(),
             logging: caps.logging.is_some(),
             skills: caps.supports_skills(),
+            tasks: false,
         },
         transport: transport.to_owned(),
         pid,

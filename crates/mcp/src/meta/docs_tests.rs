@@ -56,6 +56,7 @@ fn gating_table_matches_the_code() {
             completions: false,
             skills: false,
             peer_info_missing: c[3] == "missing",
+            tasks: false,
         };
         let declared: Vec<String> = enabled_kinds(&features)
             .iter()
