@@ -157,6 +157,14 @@ impl Generations {
         *updated.counts.entry(uri.to_owned()).or_insert(0) += 1;
     }
 
+    /// `notifications/resources/updated` for `uri` (from the handler, or from a
+    /// `subscriptions/listen` stream at protocol 2026-07-28).
+    pub(crate) fn resource_updated(&self, uri: &str) {
+        self.note_updated(uri);
+        self.resource_updates.fetch_add(1, Ordering::AcqRel);
+        self.updates.publish(uri);
+    }
+
     pub(crate) fn snapshot(&self) -> ListGenerations {
         ListGenerations {
             tools: self.tools.load(Ordering::Acquire),
@@ -463,11 +471,7 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) {
         tracing::debug!(server = %self.server, uri = %params.uri, "MCP resource updated");
-        self.generations.note_updated(&params.uri);
-        self.generations
-            .resource_updates
-            .fetch_add(1, Ordering::AcqRel);
-        self.generations.updates.publish(&params.uri);
+        self.generations.resource_updated(&params.uri);
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {

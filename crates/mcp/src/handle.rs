@@ -79,6 +79,10 @@ struct HandleInner {
     list_ttl_ms: std::sync::atomic::AtomicU64,
     /// Answers `input_required` results (protocol 2026-07-28).
     inputs: Option<Arc<dyn InputResponder>>,
+    /// The `subscriptions/listen` streams of watched resources (protocol 2026-07-28), by URI:
+    /// sending on one stops its stream.
+    listening:
+        std::sync::Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<()>>>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -137,6 +141,7 @@ impl ServerHandle {
                 output_schemas: std::sync::Mutex::default(),
                 list_ttl_ms: std::sync::atomic::AtomicU64::new(u64::MAX),
                 inputs: parts.inputs,
+                listening: std::sync::Mutex::default(),
             }),
         }
     }
@@ -212,6 +217,29 @@ impl ServerHandle {
     /// What the connection's handler observed (list generations, activity, updates).
     pub(crate) fn generations(&self) -> &Generations {
         &self.inner.generations
+    }
+
+    /// The connection's shared state, for work that outlives a borrow of the handle.
+    pub(crate) fn shared_generations(&self) -> Arc<Generations> {
+        self.inner.generations.clone()
+    }
+
+    /// The peer, for requests rmcp drives itself (`subscriptions/listen`).
+    pub(crate) fn peer(&self) -> &Peer<RoleClient> {
+        &self.inner.peer
+    }
+
+    /// The `subscriptions/listen` streams of watched resources, by URI.
+    pub(crate) fn listening(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        std::collections::HashMap<String, tokio::sync::oneshot::Sender<()>>,
+    > {
+        self.inner
+            .listening
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// How often each list changed since connecting (`list_changed` notifications).

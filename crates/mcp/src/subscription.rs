@@ -1,11 +1,15 @@
-//! Resource subscriptions (`resources/subscribe`, `resources/unsubscribe`) and the updates that
-//! follow (`notifications/resources/updated`), as an `impl ServerHandle` block built on
-//! [`ServerHandle::request`]. Subscribing to a server that does not advertise
+//! Resource subscriptions and the updates that follow (`notifications/resources/updated`), as
+//! an `impl ServerHandle` block: at protocol 2025-11-25 `resources/subscribe` and
+//! `resources/unsubscribe` (built on [`ServerHandle::request`]); at 2026-07-28, where those are
+//! gone, one `subscriptions/listen` stream per watched URI (`listen.rs`), whose updates reach
+//! the same [`ResourceUpdateStream`]. Subscribing to a server that does not advertise
 //! `resources.subscribe` is [`McpError::Unsupported`], before anything is sent. Also the
 //! connection's list changes ([`ListChangeStream`]).
-// rmcp marks these legacy for protocol 2026-07-28; coyote negotiates 2025-11-25, where they
-// are the way to subscribe.
+// rmcp marks `resources/subscribe` legacy for protocol 2026-07-28; it is the way to subscribe
+// at 2025-11-25.
 #![expect(deprecated)]
+
+mod listen;
 
 use rmcp::model::{
     ClientRequest, SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest,
@@ -93,6 +97,9 @@ impl ServerHandle {
     /// `resources/subscribe`: the server will send `notifications/resources/updated` for `uri`.
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), McpError> {
         self.check_subscribe()?;
+        if self.speaks_2026() {
+            return self.listen_to_resource(uri).await;
+        }
         let params = SubscribeRequestParams::new(uri);
         let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(params));
         self.request("resources/subscribe", request).await?;
@@ -102,6 +109,10 @@ impl ServerHandle {
     /// `resources/unsubscribe`.
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), McpError> {
         self.check_subscribe()?;
+        if self.speaks_2026() {
+            self.stop_listening(uri);
+            return Ok(());
+        }
         let params = UnsubscribeRequestParams::new(uri);
         let request = ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(params));
         self.request("resources/unsubscribe", request).await?;
@@ -116,18 +127,6 @@ impl ServerHandle {
     }
 
     fn check_subscribe(&self) -> Result<(), McpError> {
-        if self.speaks_2026() {
-            // 2026-07-28 delivers updates on `subscriptions/listen` streams, which coyote does
-            // not open yet; `resources/subscribe` is gone there.
-            return Err(McpError::Unsupported {
-                server: self.name().to_owned(),
-                what: "watching resources at protocol 2026-07-28".to_owned(),
-                hint: "coyote does not listen for updates at that revision yet; pin the server \
-                       to 2025-11-25 (\"protocol\": \"2025-11-25\" in its mcp.json entry, or \
-                       COYOTE_MCP_PROTOCOL=2025-11-25) to watch it"
-                    .to_owned(),
-            });
-        }
         if self.can_subscribe() {
             Ok(())
         } else {

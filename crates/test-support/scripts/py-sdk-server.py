@@ -5,7 +5,9 @@ for the protocol-negotiation and server-log tests.
 
 Its tool `log_and_echo(text)` sends one log message at each of debug, info, warning and error
 (through the SDK's own `Context` logging, which at protocol 2026-07-28 delivers only what the
-request's `_meta["io.modelcontextprotocol/logLevel"]` opts in to) and returns `text`.
+request's `_meta["io.modelcontextprotocol/logLevel"]` opts in to) and returns `text`. Its
+resource `note://counter` holds a number that the tool `bump()` increments, publishing
+`notifications/resources/updated` for it to `subscriptions/listen` streams (2026-07-28).
 
 The SDK serves both protocol eras on one stdio connection. With `--modern-only` this script
 runs the SDK server as a child and stands between it and the client, answering the legacy
@@ -33,6 +35,20 @@ def serve(port: int | None = None) -> None:
         await ctx.warning(f"warning: {text}")
         await ctx.error(f"error: {text}")
         return text
+
+    counter = {"value": 0}
+
+    @server.resource("note://counter")
+    def note_counter() -> str:
+        """A number that `bump` increments."""
+        return str(counter["value"])
+
+    @server.tool()
+    async def bump(ctx: Context) -> str:
+        """Increments note://counter and tells its listeners."""
+        counter["value"] += 1
+        await ctx.notify_resource_updated("note://counter")
+        return str(counter["value"])
 
     if port is None:
         server.run("stdio")

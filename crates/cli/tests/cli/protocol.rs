@@ -3,7 +3,7 @@
 //! log messages arrive at the level `--mcp-log-level` chose (2026-07-28 has no
 //! `logging/setLevel`: each request opts in through its metadata); a dual-era server (the same
 //! SDK without the gate) is spoken to in 2026-07-28; `COYOTE_MCP_PROTOCOL` and mcp.json's
-//! `protocol` pin a revision.
+//! `protocol` pin a revision; a resource is watched at 2026-07-28 through `subscriptions/listen`.
 
 use serde_json::{Value, json};
 
@@ -180,4 +180,33 @@ fn a_2026_07_28_error_answered_with_http_400_is_the_server_s_error() {
     assert!(!err.contains("connection failed"), "{err}");
     let (code, out, err) = home.run(&["mcp", "call", "py", "log_and_echo", "text=hi"]);
     assert_eq!((code, out.as_str()), (0, "hi\n"), "{err}");
+}
+
+#[test]
+fn a_resource_is_watched_at_2026_07_28_through_subscriptions_listen() {
+    let Some(home) = python_home(true, json!({})) else {
+        return;
+    };
+    let (code, out, err) = home.run(&[
+        "mcp",
+        "watch",
+        "py",
+        "note://counter",
+        "--call",
+        "bump",
+        "--count",
+        "1",
+        "--read",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let update: Value = serde_json::from_str(out.lines().next().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(update["type"], "updated", "{update}");
+    assert_eq!(update["uri"], "note://counter");
+    let content: Value = serde_json::from_str(update["content"].as_str().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {update}"));
+    assert_eq!(content["text"], "1", "read after the update: {update}");
+    let servers = home.json(&["mcp", "servers"]);
+    assert_eq!(servers[0]["protocol_version"], "2026-07-28", "{servers}");
 }

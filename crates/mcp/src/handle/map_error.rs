@@ -8,7 +8,7 @@ use crate::connect::line::{too_large_details, undecodable_details};
 use crate::error::{McpError, TimeoutPhase, fmt_bytes};
 
 impl ServerHandle {
-    pub(super) async fn map_error(&self, method: &str, error: ServiceError) -> McpError {
+    pub(crate) async fn map_error(&self, method: &str, error: ServiceError) -> McpError {
         let bad_request = matches!(
             &error,
             ServiceError::TransportSend(sent) if crate::connect::is_bad_request(sent)

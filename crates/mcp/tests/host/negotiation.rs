@@ -157,7 +157,7 @@ async fn a_server_slower_than_ten_seconds_still_connects_at_2026_07_28() {
 }
 
 #[tokio::test]
-async fn watching_a_resource_at_2026_07_28_says_how_to_watch_it() {
+async fn watching_at_2026_07_28_a_server_without_subscriptions_listen_says_how_to_watch_it() {
     let dir = tempfile::tempdir().unwrap();
     let updates = coyote_test_support::ResourceUpdatesSpec {
         count: 1,
@@ -183,10 +183,10 @@ async fn watching_a_resource_at_2026_07_28_says_how_to_watch_it() {
         .to_string();
     assert_eq!(
         error,
-        "MCP server 'dual': watching resources at protocol 2026-07-28 is not supported: coyote \
-         does not listen for updates at that revision yet; pin the server to 2025-11-25 \
-         (\"protocol\": \"2025-11-25\" in its mcp.json entry, or COYOTE_MCP_PROTOCOL=2025-11-25) \
-         to watch it"
+        "MCP server 'dual': watching resources at protocol 2026-07-28 is not supported: the server \
+         advertises resource subscriptions but does not serve `subscriptions/listen` (method not \
+         found); pin it to 2025-11-25 (\"protocol\": \"2025-11-25\" in its mcp.json entry, or \
+         COYOTE_MCP_PROTOCOL=2025-11-25) to watch it"
     );
     // The same server at 2025-11-25 subscribes.
     let subscribed = runtime
