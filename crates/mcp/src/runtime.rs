@@ -93,6 +93,7 @@ impl McpRuntime {
             auth: Arc::new(AuthContext::new(options.auth.clone())),
             protocol: options.protocol,
             remembered: None,
+            blob_spill: options.blob_dir.clone().map(crate::render::SpillStore::new),
         };
         McpRuntime {
             inner: Arc::new(Inner {

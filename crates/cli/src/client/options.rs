@@ -153,6 +153,8 @@ fn base_options(paths: &ConfigPaths) -> RuntimeOptions {
         },
         auth: auth_options(paths),
         protocol: protocol_revisions(),
+        // A big binary blob goes to the spill store while it arrives (the dispatcher's store).
+        blob_dir: Some(paths.mcp_resources_dir()),
         ..RuntimeOptions::default()
     }
 }

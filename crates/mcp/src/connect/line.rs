@@ -163,6 +163,11 @@ where
         }
     }
 
+    /// Writes big binary `resources/read` blobs to temp files of `store` while they arrive.
+    pub(crate) fn spill_blobs_into(&mut self, store: crate::render::SpillStore) {
+        self.core.divert.spill = Some((store, self.core.server.clone()));
+    }
+
     /// Records the task facts of incoming messages in `generations` (`task_tap.rs`).
     pub(crate) fn tap_into(&mut self, generations: Arc<Generations>) {
         self.core.tap = Some(generations);

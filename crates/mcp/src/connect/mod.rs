@@ -66,6 +66,9 @@ pub(crate) struct ConnectOptions {
     pub(crate) protocol: ProtocolRevisions,
     /// The handshake the server answered last time (from the catalog cache), if known.
     pub(crate) remembered: Option<Lifecycle>,
+    /// Where a big binary `resources/read` blob is written while it arrives (the spill
+    /// store); `None` keeps it in memory until it is rendered.
+    pub(crate) blob_spill: Option<crate::render::SpillStore>,
 }
 
 impl ConnectOptions {
@@ -185,6 +188,9 @@ async fn connect_any(
             let (mut transport, mut process) =
                 stdio::spawn(name, stdio_spec, options.max_message_bytes)?;
             transport.tap_into(generations.clone());
+            if let Some(store) = &options.blob_spill {
+                transport.spill_blobs_into(store.clone());
+            }
             let served = negotiate::serve(handler, transport, plan);
             match tokio::time::timeout(startup, served).await {
                 Ok(Ok(negotiated)) => {
@@ -268,6 +274,9 @@ where
     let generations = handler.generations();
     let mut transport = line::LineTransport::new(name, read, write, options.max_message_bytes);
     transport.tap_into(generations.clone());
+    if let Some(store) = &options.blob_spill {
+        transport.spill_blobs_into(store.clone());
+    }
     let plan = Plan::new(options.protocol, options.remembered);
     match tokio::time::timeout(startup, negotiate::serve(handler, transport, plan)).await {
         Ok(Ok(negotiated)) => {

@@ -139,6 +139,11 @@ pub struct TempSpill {
 }
 
 impl TempSpill {
+    /// Where the file is being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Appends `bytes` to the file.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), RenderError> {
         self.file

@@ -45,6 +45,7 @@ pub async fn login(
         auth: context.clone(),
         protocol: options.protocol,
         remembered: None,
+        blob_spill: None,
     };
     let connection = connect::connect(&spec, &connect_options)
         .await

@@ -46,6 +46,10 @@ pub struct RuntimeOptions {
     /// is unset (the `coyote mcp` commands: they read what chats remembered, and store
     /// nothing).
     pub protocol_memory: Option<CatalogCache>,
+    /// The spill store's directory (normally `<cache>/mcp-resources`): a big binary blob of a
+    /// stdio server's `resources/read` is written there while it arrives, instead of being held
+    /// in memory until it is rendered. `None`: held in memory.
+    pub blob_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for RuntimeOptions {
@@ -63,6 +67,7 @@ impl Default for RuntimeOptions {
             catalog_cache: None,
             protocol: ProtocolRevisions::default(),
             protocol_memory: None,
+            blob_dir: None,
         }
     }
 }

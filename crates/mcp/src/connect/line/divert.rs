@@ -68,6 +68,8 @@ pub(super) struct Divert {
     key: Vec<u8>,
     /// Tokens stashed for this line (discarded if it is abandoned).
     tokens: Vec<String>,
+    /// Where a binary blob is written while it arrives (the server's spill store).
+    pub(super) spill: Option<(crate::render::SpillStore, std::sync::Arc<str>)>,
 }
 
 impl Default for Divert {
@@ -77,6 +79,7 @@ impl Default for Divert {
             state: State::Structure,
             key: Vec::with_capacity(KEY_MAX),
             tokens: Vec::new(),
+            spill: None,
         }
     }
 }
@@ -179,8 +182,14 @@ impl Divert {
                     self.key.clear();
                     State::Key { escape: false }
                 } else if self.at_blob_value() {
+                    let rx = match &self.spill {
+                        Some((store, server)) => {
+                            BlobReceiver::spilling_into(store.clone(), server.clone())
+                        }
+                        None => BlobReceiver::new(),
+                    };
                     State::Blob {
-                        rx: Box::new(BlobReceiver::new()),
+                        rx: Box::new(rx),
                         escape: Escape::None,
                     }
                 } else {

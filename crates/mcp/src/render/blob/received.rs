@@ -1,8 +1,14 @@
 //! Blobs the stdio transport decoded while they arrived, so a 50 MiB `resources/read` never
 //! exists as a 67 MiB base64 `String`. The transport feeds the blob's
-//! characters to a [`BlobReceiver`] (decode, sha256 and UTF-8 sniff on the fly, bytes kept in
-//! memory), [`stash`]es the result and puts the returned token where the base64 was; rmcp and
-//! `convert` carry the token like any blob string, and [`super::decode_blob`] [`take`]s it.
+//! characters to a [`BlobReceiver`] (decode, sha256 and UTF-8 sniff on the fly), [`stash`]es
+//! the result and puts the returned token where the base64 was; rmcp and `convert` carry the
+//! token like any blob string, and [`super::decode_blob`] [`take`]s it.
+//!
+//! Where the bytes go: in memory while they may still be text (a text blob is the result
+//! itself); once they are known to be binary and pass [`SPILL_FROM_BYTES`], a receiver given a
+//! spill store ([`BlobReceiver::spilling_into`]) writes them to a temp file of that store as
+//! they arrive, so a 50 MiB binary blob holds one decoded chunk in memory, not 50 MiB, and its
+//! temp file becomes the spilled file on render (a rename, as `decode_blob`'s own temps).
 //!
 //! Invariants: a token is `coyote-received-blob:<nonce>:<n>`, the nonce random per process,
 //! so a server cannot name a stashed blob (a forged or unknown token is just invalid base64);
@@ -20,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 use super::hash::BlobHash;
 use super::{Base64Stream, DecodedBlob};
-use crate::render::spill::{SpillStore, extension_for_mime};
+use crate::render::spill::{SpillStore, TempSpill, extension_for_mime};
 use crate::render::{MAX_BLOB_DECODED_BYTES, RenderError};
 
 const TOKEN_PREFIX: &str = "coyote-received-blob:";
@@ -30,6 +36,8 @@ pub(crate) const MAX_PENDING: usize = 64;
 pub(crate) const MAX_PENDING_BYTES: usize = 2 * MAX_BLOB_DECODED_BYTES;
 /// Reserved beyond the ceiling: one read-buffer chunk decodes before the ceiling is checked.
 const RESERVE_SLACK: usize = 256 * 1024;
+/// Binary bytes held in memory before a spilling receiver moves them to its temp file.
+pub(crate) const SPILL_FROM_BYTES: usize = 1024 * 1024;
 
 /// Decodes one blob string as it arrives.
 #[derive(Debug, Default)]
@@ -42,6 +50,12 @@ pub(crate) struct BlobReceiver {
     utf8_valid: Option<usize>,
     /// Characters received (for the size in a ceiling error).
     chars: u64,
+    /// Decoded bytes so far, in memory or in `file`.
+    decoded: usize,
+    /// Where binary bytes go once past [`SPILL_FROM_BYTES`]: the store and the server.
+    spill: Option<(SpillStore, std::sync::Arc<str>)>,
+    /// The temp file holding the bytes decoded so far (then `bytes` holds only the last chunk).
+    file: Option<TempSpill>,
     failure: Option<Failure>,
 }
 
@@ -49,6 +63,7 @@ pub(crate) struct BlobReceiver {
 enum Failure {
     TooLarge,
     InvalidBase64(String),
+    Io(String),
 }
 
 impl BlobReceiver {
@@ -59,13 +74,22 @@ impl BlobReceiver {
         }
     }
 
+    /// A receiver that writes a binary blob to a temp file of `store` (for `server`) as it
+    /// arrives (see the module docs).
+    pub(crate) fn spilling_into(store: SpillStore, server: std::sync::Arc<str>) -> Self {
+        BlobReceiver {
+            spill: Some((store, server)),
+            ..BlobReceiver::new()
+        }
+    }
+
     /// Feeds characters of the blob (JSON escapes already resolved).
     pub(crate) fn push(&mut self, chars: &[u8]) {
         self.chars += chars.len() as u64;
         if self.failure.is_some() {
             return;
         }
-        if self.bytes.capacity() == 0 {
+        if self.bytes.capacity() == 0 && self.file.is_none() {
             // Address space for a blob at the ceiling, reserved once: growing by doubling
             // would copy the bytes received so far each time (below the allocator's mmap
             // threshold) and fault in their pages again. Pages are touched only as bytes
@@ -86,7 +110,8 @@ impl BlobReceiver {
             });
             return;
         }
-        if self.bytes.len() > MAX_BLOB_DECODED_BYTES {
+        self.decoded += self.bytes.len() - start;
+        if self.decoded > MAX_BLOB_DECODED_BYTES {
             self.fail(Failure::TooLarge);
             return;
         }
@@ -99,11 +124,39 @@ impl BlobReceiver {
                 Err(_) => None,
             };
         }
+        if self.utf8_valid.is_none()
+            && (self.file.is_some() || self.bytes.len() >= SPILL_FROM_BYTES)
+            && let Err(e) = self.spill_held()
+        {
+            self.fail(Failure::Io(e.to_string()));
+        }
+    }
+
+    /// Moves the bytes held to the temp file (opened on first use), when spilling.
+    fn spill_held(&mut self) -> Result<(), RenderError> {
+        let Some((store, server)) = &self.spill else {
+            return Ok(());
+        };
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => {
+                let file = self.file.insert(store.create_temp(server)?);
+                // The address space reserved for an in-memory blob is not needed any more.
+                let held = std::mem::take(&mut self.bytes);
+                file.write_all(&held)?;
+                self.bytes = Vec::with_capacity(RESERVE_SLACK);
+                return Ok(());
+            }
+        };
+        file.write_all(&self.bytes)?;
+        self.bytes.clear();
+        Ok(())
     }
 
     fn fail(&mut self, failure: Failure) {
         self.failure = Some(failure);
         self.bytes = Vec::new();
+        self.file = None;
     }
 
     /// The closing quote arrived.
@@ -114,20 +167,33 @@ impl BlobReceiver {
             self.after_decode(start, result);
         }
         let outcome = match self.failure {
-            Some(Failure::TooLarge) => Err(Failure::TooLarge),
-            Some(f @ Failure::InvalidBase64(_)) => Err(f),
-            None => Ok(Decoded {
-                is_text: self.utf8_valid == Some(self.bytes.len()),
-                sha256: self
-                    .hash
-                    .finish()
-                    .unwrap_or_else(|| hex::encode(Sha256::digest(&self.bytes))),
-                bytes: {
-                    // Stashed blobs keep only what they hold (a large allocation shrinks in place).
-                    self.bytes.shrink_to_fit();
-                    self.bytes
+            Some(f) => Err(f),
+            None => match self.file {
+                Some(file) => match self.hash.finish() {
+                    Some(sha256) => Ok(Decoded {
+                        held: Held::File(file, self.decoded as u64),
+                        sha256,
+                        is_text: false,
+                    }),
+                    // The hashing thread went away: the bytes are in the file only.
+                    None => Err(Failure::Io(
+                        "the blob's sha256 could not be computed while it arrived".to_owned(),
+                    )),
                 },
-            }),
+                None => Ok(Decoded {
+                    is_text: self.utf8_valid == Some(self.bytes.len()),
+                    sha256: self
+                        .hash
+                        .finish()
+                        .unwrap_or_else(|| hex::encode(Sha256::digest(&self.bytes))),
+                    held: Held::Memory({
+                        // Stashed blobs keep only what they hold (a large allocation shrinks
+                        // in place).
+                        self.bytes.shrink_to_fit();
+                        self.bytes
+                    }),
+                }),
+            },
         };
         ReceivedBlob {
             outcome,
@@ -145,9 +211,17 @@ pub(crate) struct ReceivedBlob {
 
 #[derive(Debug)]
 struct Decoded {
-    bytes: Vec<u8>,
+    held: Held,
     sha256: String,
     is_text: bool,
+}
+
+/// Where a received blob's bytes are.
+#[derive(Debug)]
+enum Held {
+    Memory(Vec<u8>),
+    /// A temp file of the spill store, and its size.
+    File(TempSpill, u64),
 }
 
 impl ReceivedBlob {
@@ -168,14 +242,26 @@ impl ReceivedBlob {
             Err(Failure::InvalidBase64(detail)) => {
                 return Err(RenderError::InvalidBase64 { detail });
             }
+            Err(Failure::Io(detail)) => {
+                return Err(RenderError::Io {
+                    path: store.server_dir(server),
+                    source: std::io::Error::other(detail),
+                });
+            }
         };
-        let bytes = if decoded.is_text {
-            match String::from_utf8(decoded.bytes) {
+        let bytes = match decoded.held {
+            // Written while it arrived: the temp file becomes the spilled file.
+            Held::File(temp, size) => {
+                let ext = extension_for_mime(mime);
+                return store
+                    .commit(temp, &decoded.sha256, ext, size)
+                    .map(DecodedBlob::Spilled);
+            }
+            Held::Memory(bytes) if decoded.is_text => match String::from_utf8(bytes) {
                 Ok(text) => return Ok(DecodedBlob::Text(text)),
                 Err(e) => e.into_bytes(),
-            }
-        } else {
-            decoded.bytes
+            },
+            Held::Memory(bytes) => bytes,
         };
         store
             .put_hashed(server, &bytes, &decoded.sha256, extension_for_mime(mime))
@@ -186,11 +272,20 @@ impl ReceivedBlob {
 impl ReceivedBlob {
     /// The decoded bytes, or `None` when the base64 was rejected or too large (fuzzing).
     pub(crate) fn into_bytes(self) -> Option<Vec<u8>> {
-        self.outcome.ok().map(|decoded| decoded.bytes)
+        match self.outcome.ok()?.held {
+            Held::Memory(bytes) => Some(bytes),
+            Held::File(temp, _) => std::fs::read(temp.path()).ok(),
+        }
     }
 
     fn held_bytes(&self) -> usize {
-        self.outcome.as_ref().map_or(0, |d| d.bytes.len())
+        match &self.outcome {
+            Ok(Decoded {
+                held: Held::Memory(bytes),
+                ..
+            }) => bytes.len(),
+            _ => 0,
+        }
     }
 }
 

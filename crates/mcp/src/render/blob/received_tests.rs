@@ -111,7 +111,7 @@ fn the_pending_set_is_bounded_by_count_and_bytes() {
     let mut pending = Pending::new();
     let big = || ReceivedBlob {
         outcome: Ok(Decoded {
-            bytes: vec![0; MAX_PENDING_BYTES / 2],
+            held: Held::Memory(vec![0; MAX_PENDING_BYTES / 2]),
             sha256: String::new(),
             is_text: false,
         }),
@@ -152,4 +152,84 @@ fn a_finished_blob_keeps_only_its_bytes() {
     rx.push(b"!!!!");
     assert_eq!(rx.bytes.capacity(), 0, "a failed blob frees its reserve");
     assert!(rx.finish().into_bytes().is_none());
+}
+
+/// Bytes that are not UTF-8 from the first one on.
+fn binary(len: usize) -> Vec<u8> {
+    (0..len).map(|i| 0x80 | (i * 7 % 128) as u8).collect()
+}
+
+fn temps(store: &SpillStore, server: &str) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(store.server_dir(server))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_none())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_big_binary_blob_is_written_to_the_store_while_it_arrives() {
+    let (_dir, store) = store();
+    let bytes = binary(3 * SPILL_FROM_BYTES + 12_345);
+    let b64 = STANDARD.encode(&bytes);
+    let mut rx = BlobReceiver::spilling_into(store.clone(), "srv".into());
+    for piece in b64.as_bytes().chunks(64 * 1024) {
+        rx.push(piece);
+        assert!(
+            rx.bytes.len() <= SPILL_FROM_BYTES + 64 * 1024,
+            "never more than a chunk past the threshold in memory: {}",
+            rx.bytes.len()
+        );
+    }
+    assert!(rx.file.is_some(), "spilling to a temp file");
+    assert!(
+        rx.bytes.capacity() < SPILL_FROM_BYTES,
+        "the big reservation was given back"
+    );
+    let received = rx.finish();
+    assert_eq!(received.held_bytes(), 0, "nothing held in memory");
+    assert_eq!(temps(&store, "srv").len(), 1, "one temp file while waiting");
+    let Ok(DecodedBlob::Spilled(file)) = received.into_decoded(Some("image/png"), "srv", &store)
+    else {
+        panic!("spilled")
+    };
+    assert_eq!(std::fs::read(&file.path).unwrap(), bytes);
+    assert_eq!(file.sha256, hex::encode(Sha256::digest(&bytes)));
+    assert_eq!(file.size_bytes, bytes.len() as u64);
+    assert!(
+        temps(&store, "srv").is_empty(),
+        "the temp file became the spilled file"
+    );
+}
+
+#[test]
+fn text_and_small_binaries_stay_in_memory_and_a_failed_blob_leaves_no_file() {
+    let (_dir, store) = store();
+    let text = "é".repeat(SPILL_FROM_BYTES);
+    let mut rx = BlobReceiver::spilling_into(store.clone(), "srv".into());
+    rx.push(STANDARD.encode(text.as_bytes()).as_bytes());
+    assert!(rx.file.is_none(), "text is the result itself");
+    match rx.finish().into_decoded(None, "srv", &store) {
+        Ok(DecodedBlob::Text(got)) => assert_eq!(got, text),
+        other => panic!("expected text, got {other:?}"),
+    }
+    let mut rx = BlobReceiver::spilling_into(store.clone(), "srv".into());
+    rx.push(STANDARD.encode(binary(1000)).as_bytes());
+    assert!(rx.file.is_none(), "below the threshold");
+
+    let mut rx = BlobReceiver::spilling_into(store.clone(), "srv".into());
+    rx.push(STANDARD.encode(binary(2 * SPILL_FROM_BYTES)).as_bytes());
+    assert_eq!(temps(&store, "srv").len(), 1);
+    rx.push(b"!!!!");
+    assert!(
+        matches!(
+            rx.finish().into_decoded(None, "srv", &store),
+            Err(RenderError::InvalidBase64 { .. })
+        ),
+        "invalid base64 after the spill started"
+    );
+    assert!(temps(&store, "srv").is_empty(), "its temp file is removed");
 }
