@@ -63,7 +63,8 @@ fn main() -> ExitCode {
     };
     if let Some(level) = level {
         tracing_subscriber::fmt()
-            .with_writer(|| QuietStderr)
+            // Every event is masked: rmcp logs whole requests and results at debug/trace.
+            .with_writer(|| coolify_mcp::log_mask::MaskingWriter(QuietStderr))
             .with_ansi(false)
             .with_max_level(level)
             .init();

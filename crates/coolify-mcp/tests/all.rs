@@ -22,6 +22,7 @@ mod golden_calls;
 mod guarded;
 mod hardening;
 mod http_limits;
+mod logs;
 mod modern;
 mod oauth;
 mod process;
