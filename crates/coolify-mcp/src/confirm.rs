@@ -61,9 +61,20 @@ pub fn require_human_text() -> String {
     )
 }
 
-/// Whether this client can be asked at all.
+/// The refusal text when the server requires a human and, serving `--stateless` HTTP, has no
+/// session to ask a 2025-era client on.
+pub fn stateless_text() -> String {
+    abort_text(
+        "this server runs in stateless HTTP mode (--stateless), where it cannot ask for confirmation during a call, and it requires human confirmation for destructive operations. Read-only tools work normally. For destructive operations, use a client that speaks MCP 2026-07-28 (it confirms through input_required), or a server without --stateless",
+    )
+}
+
+/// Whether this client can be asked at all (a 2025-era call over `--stateless` HTTP cannot be:
+/// there is no session to send `elicitation/create` on).
 pub fn can_ask(ctx: &CallCtx<'_>) -> bool {
-    ctx.confirmation.elicitation != ElicitationSetting::Off && ctx.client_can_elicit
+    ctx.confirmation.elicitation != ElicitationSetting::Off
+        && ctx.client_can_elicit
+        && !(ctx.stateless && matches!(ctx.round, Round::Legacy))
 }
 
 fn refuse(ctx: &CallCtx<'_>, reason: Reason, text: String) -> Result<(), String> {
@@ -128,6 +139,11 @@ where
     }
     if !can_ask(ctx) {
         return match ctx.confirmation.human {
+            HumanPolicy::RequireHuman
+                if ctx.stateless && ctx.confirmation.elicitation != ElicitationSetting::Off =>
+            {
+                refuse(ctx, Reason::NoElicitation, stateless_text())
+            }
             HumanPolicy::RequireHuman => refuse(ctx, Reason::NoElicitation, require_human_text()),
             HumanPolicy::AskWhenPossible => let_through(ctx, Let::Unconfirmed),
         };

@@ -10,6 +10,7 @@
 //!   both enforced by rmcp's Streamable HTTP service;
 //! - anything but `/mcp`, `/healthz` and, with OAuth, its routes is 404
 //!   `{"error":"not_found"}`;
+//! - `DELETE /mcp` of a session this process does not hold is 404, never 202;
 //! - the limits of `http_limits` (5 MB body, 15 s head, 30 s body) apply to every request.
 
 use std::net::SocketAddr;
@@ -89,11 +90,8 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
         .with_cancellation_token(shutdown.child_token())
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_legacy_session_mode(!spec.stateless);
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(crate::wire::Sessions::default()),
-        config,
-    );
+    let sessions = Arc::new(crate::wire::Sessions::default());
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     let gate = Arc::new(Gate {
         open: spec.auth == HttpAuth::None,
         token: match &spec.auth {
@@ -104,6 +102,14 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
     });
     let mcp = Router::new()
         .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(
+            sessions,
+            unknown_session_delete,
+        ))
+        .layer(middleware::from_fn_with_state(
+            spec.stateless,
+            mark_stateless,
+        ))
         // The bearer check runs first (outermost): nothing is buffered for a stranger.
         .layer(middleware::from_fn(limit_body))
         .layer(middleware::from_fn_with_state(gate, require_bearer));
@@ -129,6 +135,49 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
         shutdown,
         task,
     })
+}
+
+/// Tag every request of a `--stateless` server, so a refusal can name stateless mode as its
+/// cause.
+async fn mark_stateless(
+    State(stateless): State<bool>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if stateless {
+        request
+            .extensions_mut()
+            .insert(crate::call_ctx::StatelessRequest);
+    }
+    next.run(request).await
+}
+
+/// `DELETE /mcp` naming a session this process does not hold: 404, as for any other request
+/// on an unknown session (rmcp would answer 202 and the client would believe it ended one).
+async fn unknown_session_delete(
+    State(sessions): State<Arc<crate::wire::Sessions>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    use rmcp::transport::streamable_http_server::session::SessionManager;
+    if request.method() != axum::http::Method::DELETE {
+        return next.run(request).await;
+    }
+    let id = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(|s| std::sync::Arc::<str>::from(s.to_owned()));
+    if let Some(id) = id
+        && !sessions.has_session(&id).await.unwrap_or(true)
+    {
+        return (
+            StatusCode::NOT_FOUND,
+            "Not Found: Session not found (it ended or never existed; there is nothing to close)",
+        )
+            .into_response();
+    }
+    next.run(request).await
 }
 
 async fn require_bearer(

@@ -94,10 +94,18 @@ fn main() -> ExitCode {
                 // non-blocking file descriptions; anything else falls back to tokio's
                 // blocking stdio. No blocking-pool thread per read or write: fewer threads
                 // (each with a stack and a malloc arena) and no hand-off per message.
-                let running = server
+                let served = server
                     .serve(coolify_mcp::wire::outgoing(rmcp::transport::stdio_pipes()))
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await;
+                let running = match served {
+                    Ok(running) => running,
+                    // The client went away before the handshake finished (stdin closed): an
+                    // ordinary end of the session, not a failure.
+                    Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                        return Ok(());
+                    }
+                    Err(e) => return Err(e.to_string()),
+                };
                 running.waiting().await.map_err(|e| e.to_string())?;
                 Ok::<(), String>(())
             }

@@ -10,6 +10,8 @@
 //! - `initialize` negotiates up to 2025-11-25 (the last revision with a handshake); a request
 //!   that names 2026-07-28 in its own `_meta` is served statelessly by rmcp, and its guarded
 //!   operations confirm through `input_required` — never by auto-approval;
+//! - `listChanged` is claimed at `initialize` (2025 revisions, as the reference) and never in
+//!   2026-07-28 discovery, where no `subscriptions/listen` stream exists to carry it;
 //! - cacheable results carry rmcp's caching hints on 2026-07-28 and keep the legacy shape
 //!   for older peers.
 
@@ -22,11 +24,12 @@ use crate::shared::Shared;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
-    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, PromptMessage, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -198,6 +201,29 @@ impl ServerHandler for CoolifyServer {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
+    }
+
+    /// `server/discover` (2026-07-28): the capabilities without `listChanged`, which a
+    /// 2026-07-28 client could only receive through `subscriptions/listen` — not served here.
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        let caps = &mut info.capabilities;
+        if let Some(t) = caps.tools.as_mut() {
+            t.list_changed = None;
+        }
+        if let Some(p) = caps.prompts.as_mut() {
+            p.list_changed = None;
+        }
+        if let Some(r) = caps.resources.as_mut() {
+            r.list_changed = None;
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
     }
 
     async fn list_tools(

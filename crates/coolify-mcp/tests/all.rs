@@ -27,6 +27,7 @@ mod modern;
 mod oauth;
 mod process;
 mod prompts;
+mod protocol;
 mod replicas;
 mod resources;
 mod sdk_peers;
