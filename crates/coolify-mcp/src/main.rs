@@ -36,11 +36,18 @@ fn main() -> ExitCode {
     let config = match config::parse(&env, &args) {
         Ok(Command::Run(c)) => c,
         Ok(Command::Help) => {
-            let _ = stderr.write_all(config::USAGE.as_bytes());
+            // Asked for: the answer goes to stdout (no protocol runs).
+            let mut stdout = std::io::stdout();
+            let _ = stdout.write_all(config::USAGE.as_bytes());
+            let _ = stdout.flush();
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {
-            let _ = writeln!(stderr, "coolify-mcp {}", coolify_mcp::MCP_SERVER_VERSION);
+            let _ = writeln!(
+                std::io::stdout(),
+                "coolify-mcp {}",
+                coolify_mcp::MCP_SERVER_VERSION
+            );
             return ExitCode::SUCCESS;
         }
         Err(e) => {

@@ -153,6 +153,7 @@ pub const USAGE: &str = "\
 coolify-mcp — MCP server for Coolify
 
 USAGE: coolify-mcp [OPTIONS]
+       coolify-mcp doctor [--json] [--header \"Key: Value\"]   check the environment and Coolify
 
 OPTIONS:
   --transport <stdio|http>  transport (default stdio; env MCP_TRANSPORT)
