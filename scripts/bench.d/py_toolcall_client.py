@@ -22,10 +22,16 @@ from mcp.client.stdio import stdio_client
 @contextlib.asynccontextmanager
 async def connect(dashes, target, args):
     if dashes == "--url":
-        from mcp.client.streamable_http import streamablehttp_client
+        from mcp.client import streamable_http
 
-        async with streamablehttp_client(target) as (read, write, _session_id):
-            yield read, write
+        # `streamable_http_client` yields (read, write); SDKs before 2.x named it
+        # `streamablehttp_client` and yielded a session-id getter as well.
+        if hasattr(streamable_http, "streamable_http_client"):
+            async with streamable_http.streamable_http_client(target) as streams:
+                yield streams[0], streams[1]
+        else:
+            async with streamable_http.streamablehttp_client(target) as streams:
+                yield streams[0], streams[1]
         return
     params = StdioServerParameters(command=target, args=args, env=dict(os.environ))
     with open("/dev/null", "w") as errlog:

@@ -10,7 +10,7 @@
 //!   both enforced by rmcp's Streamable HTTP service;
 //! - anything but `/mcp`, `/healthz` and, with OAuth, its routes is 404
 //!   `{"error":"not_found"}`;
-//! - `DELETE /mcp` of a session this process does not hold is 404, never 202;
+//! - `DELETE /mcp` of a session this process does not hold is 404; of one it ended, 200;
 //! - the limits of `http_limits` (5 MB body, 15 s head, 30 s body) apply to every request.
 
 use std::net::SocketAddr;
@@ -153,7 +153,8 @@ async fn mark_stateless(
 }
 
 /// `DELETE /mcp` naming a session this process does not hold: 404, as for any other request
-/// on an unknown session (rmcp would answer 202 and the client would believe it ended one).
+/// on an unknown session (rmcp would answer 202 and the client would believe it ended one); a
+/// session that did end: 200.
 async fn unknown_session_delete(
     State(sessions): State<Arc<crate::wire::Sessions>>,
     request: Request,
@@ -177,7 +178,13 @@ async fn unknown_session_delete(
         )
             .into_response();
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    // rmcp answers 202; clients expect 200 or 204 for a session that ended (the Python SDK logs
+    // "Session termination failed: 202" otherwise).
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
 }
 
 async fn require_bearer(
