@@ -78,12 +78,21 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
         hosts.push(spec.bind.ip().to_string());
     }
     hosts.extend(spec.allowed_hosts.iter().cloned());
+    // The host clients are told to reach the server at is one it answers to.
+    if let Some(host) = authority
+        .as_ref()
+        .and_then(|a| url::Url::parse(a.public_url()).ok())
+        .and_then(|u| u.host_str().map(str::to_string))
+    {
+        hosts.push(host);
+    }
     let mut origins: Vec<String> = vec![
         "http://localhost:*".into(),
         "http://127.0.0.1:*".into(),
         "http://[::1]:*".into(),
     ];
     origins.extend(spec.allowed_origins.iter().cloned());
+    let sign_in_hosts = hosts.clone();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
@@ -120,7 +129,10 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
         )
         .merge(mcp);
     if let Some(authority) = authority {
-        app = app.merge(crate::oauth::routes(authority));
+        app = app.merge(crate::oauth::routes(
+            authority,
+            crate::oauth::guard::AllowedHosts(sign_in_hosts),
+        ));
     }
     let app = app.fallback(|| async {
         (

@@ -25,6 +25,7 @@ mod http_limits;
 mod logs;
 mod modern;
 mod oauth;
+mod oauth_hardening;
 mod process;
 mod prompts;
 mod protocol;

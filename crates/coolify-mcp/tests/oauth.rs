@@ -37,6 +37,16 @@ pub(crate) struct AuthServer {
 pub(crate) async fn oauth_server(fixture_url: &str) -> AuthServer {
     let dir = tempfile::tempdir().unwrap();
     let state_file = dir.path().join("oauth-state.json");
+    oauth_server_on(fixture_url, dir, state_file, None).await
+}
+
+/// [`oauth_server`] on a given state file, under a given public URL (default: its address).
+pub(crate) async fn oauth_server_on(
+    fixture_url: &str,
+    dir: tempfile::TempDir,
+    state_file: std::path::PathBuf,
+    public_url: Option<&str>,
+) -> AuthServer {
     let audit = Arc::new(Mutex::new(Vec::new()));
     let sink = audit.clone();
     let setup = Setup {
@@ -52,7 +62,7 @@ pub(crate) async fn oauth_server(fixture_url: &str) -> AuthServer {
         allowed_hosts: Vec::new(),
         allowed_origins: Vec::new(),
         oauth: Some(Box::new(OAuthSpec {
-            public_url: None,
+            public_url: public_url.map(str::to_string),
             state_file: state_file.clone(),
             access_ttl_secs: 3600,
             refresh_ttl_secs: 28_800,
@@ -73,7 +83,7 @@ pub(crate) async fn oauth_server(fixture_url: &str) -> AuthServer {
     }
 }
 
-fn http() -> reqwest::Client {
+pub(crate) fn http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -94,7 +104,7 @@ pub(crate) async fn register(base: &str) -> String {
     v["client_id"].as_str().unwrap().to_string()
 }
 
-fn auth_params(client_id: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn auth_params(client_id: &str) -> Vec<(&'static str, String)> {
     vec![
         ("response_type", "code".into()),
         ("client_id", client_id.into()),
@@ -128,13 +138,13 @@ pub(crate) async fn submit(
     (status, location, r.text().await.unwrap())
 }
 
-fn form_body<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
+pub(crate) fn form_body<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
     url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())))
         .finish()
 }
 
-fn query(location: &str, key: &str) -> Option<String> {
+pub(crate) fn query(location: &str, key: &str) -> Option<String> {
     url::Url::parse(location)
         .unwrap()
         .query_pairs()

@@ -1,7 +1,7 @@
 //! The OAuth 2.1 authorization server of the HTTP transport: metadata
 //! (RFC 9728 protected resource, RFC 8414 authorization server), dynamic client registration,
 //! `/authorize` (a form where the user proves access with their own Coolify token) and
-//! `/token` (authorization code with PKCE S256, refresh with rotation).
+//! `/token` (authorization code with PKCE S256, refresh with rotation; `token`).
 //!
 //! Beside `http` (which mounts [`routes`] and asks [`Authority::client_for`] about bearer
 //! tokens); imports `http_limits` and `config` only.
@@ -13,12 +13,18 @@
 //!   issued for, with the PKCE verifier of its challenge; a refresh token is rotated on use;
 //! - nothing is redirected to a URI the client did not register (errors before that check
 //!   are a plain page);
-//! - `/register`, `/authorize` and `/token` are rate-limited per client address (`limit`).
+//! - `/register`, `/authorize` and `/token` are rate-limited per client address (`limit`);
+//! - every sign-in route checks `Host` like `/mcp` and forbids framing (`guard`);
+//! - tokens are bound to the canonical MCP URL (`<public URL>/mcp`, the RFC 8707 resource): a
+//!   `resource` naming anything else is refused, and a token issued under another public URL
+//!   (a server sharing the state file) opens nothing here.
 
 mod flow;
+pub mod guard;
 mod limit;
 mod page;
 pub mod store;
+mod token;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -97,20 +103,43 @@ impl Authority {
         )
     }
 
-    /// The OAuth client an access token was issued to, while it is valid.
+    /// The canonical MCP URL: the RFC 8707 resource every token is bound to.
+    pub fn resource_url(&self) -> String {
+        format!("{}/mcp", self.public_url)
+    }
+
+    /// Check a `resource` parameter: absent, or this server's canonical MCP URL (a trailing
+    /// slash aside). The refusal says what was expected.
+    pub fn check_resource(&self, resource: Option<&str>) -> Result<(), String> {
+        let Some(r) = resource else {
+            return Ok(());
+        };
+        let canonical = self.resource_url();
+        if r.trim_end_matches('/') == canonical {
+            Ok(())
+        } else {
+            Err(format!(
+                "resource must be {canonical}, this server's MCP endpoint"
+            ))
+        }
+    }
+
+    /// The OAuth client an access token was issued to, while it is valid and bound to this
+    /// server's resource.
     pub fn client_for(&self, access_token: &str) -> Option<String> {
         let state = self.store.load().ok()?;
+        let resource = self.resource_url();
         state
             .access
             .get(&digest(access_token))
-            .filter(|g| g.exp > now_secs())
+            .filter(|g| g.exp > now_secs() && g.resource == resource)
             .map(|g| g.client_id.clone())
     }
 }
 
 fn protected_resource(authority: &Authority) -> serde_json::Value {
     json!({
-        "resource": format!("{}/mcp", authority.public_url),
+        "resource": authority.resource_url(),
         "authorization_servers": [authority.public_url],
         "bearer_methods_supported": ["header"],
         "resource_name": "coolify-mcp",
@@ -131,15 +160,16 @@ fn authorization_server(authority: &Authority) -> serde_json::Value {
     })
 }
 
-/// The metadata, registration, authorization and token routes.
-pub fn routes(authority: Arc<Authority>) -> Router {
+/// The metadata, registration, authorization and token routes, answering only requests whose
+/// `Host` is in `hosts`.
+pub fn routes(authority: Arc<Authority>, hosts: guard::AllowedHosts) -> Router {
     let limited = Router::new()
         .route("/register", post(flow::register))
         .route(
             "/authorize",
             get(flow::authorize_form).post(flow::authorize),
         )
-        .route("/token", post(flow::token))
+        .route("/token", post(token::token))
         .layer(middleware::from_fn(crate::http_limits::limit_body))
         .layer(middleware::from_fn_with_state(
             authority.clone(),
@@ -153,6 +183,10 @@ pub fn routes(authority: Arc<Authority>) -> Router {
         .route("/.well-known/oauth-authorization-server", get(asm))
         .route("/.well-known/oauth-authorization-server/mcp", get(asm))
         .merge(limited)
+        .layer(middleware::from_fn_with_state(
+            Arc::new(hosts),
+            guard::guard,
+        ))
         .with_state(authority)
 }
 

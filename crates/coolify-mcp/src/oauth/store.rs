@@ -8,6 +8,7 @@
 //!   processes never lose each other's writes (reads take it shared);
 //! - codes and tokens are stored as SHA-256 hex digests, never in the clear: a copy of the
 //!   file signs nobody in;
+//! - every token belongs to a family (one sign-in) and is bound to one resource URL;
 //! - expired entries are dropped on every write.
 
 use std::collections::BTreeMap;
@@ -62,6 +63,9 @@ pub struct Code {
     pub redirect_uri: String,
     /// The PKCE S256 challenge.
     pub challenge: String,
+    /// The resource (this server's canonical MCP URL) the code grants access to.
+    #[serde(default)]
+    pub resource: String,
     /// Expiry, seconds since the epoch.
     pub exp: u64,
 }
@@ -72,6 +76,24 @@ pub struct Grant {
     /// The client it was issued to.
     pub client_id: String,
     /// Expiry, seconds since the epoch.
+    pub exp: u64,
+    /// The sign-in it descends from: every token rotated out of one authorization code shares
+    /// it, so a reused refresh token can revoke them all.
+    #[serde(default)]
+    pub family: String,
+    /// The canonical MCP URL (RFC 8707 resource) the token is good for; a token without one
+    /// (written by an older version) is good for none.
+    #[serde(default)]
+    pub resource: String,
+}
+
+/// A refresh token that was already rotated: kept until it would have expired, so that its
+/// reuse is recognised (and revokes its family) instead of looking merely unknown.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Spent {
+    /// The family of the token.
+    pub family: String,
+    /// When the token would have expired, seconds since the epoch.
     pub exp: u64,
 }
 
@@ -90,6 +112,9 @@ pub struct State {
     /// Refresh tokens.
     #[serde(default)]
     pub refresh: BTreeMap<String, Grant>,
+    /// Refresh tokens already rotated (reuse detection).
+    #[serde(default)]
+    pub spent_refresh: BTreeMap<String, Spent>,
 }
 
 impl State {
@@ -97,6 +122,13 @@ impl State {
         self.codes.retain(|_, c| c.exp > now);
         self.access.retain(|_, g| g.exp > now);
         self.refresh.retain(|_, g| g.exp > now);
+        self.spent_refresh.retain(|_, s| s.exp > now);
+    }
+
+    /// Revoke every access and refresh token of `family`.
+    pub fn revoke_family(&mut self, family: &str) {
+        self.access.retain(|_, g| g.family != family);
+        self.refresh.retain(|_, g| g.family != family);
     }
 }
 
@@ -234,6 +266,8 @@ mod tests {
                                 Grant {
                                     client_id: "c".into(),
                                     exp: u64::MAX,
+                                    family: "f".into(),
+                                    resource: "r".into(),
                                 },
                             );
                         })
