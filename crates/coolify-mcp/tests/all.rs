@@ -26,6 +26,7 @@ mod logs;
 mod modern;
 mod oauth;
 mod oauth_hardening;
+mod oauth_limits;
 mod process;
 mod prompts;
 mod protocol;

@@ -47,6 +47,18 @@ pub(crate) async fn oauth_server_on(
     state_file: std::path::PathBuf,
     public_url: Option<&str>,
 ) -> AuthServer {
+    let max = coolify_mcp::config::DEFAULT_MAX_CLIENTS;
+    oauth_server_with(fixture_url, dir, state_file, public_url, max).await
+}
+
+/// [`oauth_server_on`] keeping at most `max_clients` registrations.
+pub(crate) async fn oauth_server_with(
+    fixture_url: &str,
+    dir: tempfile::TempDir,
+    state_file: std::path::PathBuf,
+    public_url: Option<&str>,
+    max_clients: usize,
+) -> AuthServer {
     let audit = Arc::new(Mutex::new(Vec::new()));
     let sink = audit.clone();
     let setup = Setup {
@@ -69,6 +81,7 @@ pub(crate) async fn oauth_server_on(
             trusted_proxies: Vec::new(),
             coolify_url: fixture_url.to_string(),
             coolify_headers: Vec::new(),
+            max_clients,
         })),
         stateless: false,
     };
@@ -418,7 +431,8 @@ async fn oauth_coolify_check_gives_up_after_10_s_and_issues_no_code() {
                 coolify_mcp::oauth::store::Client {
                     redirect_uris: vec![REDIRECT.into()],
                     client_name: None,
-                    issued_at: 0,
+                    issued_at: coolify_mcp::oauth::store::now_secs(),
+                    used: false,
                 },
             )
         })

@@ -18,7 +18,7 @@ mod instance;
 
 use fleet::parse_instances;
 use http::http_spec;
-pub use http::{MIN_HTTP_TOKEN_CHARS, OAuthSpec};
+pub use http::{DEFAULT_MAX_CLIENTS, MIN_HTTP_TOKEN_CHARS, OAuthSpec};
 pub use instance::{
     DEFAULT_REQUEST_TIMEOUT, InstanceSpec, MAX_REQUEST_TIMEOUT, MIN_REQUEST_TIMEOUT,
     REQUEST_TIMEOUT_VAR, TokenSource, request_timeout_from_secs,

@@ -19,6 +19,13 @@ use super::{Authority, CODE_TTL_SECS, page};
 
 type Params = BTreeMap<String, String>;
 
+/// Redirect URIs one client may register.
+const MAX_REDIRECT_URIS: usize = 10;
+/// The longest redirect URI accepted.
+const MAX_REDIRECT_URI_BYTES: usize = 2048;
+/// All of one client's redirect URIs together.
+const MAX_REDIRECT_URIS_BYTES: usize = 4096;
+
 pub(super) fn random_token(prefix: &str) -> String {
     let bytes: [u8; 32] = rand::random();
     format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes))
@@ -75,11 +82,20 @@ pub(super) async fn register(State(a): State<Arc<Authority>>, body: Bytes) -> Re
                 .collect()
         })
         .unwrap_or_default();
-    if uris.is_empty() || uris.len() > 10 {
+    if uris.is_empty() || uris.len() > MAX_REDIRECT_URIS {
         return oauth_error(
             StatusCode::BAD_REQUEST,
             "invalid_redirect_uri",
             "redirect_uris must list 1 to 10 URIs",
+        );
+    }
+    if uris.iter().any(|u| u.len() > MAX_REDIRECT_URI_BYTES)
+        || uris.iter().map(String::len).sum::<usize>() > MAX_REDIRECT_URIS_BYTES
+    {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_redirect_uri",
+            "a redirect URI may be at most 2048 bytes, and all of a client's together 4096",
         );
     }
     if let Some(bad_uri) = uris.iter().find(|u| !valid_redirect(u)) {
@@ -99,13 +115,27 @@ pub(super) async fn register(State(a): State<Arc<Authority>>, body: Bytes) -> Re
         redirect_uris: uris.clone(),
         client_name: client_name.clone(),
         issued_at,
+        used: false,
     };
     let id = client_id.clone();
-    if a.store
-        .update(move |st| st.clients.insert(id, client))
-        .is_err()
-    {
-        return server_error();
+    let max = a.spec.max_clients;
+    let registered = a.store.update(move |st| {
+        let room = st.make_room(max);
+        if room {
+            st.clients.insert(id, client);
+        }
+        room
+    });
+    match registered {
+        Ok(true) => {}
+        Ok(false) | Err(super::store::StoreError::TooLarge { .. }) => {
+            return oauth_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "temporarily_unavailable",
+                "the server holds as many signed-in clients as it may (MCP_OAUTH_MAX_CLIENTS); ask its operator to raise the limit",
+            );
+        }
+        Err(_) => return server_error(),
     }
     let mut out = json!({
         "client_id": client_id,

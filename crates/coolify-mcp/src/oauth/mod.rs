@@ -15,6 +15,8 @@
 //!   are a plain page);
 //! - `/register`, `/authorize` and `/token` are rate-limited per client address (`limit`);
 //! - every sign-in route checks `Host` like `/mcp` and forbids framing (`guard`);
+//! - a bearer check reads the state file only after it changed (`Authority::client_for`), so
+//!   its cost does not grow with the number of registered clients;
 //! - tokens are bound to the canonical MCP URL (`<public URL>/mcp`, the RFC 8707 resource): a
 //!   `resource` naming anything else is refused, and a token issued under another public URL
 //!   (a server sharing the state file) opens nothing here.
@@ -26,8 +28,10 @@ mod page;
 pub mod store;
 mod token;
 
+use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -40,7 +44,7 @@ use coolify_api::Prober;
 use serde_json::json;
 
 pub use limit::{PER_MINUTE, RateLimit, WINDOW, client_address};
-use store::{Store, digest, now_secs};
+use store::{Grant, Stamp, Store, digest, now_secs};
 
 use crate::config::OAuthSpec;
 use crate::http_limits::PeerAddr;
@@ -55,6 +59,9 @@ pub const CODE_TTL_SECS: u64 = 300;
 #[error("OAuth: cannot probe the Coolify instance for sign-in checks ({0})")]
 pub struct AuthorityError(String);
 
+/// Access tokens by digest, as last read from the state file.
+type AccessTokens = Arc<BTreeMap<String, Grant>>;
+
 /// The authorization server's state (one per process; the file is shared between processes).
 pub struct Authority {
     spec: OAuthSpec,
@@ -62,6 +69,11 @@ pub struct Authority {
     store: Store,
     limit: RateLimit,
     prober: Prober,
+    /// The access tokens of the state file's version named by the stamp: a bearer check costs a
+    /// `stat` and a map lookup, whatever the number of clients, until the file changes.
+    access: Mutex<Option<(Stamp, AccessTokens)>>,
+    /// How often the state file was read for a bearer check.
+    access_reads: AtomicUsize,
 }
 
 impl std::fmt::Debug for Authority {
@@ -87,6 +99,8 @@ impl Authority {
             spec,
             limit: RateLimit::default(),
             prober,
+            access: Mutex::new(None),
+            access_reads: AtomicUsize::new(0),
         })
     }
 
@@ -127,13 +141,33 @@ impl Authority {
     /// The OAuth client an access token was issued to, while it is valid and bound to this
     /// server's resource.
     pub fn client_for(&self, access_token: &str) -> Option<String> {
-        let state = self.store.load().ok()?;
+        let access = self.access_tokens()?;
         let resource = self.resource_url();
-        state
-            .access
+        access
             .get(&digest(access_token))
             .filter(|g| g.exp > now_secs() && g.resource == resource)
             .map(|g| g.client_id.clone())
+    }
+
+    /// The access tokens of the current state, read again only when the file changed (the
+    /// stamp is taken before the read, so a change during it is picked up next time).
+    fn access_tokens(&self) -> Option<AccessTokens> {
+        let stamp = self.store.stamp();
+        let mut cache = self.access.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(now), Some((seen, access))) = (stamp, cache.as_ref())
+            && now == *seen
+        {
+            return Some(access.clone());
+        }
+        self.access_reads.fetch_add(1, Ordering::Relaxed);
+        let access = Arc::new(self.store.load().ok()?.access);
+        *cache = stamp.map(|s| (s, access.clone()));
+        Some(access)
+    }
+
+    /// How often a bearer check had to read the state file (it does only after a change).
+    pub fn access_reads(&self) -> usize {
+        self.access_reads.load(Ordering::Relaxed)
     }
 }
 
@@ -217,3 +251,7 @@ async fn rate_limited(
     }
     next.run(request).await
 }
+
+#[cfg(test)]
+#[path = "authority_tests.rs"]
+mod tests;

@@ -9,7 +9,9 @@
 //! - codes and tokens are stored as SHA-256 hex digests, never in the clear: a copy of the
 //!   file signs nobody in;
 //! - every token belongs to a family (one sign-in) and is bound to one resource URL;
-//! - expired entries are dropped on every write.
+//! - expired entries are dropped on every write, and so are registrations never used for a
+//!   sign-in once [`UNUSED_CLIENT_TTL_SECS`] old;
+//! - the file never exceeds [`MAX_STATE_BYTES`]: a change that would grow it beyond is refused.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -32,6 +34,12 @@ pub enum StoreError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The new state would exceed [`MAX_STATE_BYTES`]; nothing was written.
+    #[error("OAuth state file {path} would exceed {MAX_STATE_BYTES} bytes; nothing was written")]
+    TooLarge {
+        /// The file.
+        path: String,
+    },
     /// The file is not the JSON this server writes.
     #[error("OAuth state file {path} is not valid state JSON ({reason})")]
     Corrupt {
@@ -41,6 +49,11 @@ pub enum StoreError {
         reason: String,
     },
 }
+
+/// The largest state file written: a change that would grow it beyond is refused.
+pub const MAX_STATE_BYTES: usize = 8 * 1024 * 1024;
+/// A registration never used for a sign-in is dropped this long after it was made.
+pub const UNUSED_CLIENT_TTL_SECS: u64 = 24 * 3600;
 
 /// A registered client (dynamic client registration; public clients only).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -52,6 +65,9 @@ pub struct Client {
     pub client_name: Option<String>,
     /// Registration time, seconds since the epoch.
     pub issued_at: u64,
+    /// A sign-in of it completed (a code was redeemed): it is never evicted to make room.
+    #[serde(default)]
+    pub used: bool,
 }
 
 /// A pending authorization code.
@@ -123,6 +139,28 @@ impl State {
         self.access.retain(|_, g| g.exp > now);
         self.refresh.retain(|_, g| g.exp > now);
         self.spent_refresh.retain(|_, s| s.exp > now);
+        self.clients
+            .retain(|_, c| c.used || c.issued_at.saturating_add(UNUSED_CLIENT_TTL_SECS) > now);
+    }
+
+    /// Make room for one more client under `max`: drop the oldest never-used registrations.
+    /// False when every kept client has been used (nothing may be dropped).
+    pub fn make_room(&mut self, max: usize) -> bool {
+        while self.clients.len() >= max {
+            let oldest = self
+                .clients
+                .iter()
+                .filter(|(_, c)| !c.used)
+                .min_by_key(|(_, c)| c.issued_at)
+                .map(|(id, _)| id.clone());
+            match oldest {
+                Some(id) => {
+                    self.clients.remove(&id);
+                }
+                None => return false,
+            }
+        }
+        true
     }
 
     /// Revoke every access and refresh token of `family`.
@@ -146,6 +184,14 @@ pub fn now_secs() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// One version of the state file, as [`Store::stamp`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    inode: u64,
+    len: u64,
+    mtime_ns: i128,
 }
 
 /// The state file (cheap to clone).
@@ -196,6 +242,18 @@ impl Store {
         }
     }
 
+    /// What identifies the file's current version without reading it: every write replaces the
+    /// file (a new inode) and changes its modification time. `None` when there is no file.
+    pub fn stamp(&self) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(&self.path).ok()?;
+        Some(Stamp {
+            inode: m.ino(),
+            len: m.len(),
+            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        })
+    }
+
     /// The current state (under a shared lock).
     pub fn load(&self) -> Result<State, StoreError> {
         let lock = self.lock_file()?;
@@ -225,6 +283,11 @@ impl Store {
             path: self.path.display().to_string(),
             reason: e.to_string(),
         })?;
+        if body.len() > MAX_STATE_BYTES {
+            return Err(StoreError::TooLarge {
+                path: self.path.display().to_string(),
+            });
+        }
         let write = || -> std::io::Result<()> {
             let mut f = OpenOptions::new()
                 .create(true)

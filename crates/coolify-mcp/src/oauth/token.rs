@@ -89,6 +89,9 @@ fn redeem_code(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'stat
             if c.resource != resource {
                 return Err(OTHER_SERVER);
             }
+            if let Some(client) = st.clients.get_mut(&c.client_id) {
+                client.used = true;
+            }
             Ok(issue(a, st, &c.client_id, &random_token("fam_")))
         })
         .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
