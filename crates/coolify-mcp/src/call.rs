@@ -36,6 +36,26 @@ use crate::tools::{self, Args, ToolName};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthClient(pub String);
 
+/// The Coolify token of the user an OAuth grant was issued to; the HTTP layer puts it in the
+/// request's extensions. Tool calls under the grant use it instead of the server's token.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SignedInToken(pub String);
+
+impl std::fmt::Debug for SignedInToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SignedInToken(<redacted>)")
+    }
+}
+
+/// The signed-in user's Coolify token of this request, when it came under an OAuth grant.
+pub fn signed_in_token(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<SignedInToken>())
+        .map(|t| t.0.clone())
+}
+
 fn stateless(context: &RequestContext<RoleServer>) -> bool {
     context
         .extensions

@@ -3,8 +3,9 @@
 //! Invariants:
 //! - binds 127.0.0.1 by default; `--no-auth` is refused by config on non-loopback binds;
 //! - every `/mcp` request needs `Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>` (compared in
-//!   constant time; never logged) or an OAuth access token of `oauth` (its client id then
-//!   rides in the request's extensions as [`AuthClient`]), unless `--no-auth`;
+//!   constant time; never logged) or an OAuth access token of `oauth` (its client id and the
+//!   signed-in user's Coolify token then ride in the request's extensions as [`AuthClient`]
+//!   and `SignedInToken`), unless `--no-auth`;
 //! - DNS-rebinding protection: `Host` must be a loopback name (or an explicitly allowed
 //!   host) and a present `Origin` must be a loopback origin (or explicitly allowed),
 //!   both enforced by rmcp's Streamable HTTP service;
@@ -225,8 +226,11 @@ async fn require_bearer(
             Some(task) => task.await.ok().flatten(),
             None => None,
         };
-        if let Some(client) = client {
+        if let Some((client, user_token)) = client {
             request.extensions_mut().insert(AuthClient(client));
+            request
+                .extensions_mut()
+                .insert(crate::call::SignedInToken(user_token));
             return next.run(request).await;
         }
     }

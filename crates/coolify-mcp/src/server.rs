@@ -10,6 +10,8 @@
 //! - `initialize` negotiates up to 2025-11-25 (the last revision with a handshake); a request
 //!   that names 2026-07-28 in its own `_meta` is served statelessly by rmcp, and its guarded
 //!   operations confirm through `input_required` — never by auto-approval;
+//! - every request under an OAuth grant is served inside `instances::signed_in`, so it reaches
+//!   Coolify with the signed-in user's own token only;
 //! - `listChanged` is claimed at `initialize` (2025 revisions, as the reference) and never in
 //!   2026-07-28 discovery, where no `subscriptions/listen` stream exists to carry it;
 //! - cacheable results carry rmcp's caching hints on 2026-07-28 and keep the legacy shape
@@ -249,7 +251,9 @@ impl ServerHandler for CoolifyServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        crate::call::call_tool(&self.shared, request, context).await
+        let user = crate::call::signed_in_token(&context);
+        crate::instances::signed_in(user, crate::call::call_tool(&self.shared, request, context))
+            .await
     }
 
     async fn subscribe(
@@ -355,9 +359,11 @@ impl ServerHandler for CoolifyServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let (entries, _) = self.list_resources_with_outcomes().await;
+        let user = crate::call::signed_in_token(&context);
+        let (entries, _) =
+            crate::instances::signed_in(user, self.list_resources_with_outcomes()).await;
         let resources: Vec<Resource> = entries
             .into_iter()
             .map(from_json)
@@ -380,10 +386,12 @@ impl ServerHandler for CoolifyServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
-        match resources::read(&self.shared.instances, &uri).await {
+        let user = crate::call::signed_in_token(&context);
+        let read = resources::read(&self.shared.instances, &uri);
+        match crate::instances::signed_in(user, read).await {
             Ok((href, text)) => {
                 let contents =
                     ResourceContents::text(text, href).with_mime_type("application/json");
@@ -406,7 +414,18 @@ impl ServerHandler for CoolifyServer {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let user = crate::call::signed_in_token(&context);
+        crate::instances::signed_in(user, self.complete_for(request)).await
+    }
+}
+
+impl CoolifyServer {
+    /// `completion/complete` (inside the caller's sign-in scope).
+    async fn complete_for(
+        &self,
+        request: CompleteRequestParams,
     ) -> Result<CompleteResult, ErrorData> {
         let shared = &*self.shared;
         if !shared.mode.fleet {

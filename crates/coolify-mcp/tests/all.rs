@@ -27,6 +27,7 @@ mod modern;
 mod oauth;
 mod oauth_hardening;
 mod oauth_limits;
+mod oauth_user_token;
 mod process;
 mod prompts;
 mod protocol;

@@ -39,12 +39,16 @@ fn a_bearer_check_reads_the_state_file_only_after_it_changed() {
                     exp: now_secs() + 600,
                     family: "fam".into(),
                     resource: a.resource_url(),
+                    sealed_token: sealed::seal("users-own", "cma_token").unwrap(),
                 },
             );
         })
         .unwrap();
     for _ in 0..100 {
-        assert_eq!(a.client_for("cma_token").as_deref(), Some("mcp_client_7"));
+        assert_eq!(
+            a.client_for("cma_token"),
+            Some(("mcp_client_7".to_string(), "users-own".to_string()))
+        );
         assert_eq!(a.client_for("cma_other"), None);
     }
     assert_eq!(a.access_reads(), 1, "200 checks, one read");

@@ -1,5 +1,5 @@
 //! The handlers of `/register` and `/authorize` (GET: the form; POST: the Coolify token check
-//! and the code); `/token` is in `token`.
+//! and the code, which carries the user's token sealed under it); `/token` is in `token`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -328,7 +328,11 @@ pub(super) async fn authorize(
         }
     }
     let code = random_token("cmc_");
+    let Some(sealed_token) = super::sealed::seal(token, &code) else {
+        return server_error();
+    };
     let entry = Code {
+        sealed_token,
         client_id: req.client_id.clone(),
         redirect_uri: req.redirect_uri.clone(),
         challenge: req.challenge.clone(),

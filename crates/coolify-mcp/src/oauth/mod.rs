@@ -7,8 +7,10 @@
 //! tokens); imports `http_limits` and `config` only.
 //!
 //! Invariants:
-//! - the Coolify token typed into the form is used for one `GET /api/v1/teams/current`
-//!   (10 s timeout) and dropped: it is never stored, logged or echoed back;
+//! - the Coolify token typed into the form is checked with one `GET /api/v1/teams/current`
+//!   (10 s timeout); it is never logged, echoed back or stored in the clear: it is kept only
+//!   sealed under the code and then under each token it grants (`sealed`), and every call under
+//!   the grant uses it, so a grant never exceeds what the user's own token may do;
 //! - public clients only: a code is redeemed once, by the client and redirect URI it was
 //!   issued for, with the PKCE verifier of its challenge; a refresh token is rotated on use;
 //! - nothing is redirected to a URI the client did not register (errors before that check
@@ -25,6 +27,7 @@ mod flow;
 pub mod guard;
 mod limit;
 mod page;
+pub mod sealed;
 pub mod store;
 mod token;
 
@@ -138,15 +141,17 @@ impl Authority {
         }
     }
 
-    /// The OAuth client an access token was issued to, while it is valid and bound to this
-    /// server's resource.
-    pub fn client_for(&self, access_token: &str) -> Option<String> {
+    /// The OAuth client an access token was issued to and the signed-in user's Coolify token
+    /// (opened with the access token), while the grant is valid and bound to this server's
+    /// resource.
+    pub fn client_for(&self, access_token: &str) -> Option<(String, String)> {
         let access = self.access_tokens()?;
         let resource = self.resource_url();
-        access
+        let grant = access
             .get(&digest(access_token))
-            .filter(|g| g.exp > now_secs() && g.resource == resource)
-            .map(|g| g.client_id.clone())
+            .filter(|g| g.exp > now_secs() && g.resource == resource)?;
+        let user_token = sealed::open(&grant.sealed_token, access_token)?;
+        Some((grant.client_id.clone(), user_token))
     }
 
     /// The access tokens of the current state, read again only when the file changed (the

@@ -9,6 +9,8 @@
 //! - codes and tokens are stored as SHA-256 hex digests, never in the clear: a copy of the
 //!   file signs nobody in;
 //! - every token belongs to a family (one sign-in) and is bound to one resource URL;
+//! - the user's Coolify token is kept only sealed under the secret that grants it, never in
+//!   the clear and never under a key the file holds;
 //! - expired entries are dropped on every write, and so are registrations never used for a
 //!   sign-in once [`UNUSED_CLIENT_TTL_SECS`] old;
 //! - the file never exceeds [`MAX_STATE_BYTES`]: a change that would grow it beyond is refused.
@@ -82,6 +84,9 @@ pub struct Code {
     /// The resource (this server's canonical MCP URL) the code grants access to.
     #[serde(default)]
     pub resource: String,
+    /// The signing-in user's Coolify token, sealed under the code (`sealed`).
+    #[serde(default)]
+    pub sealed_token: String,
     /// Expiry, seconds since the epoch.
     pub exp: u64,
 }
@@ -101,6 +106,11 @@ pub struct Grant {
     /// (written by an older version) is good for none.
     #[serde(default)]
     pub resource: String,
+    /// The signed-in user's Coolify token, sealed under this token (`sealed`): calls under
+    /// the grant use it, so a grant never exceeds what the user's own token may do. A grant
+    /// without one (written by an older version) opens nothing.
+    #[serde(default)]
+    pub sealed_token: String,
 }
 
 /// A refresh token that was already rotated: kept until it would have expired, so that its
@@ -331,6 +341,7 @@ mod tests {
                                     exp: u64::MAX,
                                     family: "f".into(),
                                     resource: "r".into(),
+                                    sealed_token: String::new(),
                                 },
                             );
                         })

@@ -5,6 +5,8 @@
 //! - a `resource` parameter (RFC 8707), when sent, must name this server's canonical MCP URL;
 //!   every token is bound to that URL, and one issued for another URL (a server sharing the
 //!   state file under another `MCP_PUBLIC_URL`) is refused;
+//! - every issued token carries the user's Coolify token sealed under itself (`sealed`), opened
+//!   from the code or refresh token that is exchanged;
 //! - tokens rotated out of one code form a family; presenting a refresh token that was already
 //!   rotated revokes the whole family (access and refresh tokens alike).
 
@@ -20,9 +22,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::Authority;
 use super::flow::{oauth_error, pkce_shaped, random_token};
 use super::store::{Grant, Spent, State, digest, now_secs};
+use super::{Authority, sealed};
 
 type Params = BTreeMap<String, String>;
 
@@ -30,26 +32,38 @@ const INVALID_TARGET: (&str, &str) = (
     "invalid_target",
     "resource must be this server's MCP endpoint (see /.well-known/oauth-protected-resource)",
 );
+const SIGN_IN_AGAIN: (&str, &str) = (
+    "invalid_grant",
+    "the grant carries no usable Coolify token (it predates this version); sign in again",
+);
 const OTHER_SERVER: (&str, &str) = (
     "invalid_grant",
     "the grant was issued for another server URL; sign in to this one",
 );
 
-/// New access and refresh tokens of `family` for `client_id`, bound to this server's resource.
-fn issue(a: &Authority, st: &mut State, client_id: &str, family: &str) -> Value {
+/// New access and refresh tokens of `family` for `client_id`, bound to this server's resource,
+/// each carrying the user's Coolify token sealed under itself.
+fn issue(
+    a: &Authority,
+    st: &mut State,
+    client_id: &str,
+    family: &str,
+    coolify_token: &str,
+) -> Value {
     let access = random_token("cma_");
     let refresh = random_token("cmr_");
     let now = now_secs();
-    let grant = |ttl: u64| Grant {
+    let grant = |ttl: u64, under: &str| Grant {
         client_id: client_id.to_string(),
         exp: now + ttl,
         family: family.to_string(),
         resource: a.resource_url(),
+        sealed_token: sealed::seal(coolify_token, under).unwrap_or_default(),
     };
     st.access
-        .insert(digest(&access), grant(a.spec.access_ttl_secs));
+        .insert(digest(&access), grant(a.spec.access_ttl_secs, &access));
     st.refresh
-        .insert(digest(&refresh), grant(a.spec.refresh_ttl_secs));
+        .insert(digest(&refresh), grant(a.spec.refresh_ttl_secs, &refresh));
     json!({
         "access_token": access,
         "token_type": "Bearer",
@@ -89,10 +103,17 @@ fn redeem_code(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'stat
             if c.resource != resource {
                 return Err(OTHER_SERVER);
             }
+            let user_token = sealed::open(&c.sealed_token, code).ok_or(SIGN_IN_AGAIN)?;
             if let Some(client) = st.clients.get_mut(&c.client_id) {
                 client.used = true;
             }
-            Ok(issue(a, st, &c.client_id, &random_token("fam_")))
+            Ok(issue(
+                a,
+                st,
+                &c.client_id,
+                &random_token("fam_"),
+                &user_token,
+            ))
         })
         .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
 }
@@ -137,7 +158,8 @@ fn refresh(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'static s
             if g.resource != resource || g.family.is_empty() {
                 return Err(OTHER_SERVER);
             }
-            Ok(issue(a, st, &g.client_id, &g.family))
+            let user_token = sealed::open(&g.sealed_token, token).ok_or(SIGN_IN_AGAIN)?;
+            Ok(issue(a, st, &g.client_id, &g.family, &user_token))
         })
         .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
 }
