@@ -11,7 +11,8 @@
 //!   both enforced by rmcp's Streamable HTTP service;
 //! - anything but `/mcp`, `/healthz` and, with OAuth, its routes is 404
 //!   `{"error":"not_found"}`;
-//! - `DELETE /mcp` of a session this process does not hold is 404; of one it ended, 200;
+//! - with sessions, `DELETE /mcp` of a session this process does not hold is 404; of one it
+//!   ended, 200;
 //! - the limits of `http_limits` (5 MB body, 15 s head, 30 s body) apply to every request.
 
 use std::net::SocketAddr;
@@ -113,7 +114,7 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
     let mcp = Router::new()
         .nest_service("/mcp", service)
         .layer(middleware::from_fn_with_state(
-            sessions,
+            (!spec.stateless).then_some(sessions),
             unknown_session_delete,
         ))
         .layer(middleware::from_fn_with_state(
@@ -168,15 +169,16 @@ async fn mark_stateless(
 /// `DELETE /mcp` naming a session this process does not hold: 404, as for any other request
 /// on an unknown session (rmcp would answer 202 and the client would believe it ended one); a
 /// session that did end: 200.
+/// A `--stateless` server holds no sessions (`None`): rmcp's own answer stands.
 async fn unknown_session_delete(
-    State(sessions): State<Arc<crate::wire::Sessions>>,
+    State(sessions): State<Option<Arc<crate::wire::Sessions>>>,
     request: Request,
     next: Next,
 ) -> Response {
     use rmcp::transport::streamable_http_server::session::SessionManager;
-    if request.method() != axum::http::Method::DELETE {
+    let Some(sessions) = sessions.filter(|_| request.method() == axum::http::Method::DELETE) else {
         return next.run(request).await;
-    }
+    };
     let id = request
         .headers()
         .get("mcp-session-id")
