@@ -68,8 +68,14 @@ pub struct Client {
     /// Registration time, seconds since the epoch.
     pub issued_at: u64,
     /// A sign-in of it completed (a code was redeemed): it is never evicted to make room.
-    #[serde(default)]
+    /// Registrations written by an older version (no field) count as used, so an upgrade
+    /// drops none of them.
+    #[serde(default = "registered_before_tracking")]
     pub used: bool,
+}
+
+fn registered_before_tracking() -> bool {
+    true
 }
 
 /// A pending authorization code.
@@ -321,6 +327,18 @@ impl Store {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn registrations_from_an_older_file_count_as_used_and_are_kept() {
+        let mut state: State = serde_json::from_str(
+            r#"{"clients":{"mcp_client_old":{"redirect_uris":["http://127.0.0.1:9/cb"],"issued_at":0}}}"#,
+        )
+        .unwrap();
+        assert!(state.clients["mcp_client_old"].used);
+        state.purge(now_secs());
+        assert!(!state.make_room(1), "a used client is never evicted");
+        assert!(state.clients.contains_key("mcp_client_old"));
+    }
 
     #[test]
     fn writes_are_0600_hashed_and_survive_concurrent_writers() {
