@@ -2,21 +2,28 @@
 // against a stdio server and prints {median_us, p10_us, p90_us, client_peak_rss_kib} like
 // crates/mcp/examples/bench_toolcall.rs.
 // Usage: node node_toolcall_client.mjs WARMUP CALLS -- CMD ARGS...
+//        node node_toolcall_client.mjs WARMUP CALLS --url URL   (streamable HTTP)
+// BENCH_TOOL / BENCH_TOOL_ARGS (JSON) choose the tool (default: echo {"message":"hi"}).
 import { readFileSync } from 'node:fs';
-import { Client, StdioClientTransport } from './sdk.mjs';
+import { Client, StdioClientTransport, StreamableHTTPClientTransport } from './sdk.mjs';
 
 const [warmupArg, callsArg, dashes, command, ...args] = process.argv.slice(2);
-if (dashes !== '--' || !command) {
-  console.error('usage: node node_toolcall_client.mjs WARMUP CALLS -- CMD ARGS...');
+if ((dashes !== '--' && dashes !== '--url') || !command) {
+  console.error('usage: node node_toolcall_client.mjs WARMUP CALLS (-- CMD ARGS... | --url URL)');
   process.exit(2);
 }
 const warmup = Number(warmupArg);
 const calls = Number(callsArg);
 const started = process.hrtime.bigint();
 const client = new Client({ name: 'bench-node', version: '0.0.0' });
-await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
+await client.connect(dashes === '--url'
+  ? new StreamableHTTPClientTransport(new URL(command))
+  : new StdioClientTransport({ command, args, env: process.env, stderr: 'ignore' }));
 const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
-const request = { name: 'echo', arguments: { message: 'hi' } };
+const request = {
+  name: process.env.BENCH_TOOL || 'echo',
+  arguments: JSON.parse(process.env.BENCH_TOOL_ARGS || '{"message":"hi"}'),
+};
 for (let i = 0; i < warmup; i++) await client.callTool(request);
 const samples = [];
 for (let i = 0; i < calls; i++) {

@@ -12,3 +12,4 @@ if (!root) {
 const load = (rel) => import(pathToFileURL(path.join(root, 'dist/esm', rel)).href);
 export const { Client } = await load('client/index.js');
 export const { StdioClientTransport } = await load('client/stdio.js');
+export const { StreamableHTTPClientTransport } = await load('client/streamableHttp.js');

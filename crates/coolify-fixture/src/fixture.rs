@@ -5,7 +5,8 @@
 //! - every `/api/v1` request is recorded (method, raw path, query, headers without
 //!   `authorization`, body, whether the bearer token was accepted) before it is answered;
 //!   control-plane requests under `/__fixture__/` are not recorded and need no token;
-//! - a missing or wrong bearer token gets 401 `{"message":"Unauthenticated."}`;
+//! - a missing or wrong bearer token gets 401 `{"message":"Unauthenticated."}`; the opt-in
+//!   read-only token gets answers to `GET`s and 403 (missing `write` ability) to the rest;
 //! - locks are held only while reading/updating state, never across an await;
 //! - [`Fixture::shutdown`] (or drop) stops the server and closes hanging connections.
 
@@ -34,6 +35,9 @@ pub enum AuthSeen {
     Accepted,
     /// Some other value (answered 401).
     Rejected,
+    /// `Bearer <the read-only token>` (see [`FixtureBuilder::read_only_token`]): reads are
+    /// answered, anything else is 403 with Coolify's missing-ability message.
+    ReadOnly,
 }
 
 /// One request as the fixture saw it. The token is never stored.
@@ -102,6 +106,7 @@ pub enum Behaviour {
 #[derive(Debug, Clone)]
 pub struct FixtureBuilder {
     token: String,
+    read_only_token: Option<String>,
     port: u16,
     not_found: NotFoundMode,
     behaviour: Behaviour,
@@ -113,6 +118,14 @@ impl FixtureBuilder {
     /// Accept this bearer token instead of [`data::FIXTURE_TOKEN`].
     pub fn token(mut self, token: impl Into<String>) -> Self {
         self.token = token.into();
+        self
+    }
+
+    /// Also accept this bearer token, with the `read` ability only (a read-only team member's
+    /// token): `GET`s are answered, every other method is 403
+    /// `{"message":"Missing required permissions: write"}`.
+    pub fn read_only_token(mut self, token: impl Into<String>) -> Self {
+        self.read_only_token = Some(token.into());
         self
     }
 
@@ -161,6 +174,7 @@ impl FixtureBuilder {
         let port = listener.local_addr()?.port();
         let state = Arc::new(State {
             token: Mutex::new(self.token),
+            read_only_token: self.read_only_token,
             requests: Mutex::new(Vec::new()),
             poison: Mutex::new(None),
             not_found: self.not_found,
@@ -208,6 +222,7 @@ async fn hang(listener: TcpListener, mut stop: oneshot::Receiver<()>) {
 #[derive(Debug)]
 struct State {
     token: Mutex<String>,
+    read_only_token: Option<String>,
     requests: Mutex<Vec<RecordedRequest>>,
     poison: Mutex<Option<String>>,
     not_found: NotFoundMode,
@@ -237,6 +252,7 @@ impl Fixture {
     pub fn builder() -> FixtureBuilder {
         FixtureBuilder {
             token: data::FIXTURE_TOKEN.to_owned(),
+            read_only_token: None,
             port: 0,
             not_found: NotFoundMode::Ok200,
             behaviour: Behaviour::Normal,
@@ -350,7 +366,13 @@ async fn handle(
         body,
         auth,
     });
-    if auth != AuthSeen::Accepted {
+    if auth == AuthSeen::ReadOnly && method != Method::GET {
+        return reply(Reply::Json(
+            403,
+            json!({ "message": "Missing required permissions: write" }),
+        ));
+    }
+    if auth != AuthSeen::Accepted && auth != AuthSeen::ReadOnly {
         return reply(Reply::Json(401, json!({ "message": "Unauthenticated." })));
     }
     let Some(p) = path.strip_prefix("/api/v1").filter(|p| p.starts_with('/')) else {
@@ -385,8 +407,14 @@ fn check_auth(state: &State, headers: &HeaderMap) -> AuthSeen {
         return AuthSeen::Missing;
     };
     let expected = format!("Bearer {}", lock(&state.token));
+    let read_only = state
+        .read_only_token
+        .as_ref()
+        .map(|t| format!("Bearer {t}"));
     if value.as_bytes() == expected.as_bytes() {
         AuthSeen::Accepted
+    } else if read_only.is_some_and(|r| value.as_bytes() == r.as_bytes()) {
+        AuthSeen::ReadOnly
     } else {
         AuthSeen::Rejected
     }

@@ -78,6 +78,39 @@ async fn a_wrong_token_is_401_and_logged_without_the_token() {
 }
 
 #[tokio::test]
+async fn a_read_only_token_reads_and_is_refused_writes_with_the_missing_ability() {
+    let fixture = Fixture::builder()
+        .read_only_token("ro-token")
+        .start()
+        .await
+        .unwrap();
+    let (status, _) = get(&fixture, "/api/v1/teams/current", "ro-token").await;
+    assert_eq!(status, 200);
+    let res = http()
+        .delete(format!("{}/api/v1/applications/app-api", fixture.url()))
+        .bearer_auth("ro-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 403);
+    assert_eq!(
+        res.text().await.unwrap(),
+        r#"{"message":"Missing required permissions: write"}"#
+    );
+    assert_eq!(
+        fixture
+            .requests()
+            .iter()
+            .map(|r| r.auth)
+            .collect::<Vec<_>>(),
+        [AuthSeen::ReadOnly, AuthSeen::ReadOnly]
+    );
+    // The full token is still accepted.
+    let (status, _) = get(&fixture, "/api/v1/servers", FIXTURE_TOKEN).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
 async fn control_plane_serves_resets_and_poisons() {
     let fixture = Fixture::start().await.unwrap();
     let base = fixture.url().to_owned();

@@ -94,6 +94,8 @@ pub enum Reason {
     /// 2026-07-28: what the operation would do changed since it was confirmed, or the
     /// confirmation was altered or expired.
     StaleConfirmation,
+    /// 2026-07-28: the confirmation was already redeemed once (a replay).
+    ReplayedConfirmation,
 }
 
 impl Reason {
@@ -106,6 +108,7 @@ impl Reason {
             Reason::Declined => "declined",
             Reason::Cancelled => "cancelled",
             Reason::StaleConfirmation => "stale_confirmation",
+            Reason::ReplayedConfirmation => "replayed_confirmation",
         }
     }
 }

@@ -195,6 +195,8 @@ pub struct ApiError {
     pub status: Option<u16>,
     /// The complete user-facing text.
     pub message: String,
+    /// Coolify could not be reached (connection failure or timeout): no answer at all.
+    pub unreachable: bool,
 }
 
 impl ApiError {
@@ -203,6 +205,15 @@ impl ApiError {
         Self {
             status,
             message: message.into(),
+            unreachable: false,
+        }
+    }
+
+    /// An error for a Coolify that could not be reached at all.
+    pub fn unreachable(message: impl Into<String>) -> Self {
+        Self {
+            unreachable: true,
+            ..Self::new(None, message)
         }
     }
 }

@@ -38,6 +38,9 @@ struct ApiBackend {
 }
 
 fn convert_err(e: coolify_api::ApiError) -> ApiError {
+    if e.is_unreachable() {
+        return ApiError::unreachable(e.to_string());
+    }
     ApiError::new(e.status(), e.to_string())
 }
 

@@ -8,7 +8,8 @@
 //! Invariants:
 //! - exactly one audit line per call when auditing is on, including schema failures and
 //!   unknown instances; it never holds arguments or results (see `audit`);
-//! - tool handler failures are `Error: …` text results, never `isError`; unknown or
+//! - tool handler failures are `Error: …` text results without `isError`, except when
+//!   Coolify could not be reached (connection failure or timeout): `isError: true`; unknown or
 //!   unregistered tools are JSON-RPC -32602 `Tool <name> not found`;
 //! - a 2026-07-28 request (its own `_meta` names the revision) takes the modern confirmation
 //!   path; every other request the legacy one.
@@ -24,7 +25,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use crate::audit::{AuditLine, Outcome};
-use crate::call_ctx::{CallCtx, CallRecord, Confirmation, Guard, ModernRound, Round};
+use crate::call_ctx::{
+    CallCtx, CallRecord, Confirmation, Guard, ModernRound, Round, StatelessRequest,
+};
 use crate::shared::Shared;
 use crate::tools::{self, Args, ToolName};
 
@@ -32,6 +35,33 @@ use crate::tools::{self, Args, ToolName};
 /// extensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthClient(pub String);
+
+/// The Coolify token of the user an OAuth grant was issued to; the HTTP layer puts it in the
+/// request's extensions. Tool calls under the grant use it instead of the server's token.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SignedInToken(pub String);
+
+impl std::fmt::Debug for SignedInToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SignedInToken(<redacted>)")
+    }
+}
+
+/// The signed-in user's Coolify token of this request, when it came under an OAuth grant.
+pub fn signed_in_token(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<SignedInToken>())
+        .map(|t| t.0.clone())
+}
+
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .is_some_and(|parts| parts.extensions.get::<StatelessRequest>().is_some())
+}
 
 fn oauth_client(context: &RequestContext<RoleServer>) -> Option<String> {
     context
@@ -62,6 +92,7 @@ pub async fn call_tool(
     let client_id = oauth_client(&context);
     let record = CallRecord::default();
     let mut instance_name = None;
+    let mut unreachable_coolify = false;
     let schema = tools::input_schema(shared.tool_definitions(), name).unwrap_or_default();
     if let Err(text) = tools::validate(name, &schema, &args) {
         let inputs = AuditInputs {
@@ -110,12 +141,17 @@ pub async fn call_tool(
                 client_can_elicit: context
                     .client_capabilities()
                     .is_some_and(|c| c.elicitation.is_some()),
+                stateless: stateless(&context),
                 round: round(shared, &request, &context, client_id.as_deref()),
                 record: &record,
             };
             match tools::dispatch(tool, &Args(args), &ctx).await {
                 Ok(out) => out.render(),
-                Err(e) => format!("Error: {e}"),
+                Err(e) => {
+                    unreachable_coolify =
+                        matches!(&e, tools::ToolError::Api(api) if api.unreachable);
+                    format!("Error: {e}")
+                }
             }
         }
     };
@@ -140,9 +176,10 @@ pub async fn call_tool(
         _ => (Outcome::Ok, None, None),
     };
     audit_outcome(shared, &inputs, outcome, reason, confirmation);
-    // No `isError: false`: the reference omits the field on every handler answer.
+    // No `isError: false`: the reference omits the field on every handler answer. Coolify out
+    // of reach is the exception: the call did not happen at all, so it is a tool error.
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.is_error = None;
+    result.is_error = unreachable_coolify.then_some(true);
     Ok(result.into())
 }
 

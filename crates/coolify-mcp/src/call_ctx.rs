@@ -114,6 +114,11 @@ impl CallRecord {
     }
 }
 
+/// Marks a request served by `--stateless` HTTP (the HTTP layer puts it in the request's
+/// extensions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatelessRequest;
+
 /// Which confirmation path a call takes: decided by the protocol revision of the request.
 pub enum Round<'a> {
     /// 2025-era: the server sends `elicitation/create` and waits.
@@ -156,6 +161,8 @@ pub struct CallCtx<'a> {
     pub cancel: CancellationToken,
     /// The client declared the elicitation capability (on this request, or at `initialize`).
     pub client_can_elicit: bool,
+    /// The request came over `--stateless` HTTP: there is no session to send a request on.
+    pub stateless: bool,
     /// Which confirmation path this call takes.
     pub round: Round<'a>,
     /// Where the confirmation hook records its decision.

@@ -9,6 +9,8 @@
 //!   `COOLIFY_MCP_ELICITATION=off`) runs the operation unconfirmed, unless the server
 //!   requires a human, in which case it is refused with nothing sent;
 //! - a summary of `None` means there is nothing to confirm (the operation runs);
+//! - a 2026-07-28 confirmation is single-use: its sealed state is redeemed (its nonce spent)
+//!   before the operation runs, and a replay is refused with nothing sent;
 //! - decline, cancel, timeout and transport failure all refuse with an `Aborted: …` text
 //!   (no `Error:` prefix, no `isError`); cancelling the tool call withdraws the prompt;
 //! - while waiting, progress notifications keep the call alive for clients that sent a
@@ -30,6 +32,7 @@ use sha2::{Digest, Sha256};
 use crate::audit::{Confirmation as Let, Reason};
 use crate::call_ctx::{CallCtx, Guard, ModernRound, Round};
 use crate::config::{ElicitationSetting, HumanPolicy};
+use crate::request_state::StateError;
 
 /// The key of the embedded elicitation in `inputRequests`, and of its answer.
 pub const CONFIRM_KEY: &str = "confirm";
@@ -58,9 +61,20 @@ pub fn require_human_text() -> String {
     )
 }
 
-/// Whether this client can be asked at all.
+/// The refusal text when the server requires a human and, serving `--stateless` HTTP, has no
+/// session to ask a 2025-era client on.
+pub fn stateless_text() -> String {
+    abort_text(
+        "this server runs in stateless HTTP mode (--stateless), where it cannot ask for confirmation during a call, and it requires human confirmation for destructive operations. Read-only tools work normally. For destructive operations, use a client that speaks MCP 2026-07-28 (it confirms through input_required), or a server without --stateless",
+    )
+}
+
+/// Whether this client can be asked at all (a 2025-era call over `--stateless` HTTP cannot be:
+/// there is no session to send `elicitation/create` on).
 pub fn can_ask(ctx: &CallCtx<'_>) -> bool {
-    ctx.confirmation.elicitation != ElicitationSetting::Off && ctx.client_can_elicit
+    ctx.confirmation.elicitation != ElicitationSetting::Off
+        && ctx.client_can_elicit
+        && !(ctx.stateless && matches!(ctx.round, Round::Legacy))
 }
 
 fn refuse(ctx: &CallCtx<'_>, reason: Reason, text: String) -> Result<(), String> {
@@ -125,6 +139,11 @@ where
     }
     if !can_ask(ctx) {
         return match ctx.confirmation.human {
+            HumanPolicy::RequireHuman
+                if ctx.stateless && ctx.confirmation.elicitation != ElicitationSetting::Off =>
+            {
+                refuse(ctx, Reason::NoElicitation, stateless_text())
+            }
             HumanPolicy::RequireHuman => refuse(ctx, Reason::NoElicitation, require_human_text()),
             HumanPolicy::AskWhenPossible => let_through(ctx, Let::Unconfirmed),
         };
@@ -223,16 +242,39 @@ where
             serde_json::Value::String(label.to_string())
         ))
     };
-    let sealed = match round.state.map(|s| round.seal.open(s, &round.binding)) {
+    let redeemed = match round.state {
+        Some(state) => Some(round.seal.redeem(state, &round.binding).await),
+        None => None,
+    };
+    let sealed = match redeemed {
         Some(Ok(digest)) => digest,
-        Some(Err(crate::request_state::StateError::Expired)) => {
+        Some(Err(StateError::Expired)) => {
             return refuse(
                 ctx,
                 Reason::StaleConfirmation,
                 stale("the confirmation expired"),
             );
         }
-        Some(Err(_)) | None => {
+        Some(Err(StateError::Replayed)) => {
+            return refuse(
+                ctx,
+                Reason::ReplayedConfirmation,
+                abort_text(&format!(
+                    "this confirmation was already used: one approval runs the operation once. To run {} again, call it without requestState so the user is asked again",
+                    serde_json::Value::String(label.to_string())
+                )),
+            );
+        }
+        Some(Err(StateError::StoreUnavailable)) => {
+            return refuse(
+                ctx,
+                Reason::Unavailable,
+                abort_text(
+                    "the server could not record that this confirmation was used, so it did not run the operation. Retry the call with the same answer and state once the server's state store is reachable",
+                ),
+            );
+        }
+        Some(Err(StateError::Invalid)) | None => {
             return refuse(
                 ctx,
                 Reason::StaleConfirmation,

@@ -3,13 +3,16 @@
 //! Invariants:
 //! - binds 127.0.0.1 by default; `--no-auth` is refused by config on non-loopback binds;
 //! - every `/mcp` request needs `Authorization: Bearer <COOLIFY_MCP_HTTP_TOKEN>` (compared in
-//!   constant time; never logged) or an OAuth access token of `oauth` (its client id then
-//!   rides in the request's extensions as [`AuthClient`]), unless `--no-auth`;
+//!   constant time; never logged) or an OAuth access token of `oauth` (its client id and the
+//!   signed-in user's Coolify token then ride in the request's extensions as [`AuthClient`]
+//!   and `SignedInToken`), unless `--no-auth`;
 //! - DNS-rebinding protection: `Host` must be a loopback name (or an explicitly allowed
 //!   host) and a present `Origin` must be a loopback origin (or explicitly allowed),
 //!   both enforced by rmcp's Streamable HTTP service;
 //! - anything but `/mcp`, `/healthz` and, with OAuth, its routes is 404
 //!   `{"error":"not_found"}`;
+//! - with sessions, `DELETE /mcp` of a session this process does not hold is 404; of one it
+//!   ended, 200;
 //! - the limits of `http_limits` (5 MB body, 15 s head, 30 s body) apply to every request.
 
 use std::net::SocketAddr;
@@ -77,23 +80,29 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
         hosts.push(spec.bind.ip().to_string());
     }
     hosts.extend(spec.allowed_hosts.iter().cloned());
+    // The host clients are told to reach the server at is one it answers to.
+    if let Some(host) = authority
+        .as_ref()
+        .and_then(|a| url::Url::parse(a.public_url()).ok())
+        .and_then(|u| u.host_str().map(str::to_string))
+    {
+        hosts.push(host);
+    }
     let mut origins: Vec<String> = vec![
         "http://localhost:*".into(),
         "http://127.0.0.1:*".into(),
         "http://[::1]:*".into(),
     ];
     origins.extend(spec.allowed_origins.iter().cloned());
+    let sign_in_hosts = hosts.clone();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .with_cancellation_token(shutdown.child_token())
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_legacy_session_mode(!spec.stateless);
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(crate::wire::Sessions::default()),
-        config,
-    );
+    let sessions = Arc::new(crate::wire::Sessions::default());
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     let gate = Arc::new(Gate {
         open: spec.auth == HttpAuth::None,
         token: match &spec.auth {
@@ -104,6 +113,14 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
     });
     let mcp = Router::new()
         .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(
+            (!spec.stateless).then_some(sessions),
+            unknown_session_delete,
+        ))
+        .layer(middleware::from_fn_with_state(
+            spec.stateless,
+            mark_stateless,
+        ))
         // The bearer check runs first (outermost): nothing is buffered for a stranger.
         .layer(middleware::from_fn(limit_body))
         .layer(middleware::from_fn_with_state(gate, require_bearer));
@@ -114,7 +131,10 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
         )
         .merge(mcp);
     if let Some(authority) = authority {
-        app = app.merge(crate::oauth::routes(authority));
+        app = app.merge(crate::oauth::routes(
+            authority,
+            crate::oauth::guard::AllowedHosts(sign_in_hosts),
+        ));
     }
     let app = app.fallback(|| async {
         (
@@ -129,6 +149,57 @@ pub async fn start(server: CoolifyServer, spec: &HttpSpec) -> std::io::Result<Ht
         shutdown,
         task,
     })
+}
+
+/// Tag every request of a `--stateless` server, so a refusal can name stateless mode as its
+/// cause.
+async fn mark_stateless(
+    State(stateless): State<bool>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if stateless {
+        request
+            .extensions_mut()
+            .insert(crate::call_ctx::StatelessRequest);
+    }
+    next.run(request).await
+}
+
+/// `DELETE /mcp` naming a session this process does not hold: 404, as for any other request
+/// on an unknown session (rmcp would answer 202 and the client would believe it ended one); a
+/// session that did end: 200.
+/// A `--stateless` server holds no sessions (`None`): rmcp's own answer stands.
+async fn unknown_session_delete(
+    State(sessions): State<Option<Arc<crate::wire::Sessions>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    use rmcp::transport::streamable_http_server::session::SessionManager;
+    let Some(sessions) = sessions.filter(|_| request.method() == axum::http::Method::DELETE) else {
+        return next.run(request).await;
+    };
+    let id = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(|s| std::sync::Arc::<str>::from(s.to_owned()));
+    if let Some(id) = id
+        && !sessions.has_session(&id).await.unwrap_or(true)
+    {
+        return (
+            StatusCode::NOT_FOUND,
+            "Not Found: Session not found (it ended or never existed; there is nothing to close)",
+        )
+            .into_response();
+    }
+    let mut response = next.run(request).await;
+    // rmcp answers 202; clients expect 200 or 204 for a session that ended (the Python SDK logs
+    // "Session termination failed: 202" otherwise).
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
 }
 
 async fn require_bearer(
@@ -157,8 +228,11 @@ async fn require_bearer(
             Some(task) => task.await.ok().flatten(),
             None => None,
         };
-        if let Some(client) = client {
+        if let Some((client, user_token)) = client {
             request.extensions_mut().insert(AuthClient(client));
+            request
+                .extensions_mut()
+                .insert(crate::call::SignedInToken(user_token));
             return next.run(request).await;
         }
     }

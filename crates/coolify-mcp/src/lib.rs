@@ -18,6 +18,8 @@ pub mod http_limits;
 pub mod instances;
 pub mod instructions;
 pub mod json;
+pub mod log_mask;
+pub mod nonce;
 pub mod oauth;
 pub mod projection;
 pub mod prompts;

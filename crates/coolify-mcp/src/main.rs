@@ -36,11 +36,18 @@ fn main() -> ExitCode {
     let config = match config::parse(&env, &args) {
         Ok(Command::Run(c)) => c,
         Ok(Command::Help) => {
-            let _ = stderr.write_all(config::USAGE.as_bytes());
+            // Asked for: the answer goes to stdout (no protocol runs).
+            let mut stdout = std::io::stdout();
+            let _ = stdout.write_all(config::USAGE.as_bytes());
+            let _ = stdout.flush();
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {
-            let _ = writeln!(stderr, "coolify-mcp {}", coolify_mcp::MCP_SERVER_VERSION);
+            let _ = writeln!(
+                std::io::stdout(),
+                "coolify-mcp {}",
+                coolify_mcp::MCP_SERVER_VERSION
+            );
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -63,7 +70,8 @@ fn main() -> ExitCode {
     };
     if let Some(level) = level {
         tracing_subscriber::fmt()
-            .with_writer(|| QuietStderr)
+            // Every event is masked: rmcp logs whole requests and results at debug/trace.
+            .with_writer(|| coolify_mcp::log_mask::MaskingWriter(QuietStderr))
             .with_ansi(false)
             .with_max_level(level)
             .init();
@@ -93,10 +101,18 @@ fn main() -> ExitCode {
                 // non-blocking file descriptions; anything else falls back to tokio's
                 // blocking stdio. No blocking-pool thread per read or write: fewer threads
                 // (each with a stack and a malloc arena) and no hand-off per message.
-                let running = server
+                let served = server
                     .serve(coolify_mcp::wire::outgoing(rmcp::transport::stdio_pipes()))
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await;
+                let running = match served {
+                    Ok(running) => running,
+                    // The client went away before the handshake finished (stdin closed): an
+                    // ordinary end of the session, not a failure.
+                    Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                        return Ok(());
+                    }
+                    Err(e) => return Err(e.to_string()),
+                };
                 running.waiting().await.map_err(|e| e.to_string())?;
                 Ok::<(), String>(())
             }

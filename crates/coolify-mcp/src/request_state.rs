@@ -12,13 +12,18 @@
 //!   caller cannot be redeemed by another;
 //! - it expires [`CONFIRMATION_TTL`] after sealing by the injectable [`StateClock`] (and by
 //!   rmcp's own TTL on the wall clock, as a second bound);
-//! - it carries no secret: only the digest and the expiry (it is signed, not encrypted).
+//! - it carries no secret: only the digest, a random nonce and the expiry (it is signed, not
+//!   encrypted);
+//! - it is single-use: [`ConfirmationSeal::redeem`] spends its nonce in the seal's
+//!   [`NonceStore`], so a second redemption of the same state is [`StateError::Replayed`].
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
+
+use crate::nonce::{MemoryNonces, NonceStore, Spend};
 
 /// How long a confirmation stays answerable (reference: 600 s).
 pub const CONFIRMATION_TTL: Duration = Duration::from_secs(600);
@@ -55,6 +60,12 @@ pub enum StateError {
     /// Sealed longer ago than the TTL.
     #[error("the confirmation expired")]
     Expired,
+    /// Already redeemed once: a confirmation approves one run.
+    #[error("the confirmation was already used")]
+    Replayed,
+    /// The store of used confirmations could not be asked, so the state is not honoured.
+    #[error("the store of used confirmations is unavailable")]
+    StoreUnavailable,
 }
 
 /// The key was refused.
@@ -68,6 +79,10 @@ struct Payload {
     digest: String,
     /// Expiry, ms since the epoch, by the seal's clock.
     exp: u64,
+    /// 128 random bits, hex: spent on redemption (absent in state from older versions, which
+    /// is then refused).
+    #[serde(default)]
+    nonce: String,
 }
 
 /// Seals and opens confirmation state. Cheap to clone.
@@ -76,6 +91,7 @@ pub struct ConfirmationSeal {
     codec: RequestStateCodec,
     ttl: Duration,
     clock: Arc<dyn StateClock>,
+    nonces: Arc<dyn NonceStore>,
 }
 
 impl std::fmt::Debug for ConfirmationSeal {
@@ -113,6 +129,7 @@ impl ConfirmationSeal {
                 codec,
                 ttl: CONFIRMATION_TTL,
                 clock: Arc::new(SystemClock),
+                nonces: Arc::new(MemoryNonces::new()),
             },
             source,
         ))
@@ -124,9 +141,18 @@ impl ConfirmationSeal {
         self
     }
 
-    /// Seal `digest` for the caller named by `binding`.
+    /// The same seal recording spent nonces in `nonces` (shared by every seal that must refuse
+    /// the others' replays). The default is a per-process [`MemoryNonces`].
+    pub fn with_nonce_store(mut self, nonces: Arc<dyn NonceStore>) -> Self {
+        self.nonces = nonces;
+        self
+    }
+
+    /// Seal `digest` for the caller named by `binding`, with a fresh nonce.
     pub fn seal(&self, digest: &str, binding: &str) -> String {
+        let nonce: [u8; 16] = rand::random();
         let payload = Payload {
+            nonce: nonce.iter().map(|b| format!("{b:02x}")).collect(),
             digest: digest.to_string(),
             exp: self
                 .clock
@@ -140,8 +166,32 @@ impl ConfirmationSeal {
         self.codec.seal_with(&body, &options)
     }
 
-    /// Open state sealed for `binding`; the digest it carries.
+    /// Open state sealed for `binding`; the digest it carries. Verification only: nothing is
+    /// spent (see [`Self::redeem`]).
     pub fn open(&self, state: &str, binding: &str) -> Result<String, StateError> {
+        self.open_payload(state, binding).map(|p| p.digest)
+    }
+
+    /// Open state sealed for `binding` and spend its nonce: the digest it carries, once. A
+    /// second redemption of the same state — on this seal or any seal sharing its
+    /// [`NonceStore`] — is [`StateError::Replayed`].
+    pub async fn redeem(&self, state: &str, binding: &str) -> Result<String, StateError> {
+        let payload = self.open_payload(state, binding)?;
+        if payload.nonce.is_empty() {
+            return Err(StateError::Invalid);
+        }
+        match self
+            .nonces
+            .spend(&payload.nonce, payload.exp, self.clock.now_ms())
+            .await
+        {
+            Ok(Spend::First) => Ok(payload.digest),
+            Ok(Spend::Replayed) => Err(StateError::Replayed),
+            Err(_) => Err(StateError::StoreUnavailable),
+        }
+    }
+
+    fn open_payload(&self, state: &str, binding: &str) -> Result<Payload, StateError> {
         let body = self
             .codec
             .open_with(state, binding.as_bytes())
@@ -153,7 +203,7 @@ impl ConfirmationSeal {
         if self.clock.now_ms() > payload.exp {
             return Err(StateError::Expired);
         }
-        Ok(payload.digest)
+        Ok(payload)
     }
 }
 
@@ -202,5 +252,22 @@ mod tests {
             seal.open(&state, "tools/call client-1"),
             Err(StateError::Expired)
         );
+    }
+
+    #[tokio::test]
+    async fn a_state_is_redeemed_once_across_seals_sharing_a_store() {
+        let store: Arc<dyn NonceStore> = Arc::new(MemoryNonces::new());
+        let (a, _) = ConfirmationSeal::from_key(Some(&[9u8; 32])).unwrap();
+        let (b, _) = ConfirmationSeal::from_key(Some(&[9u8; 32])).unwrap();
+        let (a, b) = (a.with_nonce_store(store.clone()), b.with_nonce_store(store));
+        let state = a.seal("d", "tools/call c");
+        assert_ne!(state, a.seal("d", "tools/call c"), "every seal is unique");
+        assert_eq!(b.redeem(&state, "tools/call c").await, Ok("d".into()));
+        assert_eq!(
+            a.redeem(&state, "tools/call c").await,
+            Err(StateError::Replayed)
+        );
+        // Opening only verifies; it never spends.
+        assert_eq!(a.open(&state, "tools/call c"), Ok("d".into()));
     }
 }

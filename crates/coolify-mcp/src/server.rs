@@ -10,6 +10,10 @@
 //! - `initialize` negotiates up to 2025-11-25 (the last revision with a handshake); a request
 //!   that names 2026-07-28 in its own `_meta` is served statelessly by rmcp, and its guarded
 //!   operations confirm through `input_required` — never by auto-approval;
+//! - every request under an OAuth grant is served inside `instances::signed_in`, so it reaches
+//!   Coolify with the signed-in user's own token only;
+//! - `listChanged` is claimed at `initialize` (2025 revisions, as the reference) and never in
+//!   2026-07-28 discovery, where no `subscriptions/listen` stream exists to carry it;
 //! - cacheable results carry rmcp's caching hints on 2026-07-28 and keep the legacy shape
 //!   for older peers.
 
@@ -22,11 +26,12 @@ use crate::shared::Shared;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
-    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, PromptMessage, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -200,6 +205,29 @@ impl ServerHandler for CoolifyServer {
         Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
     }
 
+    /// `server/discover` (2026-07-28): the capabilities without `listChanged`, which a
+    /// 2026-07-28 client could only receive through `subscriptions/listen` — not served here.
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        let caps = &mut info.capabilities;
+        if let Some(t) = caps.tools.as_mut() {
+            t.list_changed = None;
+        }
+        if let Some(p) = caps.prompts.as_mut() {
+            p.list_changed = None;
+        }
+        if let Some(r) = caps.resources.as_mut() {
+            r.list_changed = None;
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -223,7 +251,9 @@ impl ServerHandler for CoolifyServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        crate::call::call_tool(&self.shared, request, context).await
+        let user = crate::call::signed_in_token(&context);
+        crate::instances::signed_in(user, crate::call::call_tool(&self.shared, request, context))
+            .await
     }
 
     async fn subscribe(
@@ -329,9 +359,11 @@ impl ServerHandler for CoolifyServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let (entries, _) = self.list_resources_with_outcomes().await;
+        let user = crate::call::signed_in_token(&context);
+        let (entries, _) =
+            crate::instances::signed_in(user, self.list_resources_with_outcomes()).await;
         let resources: Vec<Resource> = entries
             .into_iter()
             .map(from_json)
@@ -354,10 +386,12 @@ impl ServerHandler for CoolifyServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
-        match resources::read(&self.shared.instances, &uri).await {
+        let user = crate::call::signed_in_token(&context);
+        let read = resources::read(&self.shared.instances, &uri);
+        match crate::instances::signed_in(user, read).await {
             Ok((href, text)) => {
                 let contents =
                     ResourceContents::text(text, href).with_mime_type("application/json");
@@ -380,7 +414,18 @@ impl ServerHandler for CoolifyServer {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let user = crate::call::signed_in_token(&context);
+        crate::instances::signed_in(user, self.complete_for(request)).await
+    }
+}
+
+impl CoolifyServer {
+    /// `completion/complete` (inside the caller's sign-in scope).
+    async fn complete_for(
+        &self,
+        request: CompleteRequestParams,
     ) -> Result<CompleteResult, ErrorData> {
         let shared = &*self.shared;
         if !shared.mode.fleet {

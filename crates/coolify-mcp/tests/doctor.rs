@@ -246,3 +246,50 @@ async fn doctor_bad_arguments_print_usage_and_exit_2_help_exits_0() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("usage: coolify-mcp doctor"));
 }
+
+#[tokio::test]
+async fn doctor_checks_the_default_url_when_coolify_base_url_is_unset_and_only_warns() {
+    // The server starts with http://localhost:3000 then; doctor checks the same URL.
+    let out = doctor(&[("COOLIFY_ACCESS_TOKEN", "t")], &["--json"]).await;
+    let checks = statuses(&out);
+    assert_eq!(
+        checks[0],
+        ("config".to_string(), "warn".to_string()),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        text(&out)
+            .contains("COOLIFY_BASE_URL is unset, so the default http://localhost:3000 is used"),
+        "{}",
+        text(&out)
+    );
+    assert_ne!(
+        checks[1].1, "skipped",
+        "the default URL is probed: {checks:?}"
+    );
+}
+
+#[tokio::test]
+async fn help_goes_to_stdout_and_names_doctor() {
+    for flag in ["--help", "-h"] {
+        let out = tokio::process::Command::new(BIN)
+            .env_clear()
+            .arg(flag)
+            .output()
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            stdout.starts_with("coolify-mcp — MCP server for Coolify"),
+            "{stdout}"
+        );
+        assert!(stdout.contains("coolify-mcp doctor"), "{stdout}");
+    }
+}

@@ -171,16 +171,19 @@ async fn a_request_timeout_names_the_setting_that_configures_it() {
     }
     .fleet();
     let h = Harness::with_fixture(fixture, setup).await.unwrap();
-    let text = h.call("list_applications", json!({})).await;
+    // No answer at all: a tool error (isError), like a refused connection.
+    let (text, is_error) = h.call_raw("list_applications", json!({})).await.unwrap();
+    assert!(is_error, "{text}");
     assert_eq!(
         text,
         format!(
             "Error: Coolify server at {url} did not answer GET /applications within 0.3 s. Check that the server is up and reachable, or raise COOLIFY_REQUEST_TIMEOUT (seconds)."
         )
     );
-    let text = h
-        .call("list_applications", json!({"instance": "staging"}))
-        .await;
+    let (text, _) = h
+        .call_raw("list_applications", json!({"instance": "staging"}))
+        .await
+        .unwrap();
     assert!(
         text.ends_with("raise COOLIFY_INSTANCES[0].request_timeout (seconds)."),
         "{text}"

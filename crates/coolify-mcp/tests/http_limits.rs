@@ -154,3 +154,48 @@ async fn a_slow_header_is_cut_at_15_s_and_a_slow_body_at_30_s() {
     );
     h.shutdown.cancel();
 }
+
+/// The server's side of the connection from `client`, found among this process's descriptors:
+/// whether it has `TCP_NODELAY`.
+#[expect(
+    unsafe_code,
+    reason = "the server's accepted socket is only reachable as a descriptor of this process; it is borrowed (never closed) to read one socket option"
+)]
+fn server_side_nodelay(server: std::net::SocketAddr, client: std::net::SocketAddr) -> Option<bool> {
+    use std::mem::ManuallyDrop;
+    use std::os::fd::FromRawFd;
+    for entry in std::fs::read_dir("/proc/self/fd").ok()?.flatten() {
+        let Ok(fd) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let is_socket = std::fs::read_link(entry.path())
+            .is_ok_and(|t| t.to_string_lossy().starts_with("socket:"));
+        if !is_socket {
+            continue;
+        }
+        // SAFETY: `fd` is an open socket of this process (the server's, kept open by the live
+        // connection); ManuallyDrop never closes it.
+        let stream = ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(fd) });
+        if stream.local_addr().ok() == Some(server) && stream.peer_addr().ok() == Some(client) {
+            return stream.nodelay().ok();
+        }
+    }
+    None
+}
+
+#[tokio::test]
+async fn accepted_connections_have_tcp_nodelay() {
+    // Without it, a response written in two segments waits for the client's delayed ACK
+    // (Nagle): ~40 ms per call for Node clients.
+    let h = serve().await;
+    let mut s = TcpStream::connect(h.addr).await.unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = [0u8; 12];
+    s.read_exact(&mut buf).await.unwrap();
+    assert_eq!(&buf, b"HTTP/1.1 200");
+    // The connection is open (keep-alive), so the server's socket exists.
+    let client = s.local_addr().unwrap();
+    assert_eq!(server_side_nodelay(h.addr, client), Some(true));
+}

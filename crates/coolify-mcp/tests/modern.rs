@@ -2,7 +2,8 @@
 //! speaking 2026-07-28 in process: round one answers `input_required` and sends nothing;
 //! an accepted retry with the sealed state runs the delete; a declined one, a tampered or
 //! foreign state, an expired one (moved clock) and a changed summary are refused with nothing
-//! sent; a client without elicitation is refused.
+//! sent; a client without elicitation is refused; an accepted state runs once, however often
+//! (or concurrently) it is sent back.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -140,6 +141,7 @@ fn text(r: CallToolResponse) -> String {
 
 /// Round one: the question and the sealed state, nothing sent.
 async fn round_one(m: &Modern) -> (String, String) {
+    let before = m.deletes();
     let first = input_required(m.call(DELETE(), None, None).await);
     let v = serde_json::to_value(&first).unwrap();
     let message = v["inputRequests"]["confirm"]["params"]["message"]
@@ -151,7 +153,7 @@ async fn round_one(m: &Modern) -> (String, String) {
         "elicitation/create"
     );
     let state = v["requestState"].as_str().unwrap().to_string();
-    assert_eq!(m.deletes(), 0, "nothing is sent before the answer");
+    assert_eq!(m.deletes(), before, "nothing is sent before the answer");
     (message, state)
 }
 
@@ -294,4 +296,49 @@ async fn modern_without_elicitation_is_refused_never_approved() {
     );
     assert!(r.starts_with("Aborted: "), "{r}");
     assert_eq!(m.deletes(), 0);
+}
+
+#[tokio::test]
+async fn modern_confirmation_is_single_use_even_when_replayed_concurrently() {
+    let m = Modern::start(true).await;
+    let (_, state) = round_one(&m).await;
+    let accept = || Some(json!({"confirm": {"action": "accept"}}));
+    // Five retries with the same accepted answer and state, all at once: one runs.
+    let calls = (0..5).map(|_| m.call(DELETE(), accept(), Some(state.clone())));
+    let texts: Vec<String> = futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .map(text)
+        .collect();
+    assert_eq!(m.deletes(), 1, "{texts:#?}");
+    let replays: Vec<&String> = texts.iter().filter(|t| t.starts_with("Aborted")).collect();
+    assert_eq!(replays.len(), 4, "{texts:#?}");
+    for r in replays {
+        assert!(
+            r.starts_with("Aborted: this confirmation was already used"),
+            "{r}"
+        );
+        assert!(r.contains("call it without requestState"), "{r}");
+    }
+    // Later, sequentially: still refused.
+    let r = text(m.call(DELETE(), accept(), Some(state)).await);
+    assert!(
+        r.starts_with("Aborted: this confirmation was already used"),
+        "{r}"
+    );
+    assert_eq!(m.deletes(), 1);
+    let reasons: Vec<Value> = m
+        .audit
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["reason"].clone())
+        .filter(|r| !r.is_null())
+        .collect();
+    assert_eq!(reasons, vec![json!("replayed_confirmation"); 5]);
+    // A fresh round one asks again and runs again: a new approval, a new run.
+    let (_, fresh) = round_one(&m).await;
+    let r = text(m.call(DELETE(), accept(), Some(fresh)).await);
+    assert!(!r.starts_with("Aborted"), "{r}");
+    assert_eq!(m.deletes(), 2);
 }

@@ -37,6 +37,28 @@ pub(crate) struct AuthServer {
 pub(crate) async fn oauth_server(fixture_url: &str) -> AuthServer {
     let dir = tempfile::tempdir().unwrap();
     let state_file = dir.path().join("oauth-state.json");
+    oauth_server_on(fixture_url, dir, state_file, None).await
+}
+
+/// [`oauth_server`] on a given state file, under a given public URL (default: its address).
+pub(crate) async fn oauth_server_on(
+    fixture_url: &str,
+    dir: tempfile::TempDir,
+    state_file: std::path::PathBuf,
+    public_url: Option<&str>,
+) -> AuthServer {
+    let max = coolify_mcp::config::DEFAULT_MAX_CLIENTS;
+    oauth_server_with(fixture_url, dir, state_file, public_url, max).await
+}
+
+/// [`oauth_server_on`] keeping at most `max_clients` registrations.
+pub(crate) async fn oauth_server_with(
+    fixture_url: &str,
+    dir: tempfile::TempDir,
+    state_file: std::path::PathBuf,
+    public_url: Option<&str>,
+    max_clients: usize,
+) -> AuthServer {
     let audit = Arc::new(Mutex::new(Vec::new()));
     let sink = audit.clone();
     let setup = Setup {
@@ -52,13 +74,14 @@ pub(crate) async fn oauth_server(fixture_url: &str) -> AuthServer {
         allowed_hosts: Vec::new(),
         allowed_origins: Vec::new(),
         oauth: Some(Box::new(OAuthSpec {
-            public_url: None,
+            public_url: public_url.map(str::to_string),
             state_file: state_file.clone(),
             access_ttl_secs: 3600,
             refresh_ttl_secs: 28_800,
             trusted_proxies: Vec::new(),
             coolify_url: fixture_url.to_string(),
             coolify_headers: Vec::new(),
+            max_clients,
         })),
         stateless: false,
     };
@@ -73,7 +96,7 @@ pub(crate) async fn oauth_server(fixture_url: &str) -> AuthServer {
     }
 }
 
-fn http() -> reqwest::Client {
+pub(crate) fn http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -94,7 +117,7 @@ pub(crate) async fn register(base: &str) -> String {
     v["client_id"].as_str().unwrap().to_string()
 }
 
-fn auth_params(client_id: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn auth_params(client_id: &str) -> Vec<(&'static str, String)> {
     vec![
         ("response_type", "code".into()),
         ("client_id", client_id.into()),
@@ -128,13 +151,13 @@ pub(crate) async fn submit(
     (status, location, r.text().await.unwrap())
 }
 
-fn form_body<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
+pub(crate) fn form_body<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
     url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())))
         .finish()
 }
 
-fn query(location: &str, key: &str) -> Option<String> {
+pub(crate) fn query(location: &str, key: &str) -> Option<String> {
     url::Url::parse(location)
         .unwrap()
         .query_pairs()
@@ -408,7 +431,8 @@ async fn oauth_coolify_check_gives_up_after_10_s_and_issues_no_code() {
                 coolify_mcp::oauth::store::Client {
                     redirect_uris: vec![REDIRECT.into()],
                     client_name: None,
-                    issued_at: 0,
+                    issued_at: coolify_mcp::oauth::store::now_secs(),
+                    used: false,
                 },
             )
         })

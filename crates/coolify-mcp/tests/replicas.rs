@@ -1,6 +1,7 @@
 //! Two `coolify-mcp --transport http --stateless` processes sharing one OAuth state file, as
 //! two replicas behind a load balancer with no session affinity: a client signs in on one and
-//! uses the token on the other; a refresh on the second rotates the token for both.
+//! uses the token on the other; a refresh on the second rotates the token for both, and the
+//! reuse of the rotated-out token on the first revokes the sign-in on both.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -92,9 +93,12 @@ async fn two_stateless_replicas_share_one_state_file() {
     ];
     let (status, fresh) = token(&base_b, &form).await;
     assert_eq!(status, 200, "{fresh}");
-    assert_eq!(token(&base_a, &form).await.0, 400);
     let new_access = fresh["access_token"].as_str().unwrap();
     assert_eq!(mcp_status(&base_a, Some(new_access)).await.0, 200);
+    // Presenting the spent one on A is a reuse: refused, and the sign-in is revoked on both.
+    assert_eq!(token(&base_a, &form).await.0, 400);
+    assert_eq!(mcp_status(&base_a, Some(new_access)).await.0, 401);
+    assert_eq!(mcp_status(&base_b, Some(new_access)).await.0, 401);
     // The issuer is the balancer's URL on both.
     let meta: serde_json::Value =
         reqwest::get(format!("{base_b}/.well-known/oauth-authorization-server"))

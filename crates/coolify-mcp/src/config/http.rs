@@ -26,7 +26,13 @@ pub struct OAuthSpec {
     pub coolify_url: String,
     /// The default instance's extra headers (Cloudflare Access, `--header`).
     pub coolify_headers: Vec<(String, String)>,
+    /// `MCP_OAUTH_MAX_CLIENTS` (default [`DEFAULT_MAX_CLIENTS`]): registered clients kept at
+    /// most; the oldest never used one makes room for a new one.
+    pub max_clients: usize,
 }
+
+/// Registered OAuth clients kept at most, unless `MCP_OAUTH_MAX_CLIENTS` says otherwise.
+pub const DEFAULT_MAX_CLIENTS: usize = 1000;
 
 fn oauth_spec<'a>(
     get: &dyn Fn(&str) -> Option<&'a str>,
@@ -71,6 +77,20 @@ fn oauth_spec<'a>(
                 .push("COOLIFY_MCP_TRUSTED_PROXIES must be a comma list of IP addresses".into()),
         }
     }
+    let max_clients = match get("MCP_OAUTH_MAX_CLIENTS") {
+        None => DEFAULT_MAX_CLIENTS,
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=100_000).contains(n))
+            .unwrap_or_else(|| {
+                problems.push(
+                    "MCP_OAUTH_MAX_CLIENTS must be a number of clients from 1 to 100000".into(),
+                );
+                DEFAULT_MAX_CLIENTS
+            }),
+    };
     let default = default?;
     Some(Box::new(OAuthSpec {
         public_url: Some(with_scheme.trim_end_matches('/').to_string()),
@@ -80,6 +100,7 @@ fn oauth_spec<'a>(
         trusted_proxies,
         coolify_url: default.url.clone(),
         coolify_headers: default.headers.clone(),
+        max_clients,
     }))
 }
 

@@ -18,7 +18,7 @@ mod instance;
 
 use fleet::parse_instances;
 use http::http_spec;
-pub use http::{MIN_HTTP_TOKEN_CHARS, OAuthSpec};
+pub use http::{DEFAULT_MAX_CLIENTS, MIN_HTTP_TOKEN_CHARS, OAuthSpec};
 pub use instance::{
     DEFAULT_REQUEST_TIMEOUT, InstanceSpec, MAX_REQUEST_TIMEOUT, MIN_REQUEST_TIMEOUT,
     REQUEST_TIMEOUT_VAR, TokenSource, request_timeout_from_secs,
@@ -153,6 +153,7 @@ pub const USAGE: &str = "\
 coolify-mcp — MCP server for Coolify
 
 USAGE: coolify-mcp [OPTIONS]
+       coolify-mcp doctor [--json] [--header \"Key: Value\"]   check the environment and Coolify
 
 OPTIONS:
   --transport <stdio|http>  transport (default stdio; env MCP_TRANSPORT)

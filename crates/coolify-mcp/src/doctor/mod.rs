@@ -148,23 +148,31 @@ fn targets(env: &BTreeMap<String, String>, headers: &[String]) -> Vec<checks::Ta
             .instances
             .iter()
             .map(|spec| {
-                let (token, token_detail, mut problems) = match checks::read_token(&spec.token) {
+                let (token, token_detail, problems) = match checks::read_token(&spec.token) {
                     Ok((t, d)) => (Some(t), d, Vec::new()),
                     Err(p) => (None, String::new(), vec![p]),
                 };
-                // The server would fall back to http://localhost:3000; doctor says so instead.
+                // The server falls back to its default URL: doctor checks that one too, and
+                // says so as a warning (not a failure: the server starts and uses it).
                 let implicit_url =
                     !env.contains_key("COOLIFY_BASE_URL") && !env.contains_key("COOLIFY_INSTANCES");
+                let mut warnings = cfg.warnings.clone();
                 if implicit_url {
-                    problems.insert(0, "COOLIFY_BASE_URL is unset".to_string());
+                    warnings.insert(
+                        0,
+                        format!(
+                            "COOLIFY_BASE_URL is unset, so the default {} is used (as the server does); set it if Coolify runs elsewhere",
+                            spec.url
+                        ),
+                    );
                 }
                 checks::Target {
                     name: spec.name.clone(),
-                    base_url: (!implicit_url).then(|| spec.url.clone()),
+                    base_url: Some(spec.url.clone()),
                     token,
                     headers: spec.headers.clone(),
                     problems,
-                    warnings: cfg.warnings.clone(),
+                    warnings,
                     token_detail,
                 }
             })

@@ -1,5 +1,5 @@
-//! The handlers of `/register`, `/authorize` (GET: the form; POST: the Coolify token check and
-//! the code) and `/token` (code + PKCE, refresh with rotation).
+//! The handlers of `/register` and `/authorize` (GET: the form; POST: the Coolify token check
+//! and the code, which carries the user's token sealed under it); `/token` is in `token`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -13,19 +13,25 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use coolify_api::ProbeAuth;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
-use super::store::{Client, Code, Grant, digest, now_secs};
+use super::store::{Client, Code, digest, now_secs};
 use super::{Authority, CODE_TTL_SECS, page};
 
 type Params = BTreeMap<String, String>;
 
-fn random_token(prefix: &str) -> String {
+/// Redirect URIs one client may register.
+const MAX_REDIRECT_URIS: usize = 10;
+/// The longest redirect URI accepted.
+const MAX_REDIRECT_URI_BYTES: usize = 2048;
+/// All of one client's redirect URIs together.
+const MAX_REDIRECT_URIS_BYTES: usize = 4096;
+
+pub(super) fn random_token(prefix: &str) -> String {
     let bytes: [u8; 32] = rand::random();
     format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes))
 }
 
-fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+pub(super) fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     (
         status,
         [(header::CACHE_CONTROL, "no-store")],
@@ -76,11 +82,20 @@ pub(super) async fn register(State(a): State<Arc<Authority>>, body: Bytes) -> Re
                 .collect()
         })
         .unwrap_or_default();
-    if uris.is_empty() || uris.len() > 10 {
+    if uris.is_empty() || uris.len() > MAX_REDIRECT_URIS {
         return oauth_error(
             StatusCode::BAD_REQUEST,
             "invalid_redirect_uri",
             "redirect_uris must list 1 to 10 URIs",
+        );
+    }
+    if uris.iter().any(|u| u.len() > MAX_REDIRECT_URI_BYTES)
+        || uris.iter().map(String::len).sum::<usize>() > MAX_REDIRECT_URIS_BYTES
+    {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_redirect_uri",
+            "a redirect URI may be at most 2048 bytes, and all of a client's together 4096",
         );
     }
     if let Some(bad_uri) = uris.iter().find(|u| !valid_redirect(u)) {
@@ -100,13 +115,27 @@ pub(super) async fn register(State(a): State<Arc<Authority>>, body: Bytes) -> Re
         redirect_uris: uris.clone(),
         client_name: client_name.clone(),
         issued_at,
+        used: false,
     };
     let id = client_id.clone();
-    if a.store
-        .update(move |st| st.clients.insert(id, client))
-        .is_err()
-    {
-        return server_error();
+    let max = a.spec.max_clients;
+    let registered = a.store.update(move |st| {
+        let room = st.make_room(max);
+        if room {
+            st.clients.insert(id, client);
+        }
+        room
+    });
+    match registered {
+        Ok(true) => {}
+        Ok(false) | Err(super::store::StoreError::TooLarge { .. }) => {
+            return oauth_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "temporarily_unavailable",
+                "the server holds as many signed-in clients as it may (MCP_OAUTH_MAX_CLIENTS); ask its operator to raise the limit",
+            );
+        }
+        Err(_) => return server_error(),
     }
     let mut out = json!({
         "client_id": client_id,
@@ -129,6 +158,8 @@ struct AuthRequest {
     redirect_uri: String,
     challenge: String,
     state: Option<String>,
+    /// The canonical MCP URL the code will grant access to.
+    resource: String,
 }
 
 /// Why an authorization request is refused.
@@ -160,7 +191,7 @@ fn back_to(uri: &str, issuer: &str, pairs: &[(&str, &str)], state: Option<&str>)
     Redirect::to(url.as_str()).into_response()
 }
 
-fn pkce_shaped(s: &str) -> bool {
+pub(super) fn pkce_shaped(s: &str) -> bool {
     (43..=128).contains(&s.len())
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
@@ -206,6 +237,9 @@ fn check(a: &Authority, p: &Params) -> Result<AuthRequest, Refusal> {
             "code_challenge_method must be S256",
         ));
     }
+    if let Err(why) = a.check_resource(p.get("resource").map(String::as_str)) {
+        return Err(fail("invalid_target", &why));
+    }
     Ok(AuthRequest {
         client_id: client_id.clone(),
         client_name: client
@@ -215,6 +249,7 @@ fn check(a: &Authority, p: &Params) -> Result<AuthRequest, Refusal> {
         redirect_uri,
         challenge: challenge.clone(),
         state: st,
+        resource: a.resource_url(),
     })
 }
 
@@ -231,7 +266,13 @@ pub(super) async fn authorize_form(
     Query(p): Query<Params>,
 ) -> Response {
     match check(&a, &p) {
-        Ok(req) => Html(page::form(&p, &req.client_name, None)).into_response(),
+        Ok(req) => Html(page::form(
+            &p,
+            &req.client_name,
+            &page::destination(&req.redirect_uri),
+            None,
+        ))
+        .into_response(),
         Err(r) => refusal(r),
     }
 }
@@ -247,7 +288,12 @@ pub(super) async fn authorize(
         Err(r) => return refusal(r),
     };
     let again = |status: StatusCode, why: &str| {
-        (status, Html(page::form(&p, &req.client_name, Some(why)))).into_response()
+        let to = page::destination(&req.redirect_uri);
+        (
+            status,
+            Html(page::form(&p, &req.client_name, &to, Some(why))),
+        )
+            .into_response()
     };
     let token = token.trim();
     if token.is_empty() {
@@ -282,10 +328,15 @@ pub(super) async fn authorize(
         }
     }
     let code = random_token("cmc_");
+    let Some(sealed_token) = super::sealed::seal(token, &code) else {
+        return server_error();
+    };
     let entry = Code {
+        sealed_token,
         client_id: req.client_id.clone(),
         redirect_uri: req.redirect_uri.clone(),
         challenge: req.challenge.clone(),
+        resource: req.resource.clone(),
         exp: now_secs() + CODE_TTL_SECS,
     };
     let key = digest(&code);
@@ -301,112 +352,4 @@ pub(super) async fn authorize(
         &[("code", &code)],
         req.state.as_deref(),
     )
-}
-
-fn issue(a: &Authority, st: &mut super::store::State, client_id: &str) -> Value {
-    let access = random_token("cma_");
-    let refresh = random_token("cmr_");
-    let now = now_secs();
-    st.access.insert(
-        digest(&access),
-        Grant {
-            client_id: client_id.to_string(),
-            exp: now + a.spec.access_ttl_secs,
-        },
-    );
-    st.refresh.insert(
-        digest(&refresh),
-        Grant {
-            client_id: client_id.to_string(),
-            exp: now + a.spec.refresh_ttl_secs,
-        },
-    );
-    json!({
-        "access_token": access,
-        "token_type": "Bearer",
-        "expires_in": a.spec.access_ttl_secs,
-        "refresh_token": refresh,
-    })
-}
-
-fn redeem_code(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'static str)> {
-    let (Some(code), Some(verifier)) = (p.get("code"), p.get("code_verifier")) else {
-        return Err(("invalid_request", "code and code_verifier are required"));
-    };
-    let client_id = p.get("client_id").cloned();
-    let redirect_uri = p.get("redirect_uri").cloned();
-    let expected = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
-    let key = digest(code);
-    a.store
-        .update(|st| {
-            // Removed whatever happens next: a code is tried once.
-            let c = st.codes.remove(&key).filter(|c| c.exp > now_secs());
-            let c = c.ok_or(("invalid_grant", "the code is unknown, used or expired"))?;
-            if client_id.as_ref().is_some_and(|id| *id != c.client_id) {
-                return Err(("invalid_grant", "the code was issued to another client"));
-            }
-            if redirect_uri.as_ref().is_some_and(|u| *u != c.redirect_uri) {
-                return Err((
-                    "invalid_grant",
-                    "redirect_uri differs from the authorization request",
-                ));
-            }
-            if !pkce_shaped(verifier) || expected != c.challenge {
-                return Err(("invalid_grant", "the PKCE code_verifier does not match"));
-            }
-            Ok(issue(a, st, &c.client_id))
-        })
-        .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
-}
-
-fn refresh(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'static str)> {
-    let Some(token) = p.get("refresh_token") else {
-        return Err(("invalid_request", "refresh_token is required"));
-    };
-    let client_id = p.get("client_id").cloned();
-    let key = digest(token);
-    a.store
-        .update(|st| {
-            let g = st.refresh.remove(&key).filter(|g| g.exp > now_secs());
-            let g = g.ok_or((
-                "invalid_grant",
-                "the refresh token is unknown, used or expired",
-            ))?;
-            if client_id.as_ref().is_some_and(|id| *id != g.client_id) {
-                return Err((
-                    "invalid_grant",
-                    "the refresh token was issued to another client",
-                ));
-            }
-            Ok(issue(a, st, &g.client_id))
-        })
-        .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
-}
-
-/// `POST /token`.
-pub(super) async fn token(State(a): State<Arc<Authority>>, Form(p): Form<Params>) -> Response {
-    let result = match p.get("grant_type").map(String::as_str) {
-        Some("authorization_code") => redeem_code(&a, &p),
-        Some("refresh_token") => refresh(&a, &p),
-        _ => Err((
-            "unsupported_grant_type",
-            "grant_type must be authorization_code or refresh_token",
-        )),
-    };
-    match result {
-        Ok(tokens) => (
-            StatusCode::OK,
-            [(header::CACHE_CONTROL, "no-store")],
-            axum::Json(tokens),
-        )
-            .into_response(),
-        Err((error, description)) => {
-            let status = if error == "server_error" {
-                StatusCode::INTERNAL_SERVER_ERROR
-            } else {
-                StatusCode::BAD_REQUEST
-            };
-            oauth_error(status, error, description)
-        }
-    }
 }

@@ -1,27 +1,40 @@
 //! The OAuth 2.1 authorization server of the HTTP transport: metadata
 //! (RFC 9728 protected resource, RFC 8414 authorization server), dynamic client registration,
 //! `/authorize` (a form where the user proves access with their own Coolify token) and
-//! `/token` (authorization code with PKCE S256, refresh with rotation).
+//! `/token` (authorization code with PKCE S256, refresh with rotation; `token`).
 //!
 //! Beside `http` (which mounts [`routes`] and asks [`Authority::client_for`] about bearer
 //! tokens); imports `http_limits` and `config` only.
 //!
 //! Invariants:
-//! - the Coolify token typed into the form is used for one `GET /api/v1/teams/current`
-//!   (10 s timeout) and dropped: it is never stored, logged or echoed back;
+//! - the Coolify token typed into the form is checked with one `GET /api/v1/teams/current`
+//!   (10 s timeout); it is never logged, echoed back or stored in the clear: it is kept only
+//!   sealed under the code and then under each token it grants (`sealed`), and every call under
+//!   the grant uses it, so a grant never exceeds what the user's own token may do;
 //! - public clients only: a code is redeemed once, by the client and redirect URI it was
 //!   issued for, with the PKCE verifier of its challenge; a refresh token is rotated on use;
 //! - nothing is redirected to a URI the client did not register (errors before that check
 //!   are a plain page);
-//! - `/register`, `/authorize` and `/token` are rate-limited per client address (`limit`).
+//! - `/register`, `/authorize` and `/token` are rate-limited per client address (`limit`);
+//! - every sign-in route checks `Host` like `/mcp` and forbids framing (`guard`);
+//! - a bearer check reads the state file only after it changed (`Authority::client_for`), so
+//!   its cost does not grow with the number of registered clients;
+//! - tokens are bound to the canonical MCP URL (`<public URL>/mcp`, the RFC 8707 resource): a
+//!   `resource` naming anything else is refused, and a token issued under another public URL
+//!   (a server sharing the state file) opens nothing here.
 
 mod flow;
+pub mod guard;
 mod limit;
 mod page;
+pub mod sealed;
 pub mod store;
+mod token;
 
+use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -34,7 +47,7 @@ use coolify_api::Prober;
 use serde_json::json;
 
 pub use limit::{PER_MINUTE, RateLimit, WINDOW, client_address};
-use store::{Store, digest, now_secs};
+use store::{Grant, Stamp, Store, digest, now_secs};
 
 use crate::config::OAuthSpec;
 use crate::http_limits::PeerAddr;
@@ -49,6 +62,9 @@ pub const CODE_TTL_SECS: u64 = 300;
 #[error("OAuth: cannot probe the Coolify instance for sign-in checks ({0})")]
 pub struct AuthorityError(String);
 
+/// Access tokens by digest, as last read from the state file.
+type AccessTokens = Arc<BTreeMap<String, Grant>>;
+
 /// The authorization server's state (one per process; the file is shared between processes).
 pub struct Authority {
     spec: OAuthSpec,
@@ -56,6 +72,11 @@ pub struct Authority {
     store: Store,
     limit: RateLimit,
     prober: Prober,
+    /// The access tokens of the state file's version named by the stamp: a bearer check costs a
+    /// `stat` and a map lookup, whatever the number of clients, until the file changes.
+    access: Mutex<Option<(Stamp, AccessTokens)>>,
+    /// How often the state file was read for a bearer check.
+    access_reads: AtomicUsize,
 }
 
 impl std::fmt::Debug for Authority {
@@ -81,6 +102,8 @@ impl Authority {
             spec,
             limit: RateLimit::default(),
             prober,
+            access: Mutex::new(None),
+            access_reads: AtomicUsize::new(0),
         })
     }
 
@@ -97,20 +120,65 @@ impl Authority {
         )
     }
 
-    /// The OAuth client an access token was issued to, while it is valid.
-    pub fn client_for(&self, access_token: &str) -> Option<String> {
-        let state = self.store.load().ok()?;
-        state
-            .access
+    /// The canonical MCP URL: the RFC 8707 resource every token is bound to.
+    pub fn resource_url(&self) -> String {
+        format!("{}/mcp", self.public_url)
+    }
+
+    /// Check a `resource` parameter: absent, or this server's canonical MCP URL (a trailing
+    /// slash aside). The refusal says what was expected.
+    pub fn check_resource(&self, resource: Option<&str>) -> Result<(), String> {
+        let Some(r) = resource else {
+            return Ok(());
+        };
+        let canonical = self.resource_url();
+        if r.trim_end_matches('/') == canonical {
+            Ok(())
+        } else {
+            Err(format!(
+                "resource must be {canonical}, this server's MCP endpoint"
+            ))
+        }
+    }
+
+    /// The OAuth client an access token was issued to and the signed-in user's Coolify token
+    /// (opened with the access token), while the grant is valid and bound to this server's
+    /// resource.
+    pub fn client_for(&self, access_token: &str) -> Option<(String, String)> {
+        let access = self.access_tokens()?;
+        let resource = self.resource_url();
+        let grant = access
             .get(&digest(access_token))
-            .filter(|g| g.exp > now_secs())
-            .map(|g| g.client_id.clone())
+            .filter(|g| g.exp > now_secs() && g.resource == resource)?;
+        let user_token = sealed::open(&grant.sealed_token, access_token)?;
+        Some((grant.client_id.clone(), user_token))
+    }
+
+    /// The access tokens of the current state, read again only when the file changed (the
+    /// stamp is taken before the read, so a change during it is picked up next time).
+    fn access_tokens(&self) -> Option<AccessTokens> {
+        let stamp = self.store.stamp();
+        let mut cache = self.access.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(now), Some((seen, access))) = (stamp, cache.as_ref())
+            && now == *seen
+        {
+            return Some(access.clone());
+        }
+        self.access_reads.fetch_add(1, Ordering::Relaxed);
+        let access = Arc::new(self.store.load().ok()?.access);
+        *cache = stamp.map(|s| (s, access.clone()));
+        Some(access)
+    }
+
+    /// How often a bearer check had to read the state file (it does only after a change).
+    pub fn access_reads(&self) -> usize {
+        self.access_reads.load(Ordering::Relaxed)
     }
 }
 
 fn protected_resource(authority: &Authority) -> serde_json::Value {
     json!({
-        "resource": format!("{}/mcp", authority.public_url),
+        "resource": authority.resource_url(),
         "authorization_servers": [authority.public_url],
         "bearer_methods_supported": ["header"],
         "resource_name": "coolify-mcp",
@@ -131,15 +199,16 @@ fn authorization_server(authority: &Authority) -> serde_json::Value {
     })
 }
 
-/// The metadata, registration, authorization and token routes.
-pub fn routes(authority: Arc<Authority>) -> Router {
+/// The metadata, registration, authorization and token routes, answering only requests whose
+/// `Host` is in `hosts`.
+pub fn routes(authority: Arc<Authority>, hosts: guard::AllowedHosts) -> Router {
     let limited = Router::new()
         .route("/register", post(flow::register))
         .route(
             "/authorize",
             get(flow::authorize_form).post(flow::authorize),
         )
-        .route("/token", post(flow::token))
+        .route("/token", post(token::token))
         .layer(middleware::from_fn(crate::http_limits::limit_body))
         .layer(middleware::from_fn_with_state(
             authority.clone(),
@@ -153,6 +222,10 @@ pub fn routes(authority: Arc<Authority>) -> Router {
         .route("/.well-known/oauth-authorization-server", get(asm))
         .route("/.well-known/oauth-authorization-server/mcp", get(asm))
         .merge(limited)
+        .layer(middleware::from_fn_with_state(
+            Arc::new(hosts),
+            guard::guard,
+        ))
         .with_state(authority)
 }
 
@@ -183,3 +256,7 @@ async fn rate_limited(
     }
     next.run(request).await
 }
+
+#[cfg(test)]
+#[path = "authority_tests.rs"]
+mod tests;

@@ -8,7 +8,12 @@
 //!   processes never lose each other's writes (reads take it shared);
 //! - codes and tokens are stored as SHA-256 hex digests, never in the clear: a copy of the
 //!   file signs nobody in;
-//! - expired entries are dropped on every write.
+//! - every token belongs to a family (one sign-in) and is bound to one resource URL;
+//! - the user's Coolify token is kept only sealed under the secret that grants it, never in
+//!   the clear and never under a key the file holds;
+//! - expired entries are dropped on every write, and so are registrations never used for a
+//!   sign-in once [`UNUSED_CLIENT_TTL_SECS`] old;
+//! - the file never exceeds [`MAX_STATE_BYTES`]: a change that would grow it beyond is refused.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -31,6 +36,12 @@ pub enum StoreError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The new state would exceed [`MAX_STATE_BYTES`]; nothing was written.
+    #[error("OAuth state file {path} would exceed {MAX_STATE_BYTES} bytes; nothing was written")]
+    TooLarge {
+        /// The file.
+        path: String,
+    },
     /// The file is not the JSON this server writes.
     #[error("OAuth state file {path} is not valid state JSON ({reason})")]
     Corrupt {
@@ -40,6 +51,11 @@ pub enum StoreError {
         reason: String,
     },
 }
+
+/// The largest state file written: a change that would grow it beyond is refused.
+pub const MAX_STATE_BYTES: usize = 8 * 1024 * 1024;
+/// A registration never used for a sign-in is dropped this long after it was made.
+pub const UNUSED_CLIENT_TTL_SECS: u64 = 24 * 3600;
 
 /// A registered client (dynamic client registration; public clients only).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -51,6 +67,15 @@ pub struct Client {
     pub client_name: Option<String>,
     /// Registration time, seconds since the epoch.
     pub issued_at: u64,
+    /// A sign-in of it completed (a code was redeemed): it is never evicted to make room.
+    /// Registrations written by an older version (no field) count as used, so an upgrade
+    /// drops none of them.
+    #[serde(default = "registered_before_tracking")]
+    pub used: bool,
+}
+
+fn registered_before_tracking() -> bool {
+    true
 }
 
 /// A pending authorization code.
@@ -62,6 +87,12 @@ pub struct Code {
     pub redirect_uri: String,
     /// The PKCE S256 challenge.
     pub challenge: String,
+    /// The resource (this server's canonical MCP URL) the code grants access to.
+    #[serde(default)]
+    pub resource: String,
+    /// The signing-in user's Coolify token, sealed under the code (`sealed`).
+    #[serde(default)]
+    pub sealed_token: String,
     /// Expiry, seconds since the epoch.
     pub exp: u64,
 }
@@ -72,6 +103,29 @@ pub struct Grant {
     /// The client it was issued to.
     pub client_id: String,
     /// Expiry, seconds since the epoch.
+    pub exp: u64,
+    /// The sign-in it descends from: every token rotated out of one authorization code shares
+    /// it, so a reused refresh token can revoke them all.
+    #[serde(default)]
+    pub family: String,
+    /// The canonical MCP URL (RFC 8707 resource) the token is good for; a token without one
+    /// (written by an older version) is good for none.
+    #[serde(default)]
+    pub resource: String,
+    /// The signed-in user's Coolify token, sealed under this token (`sealed`): calls under
+    /// the grant use it, so a grant never exceeds what the user's own token may do. A grant
+    /// without one (written by an older version) opens nothing.
+    #[serde(default)]
+    pub sealed_token: String,
+}
+
+/// A refresh token that was already rotated: kept until it would have expired, so that its
+/// reuse is recognised (and revokes its family) instead of looking merely unknown.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Spent {
+    /// The family of the token.
+    pub family: String,
+    /// When the token would have expired, seconds since the epoch.
     pub exp: u64,
 }
 
@@ -90,6 +144,9 @@ pub struct State {
     /// Refresh tokens.
     #[serde(default)]
     pub refresh: BTreeMap<String, Grant>,
+    /// Refresh tokens already rotated (reuse detection).
+    #[serde(default)]
+    pub spent_refresh: BTreeMap<String, Spent>,
 }
 
 impl State {
@@ -97,6 +154,35 @@ impl State {
         self.codes.retain(|_, c| c.exp > now);
         self.access.retain(|_, g| g.exp > now);
         self.refresh.retain(|_, g| g.exp > now);
+        self.spent_refresh.retain(|_, s| s.exp > now);
+        self.clients
+            .retain(|_, c| c.used || c.issued_at.saturating_add(UNUSED_CLIENT_TTL_SECS) > now);
+    }
+
+    /// Make room for one more client under `max`: drop the oldest never-used registrations.
+    /// False when every kept client has been used (nothing may be dropped).
+    pub fn make_room(&mut self, max: usize) -> bool {
+        while self.clients.len() >= max {
+            let oldest = self
+                .clients
+                .iter()
+                .filter(|(_, c)| !c.used)
+                .min_by_key(|(_, c)| c.issued_at)
+                .map(|(id, _)| id.clone());
+            match oldest {
+                Some(id) => {
+                    self.clients.remove(&id);
+                }
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Revoke every access and refresh token of `family`.
+    pub fn revoke_family(&mut self, family: &str) {
+        self.access.retain(|_, g| g.family != family);
+        self.refresh.retain(|_, g| g.family != family);
     }
 }
 
@@ -114,6 +200,14 @@ pub fn now_secs() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// One version of the state file, as [`Store::stamp`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    inode: u64,
+    len: u64,
+    mtime_ns: i128,
 }
 
 /// The state file (cheap to clone).
@@ -164,6 +258,18 @@ impl Store {
         }
     }
 
+    /// What identifies the file's current version without reading it: every write replaces the
+    /// file (a new inode) and changes its modification time. `None` when there is no file.
+    pub fn stamp(&self) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(&self.path).ok()?;
+        Some(Stamp {
+            inode: m.ino(),
+            len: m.len(),
+            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        })
+    }
+
     /// The current state (under a shared lock).
     pub fn load(&self) -> Result<State, StoreError> {
         let lock = self.lock_file()?;
@@ -193,6 +299,11 @@ impl Store {
             path: self.path.display().to_string(),
             reason: e.to_string(),
         })?;
+        if body.len() > MAX_STATE_BYTES {
+            return Err(StoreError::TooLarge {
+                path: self.path.display().to_string(),
+            });
+        }
         let write = || -> std::io::Result<()> {
             let mut f = OpenOptions::new()
                 .create(true)
@@ -218,6 +329,18 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
+    fn registrations_from_an_older_file_count_as_used_and_are_kept() {
+        let mut state: State = serde_json::from_str(
+            r#"{"clients":{"mcp_client_old":{"redirect_uris":["http://127.0.0.1:9/cb"],"issued_at":0}}}"#,
+        )
+        .unwrap();
+        assert!(state.clients["mcp_client_old"].used);
+        state.purge(now_secs());
+        assert!(!state.make_room(1), "a used client is never evicted");
+        assert!(state.clients.contains_key("mcp_client_old"));
+    }
+
+    #[test]
     fn writes_are_0600_hashed_and_survive_concurrent_writers() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.json");
@@ -234,6 +357,9 @@ mod tests {
                                 Grant {
                                     client_id: "c".into(),
                                     exp: u64::MAX,
+                                    family: "f".into(),
+                                    resource: "r".into(),
+                                    sealed_token: String::new(),
                                 },
                             );
                         })
