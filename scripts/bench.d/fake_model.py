@@ -2,15 +2,17 @@
 """A fixed-answer OpenAI-compatible model for scripts/bench: every POST .../chat/completions is
 answered at once with the text "4" (streamed as SSE when the request asks for it), so a
 one-shot run measures coyote's own time to answer. Binds 127.0.0.1 on a free port and prints
-its api_base (http://127.0.0.1:PORT/v1) on the first line of stdout.
+its api_base (http://127.0.0.1:PORT/v1) on the first line of stdout. With --log FILE, each
+request body is appended to FILE as one JSON line (what a request declares: `bench tokens`).
 
-Usage: fake_model.py
+Usage: fake_model.py [--log FILE]
 """
 import json
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ANSWER = "4"
+LOG = None
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -21,7 +23,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length) or b"{}"
+        body = json.loads(raw)
+        if LOG:
+            with open(LOG, "a") as f:
+                f.write(json.dumps(body) + "\n")
         usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
         if body.get("stream"):
             chunks = [
@@ -53,6 +59,11 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    global LOG
+    if sys.argv[1:2] == ["--log"] and len(sys.argv) == 3:
+        LOG = sys.argv[2]
+    elif sys.argv[1:]:
+        sys.exit("usage: fake_model.py [--log FILE]")
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(f"http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
     sys.stdout.close()

@@ -12,6 +12,8 @@
 //!   with a warning and the rest are kept.
 //! - `catalog()` lists a kind only when the server advertises it, lists kinds concurrently,
 //!   and a failing kind becomes a warning while the others are still returned.
+//! - `holds()` asks for the first page of each advertised kind besides tools, nothing more:
+//!   whether the server has anything to discover, not what.
 
 use std::collections::HashSet;
 
@@ -278,7 +280,61 @@ async fn list_all<K: ListKind>(
     })
 }
 
+/// What a server's catalog holds besides tools (`ServerHandle::holds`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogHolds {
+    /// Some resource or resource template.
+    pub resources: bool,
+    /// Some prompt.
+    pub prompts: bool,
+}
+
+/// Whether the first page of one kind holds anything (an item, a skipped item, or a cursor
+/// to more). A listing that fails holds something as far as the caller knows (fail-open);
+/// templates a server does not implement (method not found) hold nothing.
+async fn first_page_holds<K: ListKind>(handle: &ServerHandle) -> bool {
+    let params = PaginatedRequestParams::default();
+    let page = match handle.request(K::METHOD, K::request(params)).await {
+        Ok(result) => match K::typed(result) {
+            Ok(page) => Ok(page),
+            Err(other) => raw_page::<K>(handle.name(), *other),
+        },
+        Err(error) => Err(error),
+    };
+    match page {
+        Ok(page) => {
+            !page.items.is_empty()
+                || !page.skipped.is_empty()
+                || page.next_cursor.is_some_and(|c| !c.is_empty())
+        }
+        Err(McpError::Rpc {
+            code: METHOD_NOT_FOUND,
+            ..
+        }) if K::KIND == CatalogKind::ResourceTemplate => false,
+        Err(error) => {
+            tracing::warn!(server = handle.name(), kind = %K::KIND, %error, "listing failed");
+            true
+        }
+    }
+}
+
 impl ServerHandle {
+    /// What the server holds besides tools, from the first page of each kind it advertises
+    /// (resources and templates, prompts; concurrently). A kind it does not advertise holds
+    /// nothing; one whose listing fails holds something (fail-open).
+    pub async fn holds(&self) -> CatalogHolds {
+        let features = self.features();
+        let (resources, templates, prompts) = tokio::join!(
+            async { features.resources && first_page_holds::<Resources>(self).await },
+            async { features.resources && first_page_holds::<Templates>(self).await },
+            async { features.prompts && first_page_holds::<Prompts>(self).await },
+        );
+        CatalogHolds {
+            resources: resources || templates,
+            prompts,
+        }
+    }
+
     /// Every tool, all pages (cursor-guarded, at most `MAX_LIST_PAGES` pages).
     pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
         list_all::<Tools>(self).await.map(|(items, _)| items)

@@ -185,6 +185,19 @@ impl<'a> CatalogIndex<'a> {
     /// Every item matching at least one word of `query`, best first (ties in catalog order);
     /// a query with no words lists every item in catalog order.
     pub fn rank(&self, query: &str) -> Vec<SearchHit<'a>> {
+        self.ranked(query, Numbers::Rank)
+    }
+
+    /// [`CatalogIndex::rank`] for the retrieval scorer: a word made only of digits (`2`, `002`)
+    /// ranks nothing alone. It still adds to the score of an item another word of `query`
+    /// matched (`issue 42` prefers the issue tool that mentions 42), but `apple-2` does not
+    /// pull `tool_002` ("tool number 2") into a request. A query of digits only, or of no
+    /// words, ranks nothing (never the catalog order [`CatalogIndex::rank`] lists).
+    pub fn rank_by_words(&self, query: &str) -> Vec<SearchHit<'a>> {
+        self.ranked(query, Numbers::NotAlone)
+    }
+
+    fn ranked(&self, query: &str, numbers: Numbers) -> Vec<SearchHit<'a>> {
         let mut words: Vec<String> = Vec::new();
         let mut buf = String::new();
         tokenize(query, &mut buf, |t| {
@@ -192,33 +205,35 @@ impl<'a> CatalogIndex<'a> {
                 words.push(t.to_string())
             }
         });
-        if words.is_empty() {
+        if words.is_empty() && numbers == Numbers::Rank {
             return self
                 .items
                 .iter()
                 .map(|item| SearchHit { item, score: 0.0 })
                 .collect();
         }
-        let n = self.items.len() as f64;
         let mut scores = vec![0.0f64; self.items.len()];
+        // Per item: whether a word that is not only digits matched it.
+        let mut by_word = vec![numbers == Numbers::Rank; self.items.len()];
         for word in &words {
             let Some(&id) = self.terms.get(word) else {
                 continue;
             };
+            let numeric = is_number(word);
             let list = &self.postings[id as usize];
-            let df = list.len() as f64;
-            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            let idf = idf(self.items.len(), list.len());
             for &(doc, tf) in list {
                 let tf = f64::from(tf);
                 let len = f64::from(self.doc_len[doc as usize]);
                 let norm = K1 * (1.0 - B + B * len / self.avg_len);
                 scores[doc as usize] += idf * tf * (K1 + 1.0) / (tf + norm);
+                by_word[doc as usize] |= !numeric;
             }
         }
         let mut ranked: Vec<(usize, f64)> = scores
             .into_iter()
             .enumerate()
-            .filter(|(_, s)| *s > 0.0)
+            .filter(|&(doc, s)| s > 0.0 && by_word[doc])
             .collect();
         // Stable sort: equal scores keep catalog order.
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -230,6 +245,27 @@ impl<'a> CatalogIndex<'a> {
             })
             .collect()
     }
+}
+
+/// BM25's inverse document frequency of a word `df` of `n` items have (Lucene's, never
+/// negative): rarer words weigh more; a word only one item has weighs `idf(n, 1)`.
+pub fn idf(n: usize, df: usize) -> f64 {
+    let (n, df) = (n as f64, df as f64);
+    ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+}
+
+/// How a ranking treats words made only of digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Numbers {
+    /// Like any other word (`mcp_search_`: the model searched for the number).
+    Rank,
+    /// Only beside another matching word (the retrieval scorer).
+    NotAlone,
+}
+
+/// Whether a term is only digits.
+fn is_number(term: &str) -> bool {
+    term.chars().all(|c| c.is_numeric())
 }
 
 /// Convenience: index and search in one go.

@@ -145,3 +145,22 @@ fn long_descriptions_are_cut_on_a_char_boundary() {
     let d = view.description.unwrap();
     assert_eq!(d, format!("{}…", "é".repeat(HIT_DESCRIPTION_MAX_BYTES / 2)));
 }
+
+#[test]
+fn for_retrieval_a_bare_number_ranks_nothing_alone() {
+    let items = vec![
+        item(CatalogKind::Tool, "fruit_a", "Fruit number 2"),
+        item(CatalogKind::Tool, "fruit_b", "Fruit number 3"),
+        item(CatalogKind::Tool, "tool_002", "Tool number 2"),
+    ];
+    let index = CatalogIndex::new(&items);
+    // mcp_search_ still finds what the model searched for, number or not.
+    assert_eq!(ids(&index.rank("apple-2")), ["fruit_a", "tool_002"]);
+    // The retrieval scorer: the number alone pulls nothing, digits-only queries rank nothing.
+    assert!(index.rank_by_words("apple-2").is_empty());
+    assert!(index.rank_by_words("002 2").is_empty());
+    assert!(index.rank_by_words("  ").is_empty());
+    // Beside a word that matched, the number still decides: fruit 2 before fruit 3, and the
+    // tool that only the number matched stays out.
+    assert_eq!(ids(&index.rank_by_words("fruit 2")), ["fruit_a", "fruit_b"]);
+}

@@ -13,7 +13,7 @@
 //! gated by their live features. A server that is starting or failed is declared by
 //! one short health line; closed servers are left out. Selection works on server names only.
 
-use coyote_mcp::meta::{MetaDispatcher, RetrieveContext};
+use coyote_mcp::meta::{MetaDispatcher, RetrieveContext, Retrieved};
 use coyote_mcp::{FunctionTarget, McpRuntime, MetaKind, ServerState};
 use coyote_protocol::FunctionDeclaration;
 use serde_json::Value;
@@ -75,6 +75,21 @@ pub(crate) async fn declarations(
         dispatcher.declarations_for(&selected, context).await,
         not_ready,
     )
+}
+
+/// Adds `stable` declarations (the delegates) to a request's `tools` before its `retrieved`
+/// tools, which the dispatcher declares last: what changes from request to request stays at
+/// the end, so a local server's prompt cache keeps everything before it.
+pub(crate) fn insert_before_retrieved(
+    tools: &mut Vec<FunctionDeclaration>,
+    stable: Vec<FunctionDeclaration>,
+    retrieved: &[Retrieved],
+) {
+    let at = tools
+        .iter()
+        .position(|t| retrieved.iter().any(|r| r.function == t.name))
+        .unwrap_or(tools.len());
+    tools.splice(at..at, stable);
 }
 
 /// What a called name addresses, resolved once when the call is checked: approval, the
@@ -277,6 +292,43 @@ mod tests {
             }
         );
         assert_eq!(delegate.server(), None);
+    }
+
+    #[test]
+    fn delegates_are_declared_before_the_retrieved_tools() {
+        let declaration = |name: &str| FunctionDeclaration {
+            name: name.into(),
+            description: String::new(),
+            parameters: json!({"type": "object"}),
+        };
+        let names = |tools: &[FunctionDeclaration]| -> Vec<String> {
+            tools.iter().map(|t| t.name.clone()).collect()
+        };
+        let retrieved = |function: &str| Retrieved {
+            server: "big".into(),
+            tool: function.trim_start_matches("big__").into(),
+            function: function.into(),
+            why: coyote_mcp::meta::Why::Mention,
+            tokens: 1,
+        };
+        let mut tools: Vec<FunctionDeclaration> = ["mcp_search_big", "big__a", "big__b"]
+            .into_iter()
+            .map(declaration)
+            .collect();
+        let delegates = vec![declaration("agent_delegate_w")];
+        insert_before_retrieved(
+            &mut tools,
+            delegates.clone(),
+            &[retrieved("big__b"), retrieved("big__a")],
+        );
+        assert_eq!(
+            names(&tools),
+            ["mcp_search_big", "agent_delegate_w", "big__a", "big__b"]
+        );
+        // Nothing retrieved: after everything.
+        let mut tools = vec![declaration("mcp_search_big")];
+        insert_before_retrieved(&mut tools, delegates, &[]);
+        assert_eq!(names(&tools), ["mcp_search_big", "agent_delegate_w"]);
     }
 
     #[test]

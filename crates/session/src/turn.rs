@@ -226,7 +226,11 @@ impl Session {
             &context,
         )
         .await;
-        tools.extend(crate::delegate::declarations(self));
+        crate::tools::insert_before_retrieved(
+            &mut tools,
+            crate::delegate::declarations(self),
+            &self.dispatcher.retrieved(),
+        );
         warn_not_ready(ctx, &not_ready, warned);
         let mut messages = conversation.request_messages();
         crate::instructions::add_system_context(

@@ -99,6 +99,13 @@ pub async fn retrieve(d: &MetaDispatcher, server: &str, text: &str, out: OutputA
             r.tokens.to_string(),
         ]);
     }
+    if chosen.is_empty() {
+        crate::capture::stderr_line(&format!(
+            "no tool matches well enough to be declared (relevance floor); \
+             mcp_search_{server} and mcp_invoke_{server} reach every tool"
+        ));
+        return Ok(());
+    }
     print_table(&t, out.wide)?;
     let total: usize = chosen.iter().map(|r| r.tokens).sum();
     let tools = if chosen.len() == 1 { "tool" } else { "tools" };

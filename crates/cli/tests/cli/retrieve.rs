@@ -9,13 +9,15 @@ use serde_json::json;
 
 use super::common::Home;
 
-const QUERIES: [&str; 6] = [
+const QUERIES: [&str; 7] = [
     "What is the email address of the user alice?",
     "Find the user with the email bob@example.com",
     "use get_users for the ids 4 and 7",
     "merge pull request 42 of the api repository",
     "the last CI run failed, run it again",
     "how many words are in this sentence?",
+    // Only weak matches (eight `list_*` tools on "list"): the relevance floor declares none.
+    "How do I reverse a list in Python?",
 ];
 
 #[test]

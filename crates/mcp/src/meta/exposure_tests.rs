@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use coyote_protocol::{Exposure, FunctionDeclaration, Timeouts};
 use coyote_test_support::{
-    Capabilities, FakeHandle, Generated, ListKind, Scenario, ServerNotice, ToolBehavior, in_process,
+    Capabilities, FakeHandle, Generated, ListKind, PromptSpec, ResourceBody, Scenario,
+    ServerNotice, ToolBehavior, in_process,
 };
 use serde_json::{Value, json};
 
@@ -84,6 +85,23 @@ fn generated_tools(n: usize) -> Scenario {
 }
 
 const META_TOOLS_ONLY: [&str; 3] = ["mcp_search_srv", "mcp_describe_srv", "mcp_invoke_srv"];
+
+/// The 250-tool server of the retrieve tests and `scripts/e2e-local-llm --task-set large`.
+fn large_server() -> Scenario {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../test-support/data/large-server.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn a_prompt() -> PromptSpec {
+    PromptSpec {
+        name: "review".into(),
+        title: None,
+        description: Some("Review a change.".into()),
+        arguments: Vec::new(),
+        messages: Vec::new(),
+    }
+}
 
 #[test]
 fn the_budget_decides_auto_and_forced_values_win() {
@@ -198,7 +216,7 @@ async fn a_250_tool_server_in_auto_is_retrieved() {
 async fn a_retrieve_request_never_declares_more_than_the_direct_budget() {
     // Budget and k far above what fits: the ranked tools get what the meta-functions beside
     // them leave of DIRECT_MAX_TOKENS (704 + 1,500 = 2,204 tokens before this bound).
-    let f = Fixture::new(generated_tools(250), Exposure::Retrieve).await;
+    let f = Fixture::new(large_server(), Exposure::Retrieve).await;
     let settings = coyote_protocol::RetrieveSettings {
         top_k: 200,
         max_tokens: 50_000,
@@ -211,7 +229,11 @@ async fn a_retrieve_request_never_declares_more_than_the_direct_budget() {
                     .with(SERVER, Exposure::Retrieve)
                     .with_retrieve(SERVER, settings),
             );
-    let context = crate::meta::RetrieveContext::user("run the generated echo tool number 7");
+    // Words that many tools match well (the generated tools share all their words: none of
+    // them would pass the relevance floor).
+    let context = crate::meta::RetrieveContext::user(
+        "users teams repositories branches commits issues releases labels milestones webhooks",
+    );
     let declared = dispatcher
         .declarations_for(&f.runtime.server_names(), &context)
         .await;
@@ -220,6 +242,7 @@ async fn a_retrieve_request_never_declares_more_than_the_direct_budget() {
         .filter(|d| d.name.starts_with("srv__"))
         .count();
     assert!(retrieved > 8, "the budget, not k, stopped it: {retrieved}");
+    assert_eq!(retrieved, dispatcher.retrieved().len());
     let tokens = estimate_tokens(&declared);
     assert!(tokens <= DIRECT_MAX_TOKENS, "{tokens} tokens");
     assert!(
@@ -253,6 +276,12 @@ async fn discovery_read_and_prompt_stay_declared_beside_direct_tools() {
     let scenario = Scenario::builder()
         .capabilities(Capabilities::all())
         .tool("echo", ToolBehavior::Echo)
+        .resource(
+            "file:///notes.txt",
+            "notes",
+            ResourceBody::Text { text: "n".into() },
+        )
+        .prompt(a_prompt())
         .build();
     let f = Fixture::new(scenario, Exposure::Direct).await;
     let declared = f.declared().await;
@@ -303,11 +332,78 @@ async fn a_tools_only_direct_server_gets_no_discovery_until_a_handle_is_issued()
 }
 
 #[tokio::test]
+async fn a_server_that_advertises_resources_and_prompts_but_lists_none_gets_its_tools_alone() {
+    let three = || {
+        Scenario::builder()
+            .capabilities(Capabilities::all())
+            .tool("echo", ToolBehavior::Echo)
+            .tool("add", ToolBehavior::Echo)
+            .tool("multiply", ToolBehavior::Echo)
+    };
+    let f = Fixture::new(three().build(), Exposure::Auto).await;
+    assert_eq!(f.names().await, ["srv__echo", "srv__add", "srv__multiply"]);
+    let report = f.dispatcher.exposure_report(SERVER).await;
+    assert_eq!(report.label(), "auto→direct");
+    assert_eq!(report.declarations.len(), 3, "{report:?}");
+    // A template is something to discover: search, describe and read, but no prompt function.
+    let f = Fixture::new(
+        three()
+            .template("notes://{id}", "note", "note {id}")
+            .build(),
+        Exposure::Auto,
+    )
+    .await;
+    let names = f.names().await;
+    assert_eq!(
+        names[3..],
+        ["mcp_search_srv", "mcp_describe_srv", "mcp_read_srv"]
+    );
+    // A prompt alone: discovery and the prompt function, no read.
+    let f = Fixture::new(three().prompt(a_prompt()).build(), Exposure::Direct).await;
+    let names = f.names().await;
+    assert_eq!(
+        names[3..],
+        ["mcp_search_srv", "mcp_describe_srv", "mcp_prompt_srv"]
+    );
+    // Forced meta keeps the features' gating.
+    let f = Fixture::new(three().build(), Exposure::Meta).await;
+    assert_eq!(f.names().await.len(), 5);
+}
+
+#[tokio::test]
+async fn stable_declarations_come_first_and_retrieved_tools_after_them_by_name() {
+    let f = Fixture::new(large_server(), Exposure::Retrieve).await;
+    let request = |text: &str| {
+        let context = crate::meta::RetrieveContext::user(text);
+        let servers = f.runtime.server_names();
+        let dispatcher = &f.dispatcher;
+        async move { dispatcher.declarations_for(&servers, &context).await }
+    };
+    let names = |declared: &[FunctionDeclaration]| -> Vec<String> {
+        declared.iter().map(|d| d.name.clone()).collect()
+    };
+    let first = names(&request("merge pull request 42 of the api repository").await);
+    let second = names(&request("create an invoice for customer 77").await);
+    for declared in [&first, &second] {
+        assert_eq!(declared[..3], META_TOOLS_ONLY, "{declared:?}");
+        let retrieved = &declared[3..];
+        assert!(retrieved.len() > 2, "{declared:?}");
+        let mut sorted = retrieved.to_vec();
+        sorted.sort();
+        assert_eq!(retrieved, sorted, "retrieved tools are sorted by name");
+    }
+    // The best-ranked tool is not first: the order is the name's, not the rank's.
+    assert_eq!(f.dispatcher.retrieved()[0].tool, "create_invoice");
+    assert_ne!(second[3], "srv__create_invoice", "{second:?}");
+}
+
+#[tokio::test]
 async fn discovery_counts_toward_the_auto_budget() {
     // Twelve tools whose direct declarations fit alone, but not with search and describe.
     let mut tight = Scenario::builder().capabilities(Capabilities::none().with_tools());
-    let mut with_prompts =
-        Scenario::builder().capabilities(Capabilities::none().with_tools().with_prompts());
+    let mut with_prompts = Scenario::builder()
+        .capabilities(Capabilities::none().with_tools().with_prompts())
+        .prompt(a_prompt());
     let description = "d".repeat(520);
     for i in 0..12 {
         let spec = coyote_test_support::ToolSpec {

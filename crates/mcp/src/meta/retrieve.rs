@@ -10,6 +10,8 @@
 //!   and tools the user's message names (exactly, or one edit away when no name matches
 //!   exactly) are declared whatever their rank; neither counts against the budget. The
 //!   server's own name in the message does not rank its tools.
+//! - Only tools that match well rank: below [`MIN_RELEVANCE`] a tool is not declared, and a
+//!   word made only of digits ranks nothing alone (`apple-2` does not pull `tool_002`).
 //! - The selection is a pure function of the tools, the context and the settings (ties keep
 //!   catalog order), so `coyote mcp retrieve` shows exactly what a request would declare.
 
@@ -20,13 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use coyote_protocol::FunctionDeclaration;
 
-use super::MetaKind;
-use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
 use super::exposure::{direct_declaration, estimate_tokens};
 use crate::catalog::{CatalogItem, ToolInfo};
-use crate::search::CatalogIndex;
-use crate::server::McpServerFeatures;
+use crate::search::{CatalogIndex, idf};
 
 /// Weight of the latest user message's ranking.
 const USER_WEIGHT: f64 = 1.0;
@@ -44,6 +43,21 @@ const STOPWORDS: &[&str] = &[
     "to", "us", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with",
     "would", "you", "your",
 ];
+/// The relevance floor, in units of [`idf`]`(tools, 1)` — the weight of a word only one tool
+/// of the server has: a ranked tool scoring less is not declared, so a message that matches
+/// nothing well declares nothing extra (the meta-functions still reach every tool). One such
+/// word matched once in a description of average length scores about 1.0 of it; a word many
+/// tools share, or a long description, scores less.
+///
+/// Picked from `scripts/bench tokens` (its 20 messages over server-everything, coolify-mcp,
+/// filesystem, git and the 250-tool server, in these units): the tools the 15 tool messages
+/// need scored 1.07 at the least (filesystem `read_text_file` for "Read the file README.md",
+/// where every tool shares "file"; the next, `read_file` 1.14 and coolify's
+/// `list_applications` 1.28), while the unrelated echo message scored 0.61 on coolify-mcp and
+/// 0.96 on filesystem (`read_text_file` on "text"). 1.0 is between the two. Matches that
+/// are lexical but not wanted still pass (`get-roots-list` for "list the files", 1.85-2.61):
+/// the floor removes the weak tail, it does not understand the message.
+pub const MIN_RELEVANCE: f64 = 1.0;
 /// Shortest word compared one edit away (shorter names match only exactly).
 const FUZZY_MIN_LEN: usize = 6;
 
@@ -166,10 +180,11 @@ pub fn select(
         ..context.clone()
     };
     let forced = chosen.len();
+    let floor = MIN_RELEVANCE * idf(tools.len(), 1);
     let mut spent = 0usize;
     let mut ranked = 0usize;
     for (rank, (i, score)) in ranking(tools, &context).into_iter().enumerate() {
-        if ranked >= settings.top_k {
+        if ranked >= settings.top_k || score < floor {
             break;
         }
         if chosen.iter().any(|r| r.tool == tools[i].name) {
@@ -210,12 +225,8 @@ fn ranking(tools: &[ToolInfo], context: &RetrieveContext) -> Vec<(usize, f64)> {
         (&context.assistant, ASSISTANT_WEIGHT),
         (&context.results, RESULTS_WEIGHT),
     ] {
-        let text = without_stopwords(text);
-        if text.trim().is_empty() {
-            // An empty query would list every tool in catalog order.
-            continue;
-        }
-        for hit in index.rank(&text) {
+        // Numbers alone rank nothing, and no words rank nothing (never the catalog order).
+        for hit in index.rank_by_words(&without_stopwords(text)) {
             if let Some(&i) = position.get(hit.item.id.as_str()) {
                 scores[i] += weight * hit.score;
             }
@@ -327,32 +338,22 @@ fn within_one_edit(a: &str, b: &str) -> bool {
     }
 }
 
-/// The declarations of a `retrieve` server: the `chosen` tools as themselves (named by
-/// `names`), then its meta-functions (`kinds`).
-pub(crate) fn retrieve_declarations(
-    features: &McpServerFeatures,
+/// The `chosen` tools of a `retrieve` server as themselves, named by `names` (the server's
+/// meta-functions are declared with the stable part of the set, before every retrieved tool).
+pub(crate) fn retrieved_declarations(
+    server: &str,
     tools: &[ToolInfo],
-    kinds: &[MetaKind],
     chosen: &[Retrieved],
     names: &DirectNames,
-    skills: Option<&str>,
 ) -> Vec<FunctionDeclaration> {
-    let mut out: Vec<FunctionDeclaration> = chosen
+    chosen
         .iter()
         .filter_map(|r| {
             let tool = tools.iter().find(|t| t.name == r.tool)?;
-            let name = names.name_of(&DirectTool::new(&features.name, r.tool.clone()))?;
+            let name = names.name_of(&DirectTool::new(server, r.tool.clone()))?;
             Some(direct_declaration(name, tool))
         })
-        .collect();
-    out.extend(declare(&Shape {
-        server: &features.name,
-        kinds,
-        tools: ToolAccess::Invoke,
-        resources: features.resources,
-        skills,
-    }));
-    out
+        .collect()
 }
 
 /// `chosen` with the function names of `names` (a tool without one is left out: it is not

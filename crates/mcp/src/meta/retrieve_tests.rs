@@ -146,3 +146,84 @@ fn the_servers_own_name_does_not_rank_its_tools() {
     );
     assert_eq!(names(&chosen), [("get_github_status", "rank 1".into())]);
 }
+
+fn numbered(n: usize) -> Vec<ToolInfo> {
+    (0..n)
+        .map(|i| tool(&format!("tool_{i:03}"), &format!("Tool number {i}.")))
+        .collect()
+}
+
+#[test]
+fn a_bare_number_ranks_nothing_alone() {
+    let settings = RetrieveSettings {
+        top_k: 8,
+        max_tokens: 10_000,
+    };
+    for text in ["apple-2", "2", "call 002 now"] {
+        let chosen = select("s", &numbered(250), &RetrieveContext::user(text), settings);
+        assert!(chosen.is_empty(), "{text}: {:?}", names(&chosen));
+    }
+    // The name itself still counts as a mention.
+    let chosen = select(
+        "s",
+        &numbered(250),
+        &RetrieveContext::user("run tool_002"),
+        settings,
+    );
+    assert_eq!(names(&chosen), [("tool_002", "mention".into())]);
+}
+
+/// coolify-mcp's 45 tools, as its golden `tools/list` holds them.
+fn coolify_tools() -> Vec<ToolInfo> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../coolify-mcp/tests/golden/single/tools-list.json");
+    let list: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| ToolInfo {
+            name: t["name"].as_str().unwrap().to_owned(),
+            title: t["title"].as_str().map(str::to_owned),
+            description: t["description"].as_str().map(str::to_owned),
+            input_schema: t["inputSchema"].clone(),
+            output_schema: None,
+            annotations: None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_message_that_matches_nothing_well_declares_nothing() {
+    let settings = RetrieveSettings::default();
+    let tools = coolify_tools();
+    assert_eq!(tools.len(), 45);
+    for text in [
+        "Echo back the text: hello from the bench",
+        "Write a haiku about autumn leaves.",
+        "Create an invoice of 120 EUR for customer 77.",
+    ] {
+        let chosen = select("coolify", &tools, &RetrieveContext::user(text), settings);
+        assert!(chosen.is_empty(), "{text}: {:?}", names(&chosen));
+    }
+    // What the server is for still ranks.
+    let chosen = select(
+        "coolify",
+        &tools,
+        &RetrieveContext::user("Show the last 100 log lines of the web application."),
+        settings,
+    );
+    assert!(
+        names(&chosen).contains(&("logs", "rank 1".into())),
+        "{:?}",
+        names(&chosen)
+    );
+    let chosen = select(
+        "coolify",
+        &tools,
+        &RetrieveContext::user("List the applications deployed on Coolify."),
+        settings,
+    );
+    assert_eq!(chosen[0].tool, "list_applications", "{:?}", names(&chosen));
+}

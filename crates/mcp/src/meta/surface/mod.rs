@@ -11,8 +11,9 @@
 //!   `notifications/tools/list_changed` (the handle's tools generation moved) — so `auto` is
 //!   re-evaluated when, and only when, the tool list changes. A failed listing is remembered
 //!   the same way and shows the server through meta-functions (fail-open: they still answer).
-//! - A direct server that has resources, templates or prompts keeps search and describe, so
-//!   the model can find them; they count toward the `auto` budget.
+//! - A direct server that lists resources, templates or prompts keeps search and describe, so
+//!   the model can find them; they count toward the `auto` budget. One that only advertises
+//!   them gets its tools alone (`discovery`).
 //! - `mcp_read_<server>` is declared for a server with resources, and for any server a result
 //!   handle was issued for (its truncation notes name it).
 //! - A server that is starting, failed or stopped is declared by one short health line
@@ -21,7 +22,11 @@
 //!   context beside its meta-functions; its direct names are built over all its tools, so a
 //!   tool keeps its name from request to request. The picks are kept with their reasons
 //!   ([`Surface::retrieved`]). The retrieve part of the surface is in `retrieval`.
+//! - Order: every server's stable declarations (meta-functions, direct tools, health lines)
+//!   first, then the retrieved tools of all servers sorted by function name, so what changes
+//!   between requests comes last and a local server's prompt cache keeps the rest.
 
+mod discovery;
 mod report;
 mod retrieval;
 mod skills;
@@ -35,12 +40,12 @@ use super::callable::Callable;
 use super::declarations::{Shape, ToolAccess, declare};
 use super::direct::{DirectNames, DirectTool};
 use super::exposure::{
-    EffectiveExposure, ExposurePolicies, decide, direct_declaration, direct_tools, estimate_tokens,
-    provisional_direct_declarations,
+    DIRECT_MAX_TOOLS, EffectiveExposure, ExposurePolicies, decide, direct_declaration,
+    direct_tools, estimate_tokens, provisional_direct_declarations,
 };
 use super::health::health_declaration;
-use super::retrieve::{RetrieveContext, Retrieved, named, retrieve_declarations, select};
-use super::{MetaKind, enabled_kinds, mcp_meta_function_names};
+use super::retrieve::{RetrieveContext, Retrieved, named, retrieved_declarations, select};
+use super::{MetaKind, mcp_meta_function_names};
 use crate::catalog::ToolInfo;
 use crate::catalog_cache::CachedCatalog;
 use crate::handle::ServerHandle;
@@ -76,6 +81,8 @@ pub(crate) struct Surface {
     retrieved: Mutex<Vec<Retrieved>>,
     /// Each skills-publishing server's latest `skills/list`, per connection.
     skills: Mutex<BTreeMap<String, skills::SkillsEntry>>,
+    /// What each server that may be declared direct holds besides tools, per connection.
+    holds: Mutex<BTreeMap<String, discovery::HoldsEntry>>,
 }
 
 /// What one server contributes to a declaration set.
@@ -170,33 +177,6 @@ impl Surface {
             .clone()
     }
 
-    /// The kinds a meta-exposed server declares: those its live features gate in, plus read once a handle was issued.
-    pub(super) fn meta_kinds(&self, features: &McpServerFeatures) -> Vec<MetaKind> {
-        let mut kinds = enabled_kinds(features);
-        if !kinds.contains(&MetaKind::Read) && self.has_handles(&features.name) {
-            kinds.push(MetaKind::Read);
-            kinds.sort_by_key(|k| MetaKind::ALL.iter().position(|a| a == k));
-        }
-        kinds
-    }
-
-    /// The kinds a direct server declares beside its tools: discovery when it has more than
-    /// tools, read for resources or handles, prompt for prompts.
-    fn direct_kinds(&self, features: &McpServerFeatures) -> Vec<MetaKind> {
-        let discovery = features.resources || features.prompts;
-        MetaKind::ALL
-            .into_iter()
-            .filter(|kind| match kind {
-                MetaKind::Search | MetaKind::Describe => discovery,
-                MetaKind::Invoke => false,
-                MetaKind::Read => {
-                    features.resources || features.skills || self.has_handles(&features.name)
-                }
-                MetaKind::Prompt => features.prompts,
-            })
-            .collect()
-    }
-
     /// Where a server's features and tools come from now: its live handle (Ready) or its
     /// cached catalog (Idle); `Err` with the state of a server that cannot serve.
     pub(super) fn source(
@@ -273,17 +253,25 @@ impl Surface {
         let Some(listed) = self.tool_listing(source).await else {
             return meta(features);
         };
-        let kinds = self.direct_kinds(&features);
+        // Only a server that may be declared direct is asked what it holds besides tools.
+        let may_be_direct = configured == Exposure::Direct
+            || (configured == Exposure::Auto && listed.tools.len() <= DIRECT_MAX_TOOLS);
+        let holding = if may_be_direct {
+            self.holding(source).await
+        } else {
+            features.clone()
+        };
+        let kinds = self.direct_kinds(&holding);
         // Discovery declared beside the tools counts toward the budget.
         let discovery: Vec<MetaKind> = kinds
             .iter()
             .copied()
             .filter(|k| matches!(k, MetaKind::Search | MetaKind::Describe))
             .collect();
-        let extra = estimate_tokens(&declare(&direct_shape(&features, &discovery)));
+        let extra = estimate_tokens(&declare(&direct_shape(&holding, &discovery)));
         match decide(configured, listed.tools.len(), listed.direct_tokens + extra) {
             EffectiveExposure::Direct => Plan::Direct {
-                features,
+                features: holding,
                 listed,
                 kinds,
                 skills,
@@ -353,10 +341,13 @@ impl Surface {
                 Plan::Meta { .. } | Plan::Direct { .. } | Plan::Unavailable { .. } => Vec::new(),
             })
             .collect();
-        let declarations: Vec<FunctionDeclaration> = plans
+        // The stable part first, server by server, then every retrieved tool by name: what
+        // changes from request to request comes last, so a prompt cache keeps the rest.
+        let mut declarations: Vec<FunctionDeclaration> = plans
             .iter()
-            .flat_map(|plan| plan_declarations(plan, &names))
+            .flat_map(|plan| stable_declarations(plan, &names))
             .collect();
+        declarations.extend(ranked_declarations(&plans, &names));
         let callable = Callable::of(&declarations, &names);
         *self.callable.lock().unwrap_or_else(|p| p.into_inner()) = callable;
         *self.from_cache.lock().unwrap_or_else(|p| p.into_inner()) = from_cache;
@@ -394,8 +385,35 @@ impl ToolSource {
     }
 }
 
-/// The declarations one plan contributes.
+/// The declarations one plan contributes: its stable part, then its retrieved tools.
 fn plan_declarations(plan: &Plan, names: &DirectNames) -> Vec<FunctionDeclaration> {
+    let mut out = stable_declarations(plan, names);
+    out.extend(ranked_declarations(std::slice::from_ref(plan), names));
+    out
+}
+
+/// The retrieved tools of `plans`, sorted by function name (a stable key: the same tools are
+/// declared in the same order whatever their rank).
+fn ranked_declarations(plans: &[Plan], names: &DirectNames) -> Vec<FunctionDeclaration> {
+    let mut out: Vec<FunctionDeclaration> = plans
+        .iter()
+        .flat_map(|plan| match plan {
+            Plan::Retrieve {
+                features,
+                listed,
+                chosen,
+                ..
+            } => retrieved_declarations(&features.name, &listed.tools, chosen, names),
+            Plan::Meta { .. } | Plan::Direct { .. } | Plan::Unavailable { .. } => Vec::new(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// What one plan declares whatever the conversation: meta-functions, direct tools, a health
+/// line — everything but retrieved tools.
+fn stable_declarations(plan: &Plan, names: &DirectNames) -> Vec<FunctionDeclaration> {
     match plan {
         Plan::Meta {
             features,
@@ -429,18 +447,16 @@ fn plan_declarations(plan: &Plan, names: &DirectNames) -> Vec<FunctionDeclaratio
         }
         Plan::Retrieve {
             features,
-            listed,
             kinds,
-            chosen,
             skills,
-        } => retrieve_declarations(
-            features,
-            &listed.tools,
+            ..
+        } => declare(&Shape {
+            server: &features.name,
             kinds,
-            chosen,
-            names,
-            skills.as_deref(),
-        ),
+            tools: ToolAccess::Invoke,
+            resources: features.resources,
+            skills: skills.as_deref(),
+        }),
         Plan::Unavailable { server, state } => vec![health_declaration(server, state)],
     }
 }
