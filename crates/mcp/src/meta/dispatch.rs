@@ -286,6 +286,9 @@ impl MetaDispatcher {
         if carries_handle(&body) {
             self.surface.note_handle(handle.name());
         }
+        if carries_running_task(&body) {
+            self.surface.note_task_handle(handle.name());
+        }
         Ok(DispatchOutcome {
             function,
             body,
@@ -331,6 +334,17 @@ impl MetaDispatcher {
             id: id.clone(),
         })
     }
+}
+
+/// Whether a result is a tool call still running as an MCP task (`{"task": {"status": …}}`).
+fn carries_running_task(body: &DispatchBody) -> bool {
+    let DispatchBody::Json(value) = body else {
+        return false;
+    };
+    value
+        .pointer("/task/status")
+        .and_then(Value::as_str)
+        .is_some_and(|s| !matches!(s, "completed" | "failed" | "cancelled"))
 }
 
 /// Whether a result names a `coyote-result://` handle (then its server keeps `mcp_read_`).

@@ -5,6 +5,9 @@
 //! (or skills, or handles), `mcp_prompt_` for prompts. A server that advertises resources or
 //! prompts but lists none gets its tools alone — small models call whatever is declared.
 //!
+//! A direct server whose tool call outlived its wait as an MCP task also keeps its describe
+//! function from then on, so the model can check the task.
+//!
 //! What a live server holds is asked once per connection (the first page of each advertised
 //! kind, [`crate::ServerHandle::holds`]) and again only after it sent
 //! `notifications/resources|prompts/list_changed`; an idle server's comes from its cached
@@ -44,7 +47,9 @@ impl Surface {
         MetaKind::ALL
             .into_iter()
             .filter(|kind| match kind {
-                MetaKind::Search | MetaKind::Describe => discovery,
+                MetaKind::Search => discovery,
+                // Describe also checks a still-running task the model was given.
+                MetaKind::Describe => discovery || self.has_task_handles(&features.name),
                 MetaKind::Invoke => false,
                 MetaKind::Read => {
                     features.resources || features.skills || self.has_handles(&features.name)
@@ -52,6 +57,18 @@ impl Surface {
                 MetaKind::Prompt => features.prompts,
             })
             .collect()
+    }
+
+    /// The model was given a still-running MCP task of `server`: from now on its describe
+    /// function is declared, so the task can be checked (`kind: "task"`).
+    pub(crate) fn note_task_handle(&self, server: &str) {
+        let mut servers = self.task_handles.lock().unwrap_or_else(|p| p.into_inner());
+        servers.insert(server.to_owned());
+    }
+
+    fn has_task_handles(&self, server: &str) -> bool {
+        let servers = self.task_handles.lock().unwrap_or_else(|p| p.into_inner());
+        servers.contains(server)
     }
 
     /// `features` with `resources` and `prompts` kept only where the server holds some.
@@ -99,3 +116,7 @@ impl Surface {
         holds
     }
 }
+
+#[cfg(test)]
+#[path = "discovery_tests.rs"]
+mod tests;

@@ -75,6 +75,8 @@ pub(crate) struct Surface {
     callable: Mutex<Callable>,
     /// Servers a `coyote-result://` handle was issued for (they keep `mcp_read_`).
     handles: Mutex<BTreeSet<String>>,
+    /// Servers the model got a still-running task from (their describe checks it).
+    task_handles: Mutex<BTreeSet<String>>,
     /// Servers the latest declaration set declared from their cached catalog.
     from_cache: Mutex<BTreeSet<String>>,
     /// The tools `retrieve` servers declared in the latest declaration set, and why.
