@@ -115,10 +115,15 @@ async fn main() -> Result<(), Box<dyn Error>> {
         start: Default::default(),
         source: "bench_blob".into(),
     };
-    let runtime = McpRuntime::new(RuntimeOptions::default());
+    let scratch = tempfile::tempdir()?;
+    // As the CLI runs: the blob is written to a spill store while it arrives (a store of its
+    // own here, so each run's render still starts from the run's fresh directory).
+    let runtime = McpRuntime::new(RuntimeOptions {
+        blob_dir: Some(scratch.path().join("incoming")),
+        ..RuntimeOptions::default()
+    });
     runtime.start_all(vec![spec]).await;
     let handle = runtime.server("bench")?;
-    let scratch = tempfile::tempdir()?;
     let mut samples = Vec::with_capacity(runs);
     let mut last = serde_json::Value::Null;
     let cpu_before = own_cpu_seconds();
