@@ -23,7 +23,8 @@
 #      `npx coolify-mcp --version`, an MCP initialize over stdio through npx, and
 #      `coyote mcp servers` with `npx --offline --prefix DIR coolify-mcp` as the server command.
 #   6. PyPI: a venv, `pip install --no-index WHEEL`, `coolify-mcp --version`, initialize,
-#      `coyote mcp servers` with the venv's coolify-mcp (and `uvx --from WHEEL` when uv exists).
+#      `coyote mcp servers` with the venv's coolify-mcp; when uv is on PATH the same through
+#      `uvx --offline --from WHEEL coolify-mcp` (scripts/test installs uv into .tools/uv).
 # Every process started binds nothing (stdio only); the Coolify URL given to coolify-mcp is
 # 127.0.0.1 and never contacted. Prints the time each way took from its artefact to a working
 # `coyote mcp servers`. Exits non-zero at the first failure.
@@ -52,6 +53,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 export HOME="$SCRATCH/home" XDG_CONFIG_HOME="$SCRATCH/home/.config" XDG_STATE_HOME="$SCRATCH/home/.state" \
   XDG_CACHE_HOME="$SCRATCH/home/.cache" COYOTE_CACHE_DIR="$SCRATCH/home/.cache/coyote"
 mkdir -p "$HOME"
+export UV_CACHE_DIR="$SCRATCH/uv-cache" UV_NO_PROGRESS=1
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 export COOLIFY_BASE_URL="http://127.0.0.1:9" COOLIFY_ACCESS_TOKEN="release-check-not-a-token"
 
@@ -364,11 +366,19 @@ PY
   init="$(python3 "$ROOT/scripts/release.d/mcp_initialize.py" coolify -- "$V/bin/coolify-mcp")" || die "pypi: initialize"
   ok "pypi: initialize over stdio -> $init"
   if command -v uvx >/dev/null; then
-    v="$(UV_CACHE_DIR="$SCRATCH/uv-cache" uvx --offline --from "$W" coolify-mcp --version 2>&1)" || die "uvx: $v"
-    [[ "$v" == *"coolify-mcp $VERSION" ]] || die "uvx --from WHEEL coolify-mcp --version said '$v'"
-    ok "pypi: uvx --from WHEEL coolify-mcp --version -> $v"
+    t0="$(now)"
+    mcp_config "$SCRATCH/cfg-uvx" uvx --offline --from "$W" coolify-mcp
+    servers_ready "$CY/coyote" "$SCRATCH/cfg-uvx" || die "uvx: coyote mcp servers"
+    TIMES+=("PyPI wheel through uvx (uvx --from WHEEL coolify-mcp as the server command, coyote mcp servers): $(since "$t0") s")
+    ok "uvx: coyote mcp servers with uvx --from WHEEL coolify-mcp ($(since "$t0") s)"
+    v="$(uvx --offline --from "$W" coolify-mcp --version 2>&1 | tail -n1)" || die "uvx: $v"
+    [[ "$v" == "coolify-mcp $VERSION" ]] || die "uvx --from WHEEL coolify-mcp --version said '$v'"
+    ok "uvx: uvx --from WHEEL coolify-mcp --version -> $v ($(uvx --version))"
+    init="$(python3 "$ROOT/scripts/release.d/mcp_initialize.py" coolify -- uvx --offline --from "$W" coolify-mcp)" ||
+      die "uvx: initialize"
+    ok "uvx: initialize over stdio -> $init"
   else
-    printf '  note uv is not installed: the uvx line was not run (pip installs the same wheel)\n'
+    printf '  note uv is not installed: the uvx lines were not run (pip installed the same wheel)\n'
   fi
 fi
 
