@@ -266,7 +266,15 @@ if ((${#DEBS[@]})); then
     done
     t0="$(now)"
     INSTALLED_DEBS=(coyote coolify-mcp)
-    dpkg -i "${DEBS[@]}" >/dev/null || die "dpkg -i"
+    # Slim container images tell dpkg to drop man pages and docs (path-exclude); include ours
+    # again there, or `man -w` could not find what the package does ship.
+    include=()
+    if grep -rqs '^path-exclude.*/usr/share/\(man\|doc\)' /etc/dpkg/dpkg.cfg /etc/dpkg/dpkg.cfg.d/; then
+      include=(--path-include='/usr/share/man/man1/coyote*' --path-include='/usr/share/man/man1/coolify-mcp*'
+        --path-include='/usr/share/doc/coyote/*' --path-include='/usr/share/doc/coolify-mcp/*')
+      printf '  note dpkg here excludes man pages/docs (path-exclude): dpkg -i %s\n' "${include[*]}"
+    fi
+    dpkg -i "${include[@]}" "${DEBS[@]}" >/dev/null || die "dpkg -i"
     mcp_config "$SCRATCH/cfg-deb" coolify-mcp
     servers_ready coyote "$SCRATCH/cfg-deb" || die "deb: coyote mcp servers"
     TIMES+=(".deb (dpkg -i both, coyote mcp servers): $(since "$t0") s")
