@@ -25,6 +25,8 @@
 #   6. PyPI: a venv, `pip install --no-index WHEEL`, `coolify-mcp --version`, initialize,
 #      `coyote mcp servers` with the venv's coolify-mcp; when uv is on PATH the same through
 #      `uvx --offline --from WHEEL coolify-mcp` (scripts/test installs uv into .tools/uv).
+#   7. no placeholder (example.invalid, example.com, TODO, …) in the .deb control fields, the npm
+#      package.json files or the wheel's METADATA headers.
 # Every process started binds nothing (stdio only); the Coolify URL given to coolify-mcp is
 # 127.0.0.1 and never contacted. Prints the time each way took from its artefact to a working
 # `coyote mcp servers`. Exits non-zero at the first failure.
@@ -389,6 +391,19 @@ PY
     printf '  note uv is not installed: the uvx lines were not run (pip installed the same wheel)\n'
   fi
 fi
+
+# ---- 7. no placeholder in the packages' metadata ---------------------------------------------
+section "package metadata: no placeholder names"
+meta=""
+for d in "${DEBS[@]}"; do meta+="$(dpkg-deb -f "$d")"$'\n'; done
+for t in "${NPM_TGZ[@]}"; do meta+="$(tar -xzOf "$t" package/package.json)"$'\n'; done
+for w in "${WHEELS[@]}"; do
+  meta+="$(python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(next(z.read(n).decode().split("\n\n")[0] for n in z.namelist() if n.endswith(".dist-info/METADATA")))' "$w")"$'\n'
+done
+if bad="$(grep -nE 'example\.(invalid|com|org|net)|\.invalid\b|\bTODO\b|\bFIXME\b|\bplaceholder\b' <<<"$meta")"; then
+  die "a placeholder in the packages' metadata: $bad"
+fi
+ok "control fields, package.json files and METADATA name no placeholder ($(wc -l <<<"$meta") lines)"
 
 section "time from the artefact to a working coyote mcp servers"
 printf '  %s\n' "${TIMES[@]}"
