@@ -371,3 +371,48 @@ fn tasks_run_the_same_over_streamable_http() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("Task created: coyote-"), "{out}");
 }
+
+#[tokio::test]
+async fn the_repl_shows_a_task_s_status_while_the_model_waits_for_it() {
+    if !super::terminal::tmux_available() {
+        return;
+    }
+    let Some(f) = Fixture::new(json!({
+        "expose": "direct",
+        "autoApprove": ["simulate-research-query"]
+    })) else {
+        return;
+    };
+    let llm = FakeLlm::start(
+        LlmWire::OpenAi,
+        vec![
+            Reply::call("ev__simulate-research-query", json!({"topic": "otters"})),
+            Reply::text("RESEARCH-DONE"),
+        ],
+    )
+    .await;
+    super::repl::write_config(&f.home, &llm);
+    let term = super::terminal::Terminal::start(&f.home, &[]);
+    term.wait_prompts(1).await;
+    super::client_repl::wait_ready(&term, "ev", 1).await;
+    term.type_text("research otters");
+    term.keys(&["Enter"]);
+    let screen = term
+        .wait_for("the task's status on the progress line", |s| {
+            s.contains("task working:") || s.contains("RESEARCH-DONE")
+        })
+        .await;
+    assert!(screen.contains("task working:"), "{screen}");
+    term.wait_text("RESEARCH-DONE").await;
+    let requests = llm.requests();
+    let tool_result = requests
+        .last()
+        .and_then(|r| r["messages"].as_array())
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "tool"))
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default();
+    assert!(
+        tool_result.contains("Research Report: otters"),
+        "{tool_result}"
+    );
+}
