@@ -86,7 +86,10 @@ pub const FOLLOW_LIMIT: Duration = Duration::from_secs(3600);
 
 /// Hand the deployments a call's Coolify answers named to the task, when the call may become
 /// one and there is something to follow; the call's own answer is the task's.
-pub fn hand_over(slot: Option<&FollowSlot>, uuids: Vec<String>) {
+pub fn hand_over(slot: Option<&FollowSlot>, mut uuids: Vec<String>) {
+    // A project's apps can share one deployment (a tag deploy): follow and cancel it once.
+    let mut seen = std::collections::HashSet::new();
+    uuids.retain(|u| seen.insert(u.clone()));
     if let Some(slot) = slot.filter(|_| !uuids.is_empty()) {
         slot.set(Pending {
             cancel: uuids.clone(),

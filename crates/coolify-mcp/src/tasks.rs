@@ -392,3 +392,7 @@ async fn cancel_in_coolify(
         true
     }
 }
+
+#[cfg(test)]
+#[path = "tasks_tests.rs"]
+mod tests;

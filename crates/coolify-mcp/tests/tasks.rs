@@ -1,41 +1,63 @@
 //! Deployments as MCP tasks (the `io.modelcontextprotocol/tasks` extension), end to end against
-//! the fixture with rmcp's client speaking 2026-07-28 in process: a `deploy` answers with a
-//! task whose status message follows Coolify's statuses and whose final result is the blocking
-//! call's answer, byte for byte; `tasks/cancel` reaches Coolify's cancel endpoint and settles
-//! the task `cancelled`; an application restart is followed the same way; and a client that
-//! did not declare the extension sees neither the extension nor a task.
+//! the fixture with rmcp's client in process: a `deploy` answers with a task whose status
+//! message follows Coolify's statuses and whose final result is the blocking call's answer,
+//! byte for byte; `tasks/cancel` reaches Coolify's cancel endpoint and settles the task
+//! `cancelled`; an application restart is followed the same way; a guarded project redeploy
+//! confirms through `input_required` and becomes a task on its final round; a session client
+//! gets `notifications/tasks` for each status change; and a client that did not declare the
+//! extension sees neither the extension nor a task.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use coolify_fixture::{Fixture, Reply};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientConfig, GetTaskParams,
-    ProtocolVersion,
+    InputResponses, ProtocolVersion, TaskStatusNotificationParams,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
+use coolify_mcp::config::HumanPolicy;
+use coolify_mcp::request_state::ConfirmationSeal;
+
 use crate::common::{Setup, as_map, build_server, quick_timing, rpc_error};
 
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Client {
     tasks: bool,
+    elicitation: bool,
+    /// The `notifications/tasks` received (a session client only).
+    notes: Arc<Mutex<Vec<Value>>>,
 }
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
-        let caps = if self.tasks {
-            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
-        } else {
-            json!({})
-        };
+        let mut caps = json!({});
+        if self.tasks {
+            caps["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+        }
+        if self.elicitation {
+            caps["elicitation"] = json!({});
+        }
         serde_json::from_value(json!({
             "protocolVersion": "2026-07-28",
             "capabilities": caps,
             "clientInfo": {"name": "coolify-mcp-task-tests", "version": "1"}
         }))
         .unwrap()
+    }
+
+    async fn on_task_status(
+        &self,
+        params: TaskStatusNotificationParams,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.notes
+            .lock()
+            .unwrap()
+            .push(serde_json::to_value(&params).unwrap());
     }
 }
 
@@ -45,12 +67,25 @@ async fn connect(
     tasks: bool,
     interval: Duration,
 ) -> RunningService<RoleClient, Client> {
+    let client = Client {
+        tasks,
+        ..Client::default()
+    };
+    connect_with(fixture, client, interval, Setup::default(), true).await
+}
+
+/// A server over `fixture` with `setup` (its poll interval set to `interval`) and `client`,
+/// speaking 2026-07-28 (`modern`) or with an `initialize` session.
+async fn connect_with(
+    fixture: &Fixture,
+    client: Client,
+    interval: Duration,
+    mut setup: Setup,
+    modern: bool,
+) -> RunningService<RoleClient, Client> {
     let mut timing = quick_timing();
     timing.deploy_poll_interval = interval;
-    let setup = Setup {
-        timing,
-        ..Setup::default()
-    };
+    setup.timing = timing;
     let server = build_server(fixture.url(), &setup);
     let (a, b) = tokio::io::duplex(1 << 22);
     tokio::spawn(async move {
@@ -58,7 +93,10 @@ async fn connect(
             let _ = running.waiting().await;
         }
     });
-    Client { tasks }
+    if !modern {
+        return client.serve(b).await.unwrap();
+    }
+    client
         .serve_with_lifecycle(
             b,
             ClientLifecycleMode::Discover {
@@ -299,4 +337,113 @@ async fn a_client_without_the_extension_sees_no_task_and_no_extension() {
         .await
         .unwrap_err();
     assert_eq!(rpc_error(&err).0, -32602, "{err}");
+}
+
+#[tokio::test]
+async fn a_confirmed_project_redeploy_becomes_a_task_on_its_final_round() {
+    let fixture = Fixture::builder()
+        .new_deployment_statuses(["in_progress", "finished"])
+        .start()
+        .await
+        .unwrap();
+    let (seal, _) = ConfirmationSeal::from_key(Some(&[7u8; 32])).unwrap();
+    let setup = Setup {
+        policy: HumanPolicy::RequireHuman,
+        seal: Some(seal),
+        ..Setup::default()
+    };
+    let client = Client {
+        tasks: true,
+        elicitation: true,
+        ..Client::default()
+    };
+    let c = connect_with(&fixture, client, Duration::from_millis(20), setup, true).await;
+    let args = json!({"project_uuid": "proj-saas"});
+    let CallToolResponse::InputRequired(first) = call(&c, "redeploy_project", args.clone()).await
+    else {
+        panic!("round one asks first")
+    };
+    assert!(
+        fixture.mutations().is_empty(),
+        "nothing is sent before the answer"
+    );
+    let mut p = CallToolRequestParams::new("redeploy_project");
+    p.arguments = Some(as_map(args));
+    p.input_responses = Some(
+        serde_json::from_value::<InputResponses>(json!({"confirm": {"action": "accept"}})).unwrap(),
+    );
+    p.request_state = first.request_state.clone();
+    let id = task_id(c.peer().call_tool_once(p).await.unwrap());
+    let (seen, done) = settle(&c, &id).await;
+    assert_eq!(seen.last().unwrap(), "deployment dep-new-1: finished");
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    let v: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        v["summary"],
+        json!({"total": 3, "succeeded": 3, "failed": 0})
+    );
+    let deploys = fixture
+        .mutations()
+        .iter()
+        .filter(|r| r.path.ends_with("/deploy"))
+        .count();
+    assert_eq!(deploys, 3, "one deploy per application, once");
+}
+
+#[tokio::test]
+async fn a_session_client_is_told_each_status_change() {
+    let fixture = Fixture::builder()
+        .new_deployment_statuses(statuses())
+        .start()
+        .await
+        .unwrap();
+    let client = Client {
+        tasks: true,
+        ..Client::default()
+    };
+    let notes = client.notes.clone();
+    let c = connect_with(
+        &fixture,
+        client,
+        Duration::from_millis(20),
+        Setup::default(),
+        false,
+    )
+    .await;
+    let init = serde_json::to_value(c.peer().peer_info().unwrap()).unwrap();
+    assert_eq!(
+        init["capabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/tasks": {}})
+    );
+    let id = task_id(call(&c, "deploy", json!({"tag_or_uuid": "app-api"})).await);
+    let (_, done) = settle(&c, &id).await;
+    assert_eq!(done["status"], "completed");
+    let mut last = Vec::new();
+    for _ in 0..200 {
+        last = notes.lock().unwrap().clone();
+        if last.last().is_some_and(|n| n["status"] == "completed") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let seen: Vec<(String, String)> = last
+        .iter()
+        .map(|n| {
+            assert_eq!(n["taskId"], id.as_str());
+            (
+                n["status"].as_str().unwrap().to_string(),
+                n["statusMessage"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("working".into(), "deployment dep-new-1: queued".into()),
+            ("working".into(), "deployment dep-new-1: in_progress".into()),
+            ("working".into(), "deployment dep-new-1: finished".into()),
+            ("completed".into(), "deployment dep-new-1: finished".into()),
+        ]
+    );
+    assert_eq!(last.last().unwrap()["result"], done["result"]);
 }
