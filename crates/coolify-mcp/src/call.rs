@@ -127,11 +127,13 @@ pub async fn call_tool(
         None
     };
     // Offered only to clients that declared the tasks extension (on this request or at
-    // `initialize`): a handler that started Coolify deployments fills it.
+    // `initialize`), while the store has room: a handler that started Coolify deployments
+    // fills it.
     let slot = FollowSlot::default();
     let may_task = context
         .client_capabilities()
-        .is_some_and(|c| c.supports_tasks());
+        .is_some_and(|c| c.supports_tasks())
+        && !shared.tasks.full();
     let mut follow_client = None;
     let text = match shared.instances.resolve(requested.as_deref()) {
         Err(e) => format!("Error: {e}"),

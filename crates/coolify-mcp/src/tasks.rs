@@ -40,6 +40,10 @@ use crate::tools::{self, ToolError};
 /// How long a settled task stays readable: its TTL is the follow deadline plus this.
 const RETENTION: Duration = Duration::from_secs(600);
 
+/// Tasks following Coolify at once; past it a call answers as it does without the extension
+/// (each running task polls Coolify every interval).
+pub const MAX_RUNNING: usize = 256;
+
 /// How often, and how many times, the settled-task notification checks that the store has
 /// recorded the final state (it is recorded right after the task body returns).
 const SETTLE_CHECK: Duration = Duration::from_millis(10);
@@ -152,6 +156,11 @@ impl TaskStore {
         owners.retain(|id, _| self.manager.get_task(id).is_ok());
         owners.insert(task.task_id.clone(), owner);
         CreateTaskResult::new(task)
+    }
+
+    /// Whether [`MAX_RUNNING`] tasks are following Coolify (a new call then gets no task).
+    pub fn full(&self) -> bool {
+        self.manager.running_task_count() >= MAX_RUNNING
     }
 
     fn check(&self, id: &str, owner: &Owner) -> Result<(), ErrorData> {
