@@ -61,6 +61,8 @@ pub const PLANTED_SECRETS: [&str; 11] = [
 
 /// The uuid `POST /deploy` always answers with.
 pub const NEW_DEPLOYMENT_UUID: &str = "dep-new-1";
+/// The status Coolify gives a deployment cancelled through `POST /deployments/{uuid}/cancel`.
+pub const CANCELLED_BY_USER: &str = "cancelled-by-user";
 
 /// The app whose logs carry the poison payload when one is set.
 pub const POISONED_APP_UUID: &str = "app-logviewer";

@@ -149,6 +149,8 @@ impl FixtureBuilder {
 
     /// `GET /deployments/dep-new-1` returns these statuses in order, one per read, then keeps
     /// the last one — e.g. `["queued", "in_progress", "finished"]` for a deploy that finishes.
+    /// While it walks them, `POST /deployments/dep-new-1/cancel` answers as Coolify does: 400
+    /// once the deployment is terminal, else 200 and `cancelled-by-user` from then on.
     pub fn new_deployment_statuses<I, S>(mut self, statuses: I) -> Self
     where
         I: IntoIterator<Item = S>,

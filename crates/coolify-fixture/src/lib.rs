@@ -4,7 +4,8 @@
 //! [`Fixture::url`] with [`FIXTURE_TOKEN`]; inspect [`Fixture::requests`] afterwards. The data
 //! ([`data`]) includes the planted webhook secret and the canaries ([`PLANTED_SECRETS`]).
 //! Variants: [`NotFoundMode::Real404`] (real 404s for unknown ids),
-//! [`FixtureBuilder::new_deployment_statuses`] (a deployment that finishes or fails),
+//! [`FixtureBuilder::new_deployment_statuses`] (a deployment that finishes or fails, and that
+//! `POST /deployments/dep-new-1/cancel` cancels as Coolify does),
 //! [`Behaviour::Hanging`] (accepts, never answers), [`FixtureBuilder::route`] (override one
 //! route, e.g. a failing list or a hanging endpoint), [`Fixture::set_token`] (rotation).
 //! The `coolify-fixture` binary serves the same thing for out-of-process runs.

@@ -107,9 +107,15 @@ pub(crate) fn route(
             return reply;
         }
     }
-    // Mutations: acknowledge plausibly, change nothing.
-    // Like the reference fixture, any POST under `/deploy…` (including `/deployments/{u}/cancel`)
-    // answers with the queued deployment.
+    // Mutations: acknowledge plausibly, change nothing — except cancelling `dep-new-1` while it
+    // walks a configured status sequence, which answers like Coolify and stops the walk.
+    if method == "POST"
+        && let Some(reply) = cancel_new_deployment(p, state)
+    {
+        return reply;
+    }
+    // Like the reference fixture, any other POST under `/deploy…` (including
+    // `/deployments/{u}/cancel`) answers with the queued deployment.
     if method == "POST" && p.starts_with("/deploy") {
         return json(
             json!({ "deployments": [{ "message": "Deployment queued.", "deployment_uuid": data::NEW_DEPLOYMENT_UUID }] }),
@@ -130,6 +136,38 @@ pub(crate) fn route(
         404,
         json!({ "message": "Not found.", "docs": "https://coolify.io/docs" }),
     )
+}
+
+/// `POST /deployments/dep-new-1/cancel` when `dep-new-1` has a status sequence: Coolify's
+/// answers. A deployment whose current status (the last one read, else the first) is terminal
+/// cannot be cancelled (400); otherwise every later read is `cancelled-by-user`.
+fn cancel_new_deployment(p: &str, state: &mut RouteState<'_>) -> Option<Reply> {
+    let uuid = p
+        .strip_prefix("/deployments/")?
+        .strip_suffix("/cancel")
+        .filter(|u| *u == data::NEW_DEPLOYMENT_UUID)?;
+    let (statuses, reads) = state.new_deployment.as_mut()?;
+    let current = statuses
+        .get(reads.saturating_sub(1))
+        .or(statuses.last())
+        .cloned()
+        .unwrap_or_default();
+    if matches!(
+        current.as_str(),
+        "finished" | "failed" | "cancelled" | "cancelled-by-user"
+    ) {
+        return Some(Reply::Json(
+            400,
+            json!({ "message": format!("Deployment cannot be cancelled. Current status: {current}") }),
+        ));
+    }
+    *statuses = vec![data::CANCELLED_BY_USER.to_owned()];
+    *reads = 0;
+    Some(json(json!({
+        "message": "Deployment cancelled successfully.",
+        "deployment_uuid": uuid,
+        "status": data::CANCELLED_BY_USER,
+    })))
 }
 
 /// A GET route, by first segment; `None` falls through to the catch-all.

@@ -1,6 +1,7 @@
 //! One `tools/call`: schema validation, argument ordering, instance resolution, the
 //! [`CallCtx`] (including which confirmation path the request's protocol revision takes),
-//! dispatch, the `input_required` answer of a 2026-07-28 round one, and the audit line.
+//! dispatch, the `input_required` answer of a 2026-07-28 round one, the task answer of a call
+//! that started Coolify deployments for a client of the tasks extension, and the audit line.
 //!
 //! Top floor beside `server` (which delegates here); imports the tools, never imported by
 //! them.
@@ -12,7 +13,10 @@
 //!   Coolify could not be reached (connection failure or timeout): `isError: true`; unknown or
 //!   unregistered tools are JSON-RPC -32602 `Tool <name> not found`;
 //! - a 2026-07-28 request (its own `_meta` names the revision) takes the modern confirmation
-//!   path; every other request the legacy one.
+//!   path; every other request the legacy one;
+//! - a call answers with a task only when its client declared the tasks extension and a
+//!   handler handed deployments over (after Coolify accepted the operation); every other
+//!   call's answer is built exactly as before.
 
 use std::time::Instant;
 
@@ -28,7 +32,10 @@ use crate::audit::{AuditLine, Outcome};
 use crate::call_ctx::{
     CallCtx, CallRecord, Confirmation, Guard, ModernRound, Round, StatelessRequest,
 };
+use crate::follow::{FollowSlot, Pending};
+use crate::instances::Client;
 use crate::shared::Shared;
+use crate::tasks::{self, Follow, Owner};
 use crate::tools::{self, Args, ToolName};
 
 /// The OAuth client a request was authorised for; the HTTP layer puts it in the request's
@@ -119,6 +126,15 @@ pub async fn call_tool(
     } else {
         None
     };
+    // Offered only to clients that declared the tasks extension (on this request or at
+    // `initialize`), while the store has room: a handler that started Coolify deployments
+    // fills it.
+    let slot = FollowSlot::default();
+    let may_task = context
+        .client_capabilities()
+        .is_some_and(|c| c.supports_tasks())
+        && !shared.tasks.full();
+    let mut follow_client = None;
     let text = match shared.instances.resolve(requested.as_deref()) {
         Err(e) => format!("Error: {e}"),
         Ok(instance) => {
@@ -144,7 +160,9 @@ pub async fn call_tool(
                 stateless: stateless(&context),
                 round: round(shared, &request, &context, client_id.as_deref()),
                 record: &record,
+                follow: may_task.then_some(&slot),
             };
+            follow_client = Some(ctx.client.clone());
             match tools::dispatch(tool, &Args(args), &ctx).await {
                 Ok(out) => out.render(),
                 Err(e) => {
@@ -178,9 +196,47 @@ pub async fn call_tool(
     audit_outcome(shared, &inputs, outcome, reason, confirmation);
     // No `isError: false`: the reference omits the field on every handler answer. Coolify out
     // of reach is the exception: the call did not happen at all, so it is a tool error.
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.is_error = unreachable_coolify.then_some(true);
-    Ok(result.into())
+    let answer = tasks::tool_result(text, unreachable_coolify);
+    Ok(match (slot.take(), follow_client) {
+        (Some(pending), Some(client)) => task(shared, pending, answer, client, &context),
+        _ => answer.into(),
+    })
+}
+
+/// A task following the deployments a handler handed over, settling with `answer` (or, for
+/// `deploy`, the waited answer).
+fn task(
+    shared: &Shared,
+    pending: Pending,
+    answer: CallToolResult,
+    client: Client,
+    context: &RequestContext<RoleServer>,
+) -> CallToolResponse {
+    let session = !stateless(context) && !modern(context);
+    let follow = Follow {
+        client,
+        interval: shared.timing.deploy_poll_interval,
+        mode: shared.mode,
+        owner: task_owner(context),
+        notify: session.then(|| context.peer.clone()),
+    };
+    CallToolResponse::Task(shared.tasks.start(pending, answer, follow))
+}
+
+/// Who may read and cancel the tasks this request creates (its OAuth client and signed-in
+/// user).
+pub fn task_owner(context: &RequestContext<RoleServer>) -> Owner {
+    Owner::new(
+        oauth_client(context).as_deref(),
+        signed_in_token(context).as_deref(),
+    )
+}
+
+/// Whether the request speaks 2026-07-28 or later (its own `_meta` names the revision).
+fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// The reference's schema layer (zod) rebuilds the arguments in schema order and drops
@@ -215,10 +271,7 @@ fn round<'a>(
     context: &RequestContext<RoleServer>,
     client_id: Option<&str>,
 ) -> Round<'a> {
-    let modern = context
-        .protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-    if !modern {
+    if !modern(context) {
         return Round::Legacy;
     }
     Round::Modern(ModernRound {

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::audit::{Confirmation as Let, Reason};
 use crate::config::{AccessMode, ElicitationSetting, HumanPolicy};
+use crate::follow::FollowSlot;
 use crate::instances::{Client, Instance, Instances};
 use crate::request_state::ConfirmationSeal;
 
@@ -167,6 +168,9 @@ pub struct CallCtx<'a> {
     pub round: Round<'a>,
     /// Where the confirmation hook records its decision.
     pub record: &'a CallRecord,
+    /// Present when the client declared the tasks extension: a handler that started Coolify
+    /// deployments hands them over here, and the call answers with a task that follows them.
+    pub follow: Option<&'a FollowSlot>,
 }
 
 impl CallCtx<'_> {

@@ -15,7 +15,10 @@
 //! - `listChanged` is claimed at `initialize` (2025 revisions, as the reference) and never in
 //!   2026-07-28 discovery, where no `subscriptions/listen` stream exists to carry it;
 //! - cacheable results carry rmcp's caching hints on 2026-07-28 and keep the legacy shape
-//!   for older peers.
+//!   for older peers;
+//! - the tasks extension is declared (rmcp serves `tasks/*` only then) but shown in
+//!   `initialize` and `server/discover` only to clients that declared it, so every other
+//!   client sees the capabilities it always did.
 
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
@@ -25,13 +28,14 @@ use crate::request_state::ConfirmationSeal;
 use crate::shared::Shared;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
-    DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
-    ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CompletionInfo, DiscoverResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, GetTaskParams, GetTaskResult, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference, Resource,
+    ResourceContents, ResourceTemplate, Role, ServerConfig, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -143,6 +147,7 @@ impl CoolifyServer {
                 instructions,
                 audit: options.audit,
                 seal,
+                tasks: crate::tasks::TaskStore::default(),
                 tool_defs: OnceLock::new(),
             }),
         })
@@ -176,24 +181,7 @@ fn from_json<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
 
 impl ServerHandler for CoolifyServer {
     fn get_info(&self) -> ServerConfig {
-        let base = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_prompts()
-            .enable_resources();
-        let mut caps = if self.shared.mode.fleet {
-            base.enable_completions().build()
-        } else {
-            base.build()
-        };
-        if let Some(t) = caps.tools.as_mut() {
-            t.list_changed = Some(true);
-        }
-        if let Some(p) = caps.prompts.as_mut() {
-            p.list_changed = Some(true);
-        }
-        if let Some(r) = caps.resources.as_mut() {
-            r.list_changed = Some(true);
-        }
+        let caps = crate::capabilities::declared(self.shared.mode.fleet);
         let mut info = ServerConfig::new(caps);
         info.server_info = rmcp::model::Implementation::new("coolify", crate::MCP_SERVER_VERSION);
         info.instructions = Some(self.shared.instructions.clone());
@@ -205,23 +193,34 @@ impl ServerHandler for CoolifyServer {
         Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
     }
 
+    /// `initialize`: rmcp's negotiation; the tasks extension only for a client declaring it.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        if !request.capabilities.supports_tasks() {
+            crate::capabilities::without_tasks(&mut result.capabilities);
+        }
+        Ok(result)
+    }
+
     /// `server/discover` (2026-07-28): the capabilities without `listChanged`, which a
     /// 2026-07-28 client could only receive through `subscriptions/listen` — not served here.
     async fn discover(
         &self,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
         let mut info = self.get_info();
-        let caps = &mut info.capabilities;
-        if let Some(t) = caps.tools.as_mut() {
-            t.list_changed = None;
+        if !context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks())
+        {
+            crate::capabilities::without_tasks(&mut info.capabilities);
         }
-        if let Some(p) = caps.prompts.as_mut() {
-            p.list_changed = None;
-        }
-        if let Some(r) = caps.resources.as_mut() {
-            r.list_changed = None;
-        }
+        crate::capabilities::for_discover(&mut info.capabilities);
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             info,
@@ -254,6 +253,35 @@ impl ServerHandler for CoolifyServer {
         let user = crate::call::signed_in_token(&context);
         crate::instances::signed_in(user, crate::call::call_tool(&self.shared, request, context))
             .await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let owner = crate::call::task_owner(&context);
+        self.shared.tasks.get(&request.task_id, &owner)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owner = crate::call::task_owner(&context);
+        self.shared
+            .tasks
+            .update(&request.task_id, &owner, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owner = crate::call::task_owner(&context);
+        self.shared.tasks.cancel(&request.task_id, &owner)
     }
 
     async fn subscribe(

@@ -1,6 +1,6 @@
 //! [`Shared`]: the state every session and every request of one process shares (instances,
-//! mode, registered tools and prompts, policies, clocks, the audit sink and the confirmation
-//! seal). Built once by `server`; read by `call` and `server`.
+//! mode, registered tools and prompts, policies, clocks, the audit sink, the confirmation
+//! seal and the MCP tasks). Built once by `server`; read by `call` and `server`.
 //!
 //! Below `call` and `server` (both import it; it imports neither).
 
@@ -14,6 +14,7 @@ use crate::config::{AccessMode, ElicitationSetting, HumanPolicy};
 use crate::instances::Instances;
 use crate::prompts::PromptName;
 use crate::request_state::ConfirmationSeal;
+use crate::tasks::TaskStore;
 use crate::tools::{self, ToolSet};
 
 /// State shared by every session of one process.
@@ -40,6 +41,8 @@ pub struct Shared {
     pub audit: Audit,
     /// Seals 2026-07-28 confirmation state.
     pub seal: ConfirmationSeal,
+    /// The MCP tasks of this process.
+    pub tasks: TaskStore,
     pub(crate) tool_defs: OnceLock<Vec<Tool>>,
 }
 

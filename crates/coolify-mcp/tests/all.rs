@@ -34,5 +34,6 @@ mod protocol;
 mod replicas;
 mod resources;
 mod sdk_peers;
+mod tasks;
 mod tools;
 mod tools_more;

@@ -1,4 +1,5 @@
-//! Batch tools: `restart_project_apps`, `redeploy_project`, `stop_all_apps`.
+//! Batch tools: `restart_project_apps`, `redeploy_project`, `stop_all_apps`. As MCP tasks, the
+//! first two follow the deployments Coolify started (`follow`).
 //!
 //! Invariant: after approval the operation acts on exactly the set that was summarised to
 //! the human; an empty set asks nothing and returns a zero summary.
@@ -11,6 +12,7 @@ use super::{Args, ToolError, ToolOutput, ToolResult};
 use crate::backend::{ApiError, HttpMethod, Path};
 use crate::call_ctx::CallCtx;
 use crate::confirm::{blast_radius, confirm};
+use crate::follow::{deployment_uuids, hand_over};
 use crate::instances::Client;
 use crate::projection::{as_array, str_of};
 
@@ -45,23 +47,28 @@ fn is_running(status: &str) -> bool {
     status.contains("running") || (status.contains("healthy") && !status.contains("unhealthy"))
 }
 
-async fn aggregate<F, Fut>(apps: &[Value], op: F) -> Value
+/// The summary of `op` over every app, and the deployments Coolify's answers named.
+async fn aggregate<F, Fut>(apps: &[Value], op: F) -> (Value, Vec<String>)
 where
     F: Fn(String) -> Fut,
     Fut: std::future::Future<Output = Result<Value, ApiError>>,
 {
     let results = join_all(apps.iter().map(|a| op(str_of(a, "uuid").to_string()))).await;
-    let (mut ok, mut failed) = (Vec::new(), Vec::new());
+    let (mut ok, mut failed, mut deployments) = (Vec::new(), Vec::new(), Vec::new());
     for (app, r) in apps.iter().zip(results) {
         let name = display_name(app);
         match r {
-            Ok(_) => ok.push(json!({"uuid": app.get("uuid"), "name": name})),
+            Ok(answer) => {
+                deployments.extend(deployment_uuids(&answer));
+                ok.push(json!({"uuid": app.get("uuid"), "name": name}))
+            }
             Err(e) => {
                 failed.push(json!({"uuid": app.get("uuid"), "name": name, "error": e.message}))
             }
         }
     }
-    json!({"summary": {"total": apps.len(), "succeeded": ok.len(), "failed": failed.len()}, "succeeded": ok, "failed": failed})
+    let summary = json!({"summary": {"total": apps.len(), "succeeded": ok.len(), "failed": failed.len()}, "succeeded": ok, "failed": failed});
+    (summary, deployments)
 }
 
 fn empty() -> Value {
@@ -118,18 +125,18 @@ pub async fn restart_project_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult 
         return Ok(ToolOutput::Json(empty()));
     }
     let client = &ctx.client;
-    Ok(ToolOutput::Json(
-        aggregate(&apps, |u| async move {
-            client
-                .write(
-                    HttpMethod::Post,
-                    Path::new("applications").id(&u).lit("restart"),
-                    None,
-                )
-                .await
-        })
-        .await,
-    ))
+    let (summary, deployments) = aggregate(&apps, |u| async move {
+        client
+            .write(
+                HttpMethod::Post,
+                Path::new("applications").id(&u).lit("restart"),
+                None,
+            )
+            .await
+    })
+    .await;
+    hand_over(ctx.follow, deployments);
+    Ok(ToolOutput::Json(summary))
 }
 
 pub async fn redeploy_project(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
@@ -147,12 +154,12 @@ pub async fn redeploy_project(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
         return Ok(ToolOutput::Json(empty()));
     }
     let client = &ctx.client;
-    Ok(ToolOutput::Json(
-        aggregate(&apps, |u| async move {
-            super::deploy::trigger(client, &u, force).await
-        })
-        .await,
-    ))
+    let (summary, deployments) = aggregate(&apps, |u| async move {
+        super::deploy::trigger(client, &u, force).await
+    })
+    .await;
+    hand_over(ctx.follow, deployments);
+    Ok(ToolOutput::Json(summary))
 }
 
 pub async fn stop_all_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
@@ -221,7 +228,8 @@ pub async fn stop_all_apps(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
                 )
                 .await
         })
-        .await,
+        .await
+        .0,
     ))
 }
 
@@ -304,6 +312,7 @@ async fn bulk_env_op(args: &Args, ctx: &CallCtx<'_>, uuids: &[String]) -> ToolRe
                     .await
             }
         })
-        .await,
+        .await
+        .0,
     ))
 }

@@ -1,5 +1,6 @@
 //! Deployments: `list_deployments` and `deploy`, including waiting for a terminal status
-//! with progress notifications. The `deployment` tool is in `deployment.rs`.
+//! with progress notifications — or, as an MCP task, handing the wait to `tasks` with the
+//! same answer at the end. The `deployment` tool is in `deployment.rs`.
 //!
 //! Invariants: the poll interval and the deadline come from [`crate::call_ctx::Timing`],
 //! so tests inject them instead of waiting on the clock; `timeout_seconds` is range-checked
@@ -12,9 +13,10 @@ use serde_json::{Map, Value, json};
 
 use super::deployment::{deployment_actions, fetch, truncate_logs};
 use super::resolve::looks_like_uuid;
-use super::{Args, ToolError, ToolOutput, ToolResult, envelope};
+use super::{Args, ToolError, ToolOutput, ToolResult, envelope, envelope_in};
 use crate::backend::{HttpMethod, Path};
-use crate::call_ctx::CallCtx;
+use crate::call_ctx::{CallCtx, Mode};
+use crate::follow::{DeployWait, Pending, terminal};
 use crate::instances::Client;
 use crate::projection::{self as proj, action, str_of, truthy};
 use crate::untrusted::{self, BOUNDARY_CHARS};
@@ -56,10 +58,12 @@ pub(super) async fn trigger(
     client.write(HttpMethod::Post, path, None).await
 }
 
+/// `deploy`. As a task (the client declared the tasks extension) it always waits: the task is
+/// the wait, and its answer is the one `wait: true` gives.
 pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let tag_or_uuid = args.str("tag_or_uuid").unwrap_or_default();
     let force = args.bool("force").unwrap_or(false);
-    if !args.0.get("wait").is_some_and(truthy) {
+    if ctx.follow.is_none() && !args.0.get("wait").is_some_and(truthy) {
         let r = trigger(&ctx.client, tag_or_uuid, force).await?;
         let actions = vec![action(
             "list_deployments",
@@ -100,7 +104,32 @@ pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     let deadline = ctx.timing.deploy_deadline.unwrap_or_else(|| {
         Duration::try_from_secs_f64(timeout_s.max(0.0)).unwrap_or(Duration::ZERO)
     });
-    let mut result = poll(ctx, &first, deadline, timeout_s).await?;
+    if let Some(slot) = ctx.follow {
+        let mut cancel = vec![first.clone()];
+        cancel.extend(
+            additional
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string),
+        );
+        slot.set(Pending {
+            watch: vec![first],
+            cancel,
+            deadline,
+            deploy: Some(DeployWait {
+                additional,
+                timeout_s,
+            }),
+        });
+        // Replaced by the task's answer.
+        return Ok(ToolOutput::Text(String::new()));
+    }
+    let result = poll(ctx, &first, deadline, timeout_s).await?;
+    Ok(waited(ctx.mode, result, additional))
+}
+
+/// The answer of a waited `deploy` from the first deployment's summary.
+pub fn waited(mode: Mode, mut result: Value, additional: Vec<Value>) -> ToolOutput {
     if !additional.is_empty() {
         result["additional_deployment_uuids"] = Value::Array(additional);
     }
@@ -113,14 +142,7 @@ pub async fn deploy(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
     } else {
         Vec::new()
     };
-    Ok(envelope(ctx, result, actions, None))
-}
-
-fn terminal(status: &str) -> bool {
-    matches!(
-        status,
-        "finished" | "failed" | "cancelled" | "cancelled-by-user"
-    )
+    envelope_in(mode, result, actions, None)
 }
 
 fn duration_seconds(created: &Value, updated: &Value) -> Option<i64> {
@@ -194,7 +216,12 @@ async fn poll(
         }
         current = fetch(&ctx.client, uuid).await?;
     }
-    let status = str_of(&current, "status").to_string();
+    Ok(summary(&current, uuid, timeout_s))
+}
+
+/// What a waited `deploy` reports of deployment `uuid` in its last-read state `current`.
+pub fn summary(current: &Value, uuid: &str, timeout_s: f64) -> Value {
+    let status = str_of(current, "status").to_string();
     // Keys the deployment lacks are left out (JS `undefined`), never `null`.
     let mut out = Map::new();
     if let Some(s) = current.get("status") {
@@ -208,7 +235,7 @@ async fn poll(
         out.insert("timed_out".into(), json!(true));
         let secs = crate::json::compact(&json!(timeout_s));
         out.insert("next_action".into(), json!(format!("Still \"{status}\" after {secs}s — poll `deployment` (action: \"get\", uuid: \"{uuid}\") to keep watching.")));
-        return Ok(Value::Object(out));
+        return Value::Object(out);
     }
     for k in ["commit", "created_at", "updated_at"] {
         if let Some(v) = current.get(k) {
@@ -230,7 +257,7 @@ async fn poll(
         }
         out.insert("next_action".into(), json!(format!("Deployment failed. See logs_tail above, or `deployment` (action: \"get\", uuid: \"{uuid}\", lines: N) for more.")));
     }
-    Ok(Value::Object(out))
+    Value::Object(out)
 }
 
 #[cfg(test)]

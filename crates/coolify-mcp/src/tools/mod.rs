@@ -32,6 +32,7 @@ mod writes;
 use serde_json::{Value, json};
 
 pub use args::{Args, validate};
+pub use deploy::{summary as deploy_summary, waited as deploy_waited};
 pub use roster::{ToolName, ToolSet, catalog, definitions, input_schema};
 
 use crate::backend::ApiError;
@@ -167,9 +168,19 @@ pub fn envelope(
     actions: Vec<Value>,
     pagination: Option<Value>,
 ) -> ToolOutput {
+    envelope_in(ctx.mode, data, actions, pagination)
+}
+
+/// [`envelope`] for a server in `mode` (a task's answer, built after its call returned).
+pub fn envelope_in(
+    mode: crate::call_ctx::Mode,
+    data: Value,
+    actions: Vec<Value>,
+    pagination: Option<Value>,
+) -> ToolOutput {
     let mut out = serde_json::Map::new();
     out.insert("data".into(), data);
-    let actions = roster::filter_actions(ctx.mode, actions);
+    let actions = roster::filter_actions(mode, actions);
     if !actions.is_empty() {
         out.insert("_actions".into(), Value::Array(actions));
     }

@@ -28,6 +28,8 @@ pub async fn control(args: &Args, ctx: &CallCtx<'_>) -> ToolResult {
         path = path.query_opt("latest", Some("true".into()));
     }
     let result = ctx.client.write(HttpMethod::Post, path, None).await?;
+    // An application start or restart is a Coolify deployment: as a task, it is followed.
+    crate::follow::hand_over(ctx.follow, crate::follow::deployment_uuids(&result));
     let u = json!(uuid);
     let actions = match resource {
         "application" => {
