@@ -267,7 +267,8 @@ impl Handler {
 }
 
 /// What we advertise: elicitation (form and URL) always; sampling when offered to this
-/// server (`Some(tools)`); roots with `listChanged` when the runtime has roots.
+/// server (`Some(tools)`); roots with `listChanged` when the runtime has roots; the tasks
+/// extension (`io.modelcontextprotocol/tasks`) always.
 fn capabilities(sampling_tools: Option<bool>, roots: bool) -> ClientCapabilities {
     let mut caps = json!({"elicitation": {"form": {}, "url": {}}});
     if let Some(tools) = sampling_tools {
@@ -280,6 +281,8 @@ fn capabilities(sampling_tools: Option<bool>, roots: bool) -> ClientCapabilities
     if roots {
         caps["roots"] = json!({"listChanged": true});
     }
+    // MCP tasks (`crate::tasks`): a server may answer a tool call with a task to follow.
+    caps["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
     serde_json::from_value(caps).unwrap_or_default()
 }
 

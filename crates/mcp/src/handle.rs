@@ -224,6 +224,11 @@ impl ServerHandle {
         self.inner.generations.clone()
     }
 
+    /// What answers a server's questions inside a result (forms, consent), if anything.
+    pub(crate) fn input_responder(&self) -> Option<&dyn InputResponder> {
+        self.inner.inputs.as_deref()
+    }
+
     /// The peer, for requests rmcp drives itself (`subscriptions/listen`).
     pub(crate) fn peer(&self) -> &Peer<RoleClient> {
         &self.inner.peer
@@ -278,6 +283,11 @@ impl ServerHandle {
             self.call_tool_task(name, args, wait).await?
         } else {
             match self.call_tool_rounds(name, args.clone()).await {
+                // The tasks extension: the server made the call a task.
+                Ok(ServerResult::CreateTaskResult(created)) => {
+                    let created = serde_json::to_value(&created).unwrap_or_default();
+                    self.follow_extension_task(name, created, wait).await?
+                }
                 Ok(result) => convert::tool_outcome_from(result),
                 // A tool that must run as a task, called before its listing was read on this
                 // connection (a cached catalog): list, then call it as the listing says.

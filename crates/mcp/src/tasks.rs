@@ -45,6 +45,15 @@ fn poll_interval(task: &TaskInfo) -> Duration {
         .clamp(MIN_POLL, MAX_POLL)
 }
 
+/// Where a task's result comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wire {
+    /// The 2025-11-25 task-augmented call: `tasks/result` once it ends.
+    Augmented,
+    /// The tasks extension (`io.modelcontextprotocol/tasks`): `tasks/get` carries it.
+    Extension,
+}
+
 /// Sends `tasks/cancel` for a task call whose caller went away.
 struct CancelTaskOnDrop {
     handle: Option<ServerHandle>,
@@ -116,10 +125,14 @@ impl ServerHandle {
 
     /// `tasks/get`: the task's current state.
     pub async fn get_task(&self, task_id: &str) -> Result<TaskInfo, McpError> {
-        let answer = self
-            .task_request("tasks/get", json!({ "taskId": task_id }))
-            .await?;
+        let answer = self.get_task_raw(task_id).await?;
         TaskInfo::from_wire(&answer).ok_or_else(|| self.unreadable_task("tasks/get", &answer))
+    }
+
+    /// `tasks/get`, as answered (on the extension's wire it carries the result or questions).
+    async fn get_task_raw(&self, task_id: &str) -> Result<Value, McpError> {
+        self.task_request("tasks/get", json!({ "taskId": task_id }))
+            .await
     }
 
     /// `tasks/cancel`: asks the server to stop the task; its state after the request.
@@ -132,13 +145,29 @@ impl ServerHandle {
 
     /// `tasks/result` of a tool task: the tool's result, as the plain call returns it (the
     /// server holds the request until the task ends, delivering its questions meanwhile).
+    /// On the extension's wire (no `tasks/result`) the result is read from `tasks/get`.
     pub async fn task_result(&self, task_id: &str) -> Result<ToolCallOutcome, McpError> {
         let request = ClientRequest::CustomRequest(CustomRequest::new(
             "tasks/result",
             Some(json!({ "taskId": task_id })),
         ));
-        let result = self.request("tasks/result", request).await?;
-        Ok(convert::tool_outcome_from(result))
+        match self.request("tasks/result", request).await {
+            Ok(result) => Ok(convert::tool_outcome_from(result)),
+            Err(McpError::Rpc { code: -32601, .. }) => {
+                let raw = self.get_task_raw(task_id).await?;
+                match raw.get("result") {
+                    Some(result) => Ok(convert::tool_outcome_raw(result.clone())),
+                    None => Err(McpError::TaskEnded {
+                        server: self.name().to_owned(),
+                        what: format!(
+                            "task {task_id} has no result (it is {})",
+                            raw.get("status").and_then(Value::as_str).unwrap_or("unknown")
+                        ),
+                    }),
+                }
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// `tasks/list`, every page (a repeated cursor or too many pages end the listing).
@@ -174,12 +203,39 @@ impl ServerHandle {
     ) -> Result<ToolCallOutcome, McpError> {
         let params = json!({ "name": name, "arguments": args, "task": { "ttl": TASK_TTL_MS } });
         let answer = self.task_request("tools/call", params).await?;
-        let Some(mut task) = answer.get("task").and_then(TaskInfo::from_wire) else {
+        let Some(task) = answer.get("task").and_then(TaskInfo::from_wire) else {
             // A server that ran it as a plain call after all: its answer is the result.
             return Ok(convert::tool_outcome_from(ServerResult::CustomResult(
                 rmcp::model::CustomResult(answer),
             )));
         };
+        self.follow(name, task, answer, wait, Wire::Augmented).await
+    }
+
+    /// A tool call the server answered with a task of the tasks extension (`resultType:
+    /// "task"`): followed like [`Self::call_tool_task`]'s, its result read from `tasks/get`.
+    pub(crate) async fn follow_extension_task(
+        &self,
+        name: &str,
+        created: Value,
+        wait: Option<Duration>,
+    ) -> Result<ToolCallOutcome, McpError> {
+        let Some(task) = TaskInfo::from_wire(&created) else {
+            return Err(self.unreadable_task("tools/call", &created));
+        };
+        self.follow(name, task, created, wait, Wire::Extension).await
+    }
+
+    /// Polls `task` until it ends (or `wait` passes), showing its status; `raw` is the latest
+    /// answer about it (its result or questions, on the extension's wire).
+    async fn follow(
+        &self,
+        name: &str,
+        mut task: TaskInfo,
+        mut raw: Value,
+        wait: Option<Duration>,
+        wire: Wire,
+    ) -> Result<ToolCallOutcome, McpError> {
         let mut guard = CancelTaskOnDrop {
             handle: Some(self.clone()),
             task_id: task.task_id.clone(),
@@ -192,37 +248,82 @@ impl ServerHandle {
                 self.show_task_status(&task);
                 shown = Some(now);
             }
-            if task.is_terminal() || task.status == "input_required" {
+            if task.is_terminal() || (task.status == "input_required" && wire == Wire::Augmented) {
                 break;
             }
-            if wait.is_some_and(|w| started.elapsed() >= w) {
+            if task.status == "input_required" {
+                // The extension's questions are in the task; the answers go back with
+                // `tasks/update`, and the task goes on.
+                self.answer_task_input(&task.task_id, &raw).await?;
+            } else if wait.is_some_and(|w| started.elapsed() >= w) {
                 guard.handle = None;
                 return Ok(self.still_running(name, task));
+            } else {
+                tokio::time::sleep(poll_interval(&task)).await;
             }
-            tokio::time::sleep(poll_interval(&task)).await;
-            task = self.get_task(&task.task_id).await?;
+            raw = self.get_task_raw(&task.task_id).await?;
+            task = TaskInfo::from_wire(&raw).ok_or_else(|| self.unreadable_task("tasks/get", &raw))?;
         }
-        let outcome = if task.status == "cancelled" {
-            let reason = task.status_message.as_deref();
-            Err(McpError::TaskEnded {
-                server: self.name().to_owned(),
-                what: format!(
-                    "task {} of tool `{name}` was {}{}",
-                    task.task_id,
-                    task.status,
-                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
-                ),
-            })
-        } else {
-            self.task_result(&task.task_id).await
+        let outcome = match (task.status.as_str(), wire) {
+            ("cancelled", _) | ("failed", Wire::Extension) => Err(self.task_ended(name, &task, &raw)),
+            (_, Wire::Augmented) => self.task_result(&task.task_id).await,
+            (_, Wire::Extension) => match raw.get("result") {
+                Some(result) => Ok(convert::tool_outcome_raw(result.clone())),
+                None => Err(self.unreadable_task("tasks/get", &raw)),
+            },
         };
         guard.handle = None;
         let mut outcome = outcome?;
-        if let Ok(done) = self.get_task(&task.task_id).await {
+        if wire == Wire::Augmented
+            && let Ok(done) = self.get_task(&task.task_id).await
+        {
             task = done;
         }
         outcome.task = Some(task);
         Ok(outcome)
+    }
+
+    /// The error of a task that ended without a result (cancelled, or failed on the
+    /// extension's wire, whose `error` says why).
+    fn task_ended(&self, tool: &str, task: &TaskInfo, raw: &Value) -> McpError {
+        let reason = raw
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .or(task.status_message.as_deref());
+        McpError::TaskEnded {
+            server: self.name().to_owned(),
+            what: format!(
+                "task {} of tool `{tool}` {}{}",
+                task.task_id,
+                if task.status == "failed" { "failed" } else { "was cancelled" },
+                reason.map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
+        }
+    }
+
+    /// Answers the `inputRequests` of an extension task through the connection's handler
+    /// (forms, consent) and sends them with `tasks/update`.
+    async fn answer_task_input(&self, task_id: &str, raw: &Value) -> Result<(), McpError> {
+        let requests = raw.get("inputRequests").cloned().unwrap_or(Value::Null);
+        let needed: rmcp::model::InputRequiredResult = serde_json::from_value(
+            json!({ "resultType": "input_required", "inputRequests": requests }),
+        )
+        .map_err(|e| self.unreadable_task("tasks/get", &json!({ "inputRequests": e.to_string() })))?;
+        let Some(inputs) = self.input_responder() else {
+            return Err(McpError::InputNotGiven {
+                server: self.name().to_owned(),
+                method: "tasks/get".to_owned(),
+                reason: "the task asks for input and nothing here can answer".to_owned(),
+            });
+        };
+        let peer = self.peer().clone();
+        let (responses, _) = crate::mrtr::answer(self.name(), needed, |key, request| {
+            inputs.respond(key, request, peer.clone())
+        })
+        .await?;
+        let params = json!({ "taskId": task_id, "inputResponses": responses });
+        self.task_request("tasks/update", params).await?;
+        Ok(())
     }
 
     /// The task's status as the call's progress (what `crate::progress` observers see): no
