@@ -23,6 +23,7 @@ pub mod nonce;
 pub mod oauth;
 pub mod projection;
 pub mod prompts;
+pub mod redis_state;
 pub mod request_state;
 pub mod resources;
 pub mod sanitize;

@@ -118,6 +118,9 @@ pub struct Config {
     pub audit: bool,
     /// `MCP_REQUEST_STATE_KEY` (at least 32 bytes); `None` = a key generated per process.
     pub request_state_key: Option<String>,
+    /// `--state` / `COOLIFY_MCP_STATE_URL`: the Redis server that records used confirmations
+    /// (and, with OAuth, the sign-in state); `None` = this process and the state file.
+    pub state_url: Option<String>,
 }
 
 /// What the command line asks for.
@@ -161,6 +164,8 @@ OPTIONS:
   --port <N>                HTTP port (default 8080; env MCP_PORT or PORT)
   --no-auth                 HTTP without a bearer token (loopback binds only)
   --stateless               HTTP without sessions (replicas behind any load balancer)
+  --state <redis://…>       keep sign-ins, used confirmations and rate limits in Redis/Valkey,
+                            shared by replicas on several machines (env COOLIFY_MCP_STATE_URL)
   --read-only               register read-only tools only (env COOLIFY_MCP_READONLY, MCP_READONLY)
   --require-human           refuse guarded operations when the client cannot confirm
                             (env COOLIFY_MCP_REQUIRE_HUMAN; default on for HTTP)
@@ -183,6 +188,7 @@ struct Flags {
     port: Option<String>,
     no_auth: bool,
     stateless: bool,
+    state: Option<String>,
     read_only: bool,
     require_human: bool,
     headers: Vec<String>,
@@ -209,6 +215,7 @@ fn parse_flags(args: &[String], problems: &mut Vec<String>) -> Flags {
             "--host" => flags.host = value(problems),
             "--port" => flags.port = value(problems),
             "--header" => flags.headers.extend(value(problems)),
+            "--state" => flags.state = value(problems),
             "--no-auth" => flags.no_auth = true,
             "--stateless" => flags.stateless = true,
             "--read-only" => flags.read_only = true,
@@ -294,9 +301,21 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         .transport
         .clone()
         .or_else(|| get("MCP_TRANSPORT").map(str::to_string));
+    let state_url = http::state_url(
+        flags.state.as_deref(),
+        get("COOLIFY_MCP_STATE_URL"),
+        &mut problems,
+    );
     let transport = match transport_name.as_deref() {
         None | Some("stdio") => Transport::Stdio,
-        Some("http") => http_spec(env, &flags, instances.first(), &mut problems, &mut warnings),
+        Some("http") => http_spec(
+            env,
+            &flags,
+            instances.first(),
+            state_url.as_deref(),
+            &mut problems,
+            &mut warnings,
+        ),
         Some(_) => {
             problems
                 .push("the transport must be stdio or http (--transport / MCP_TRANSPORT)".into());
@@ -339,6 +358,7 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         warnings,
         audit,
         request_state_key,
+        state_url,
     })))
 }
 
