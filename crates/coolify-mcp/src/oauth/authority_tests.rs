@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::{DEFAULT_MAX_CLIENTS, OAuthSpec};
-use store::Client;
+use store::{Client, Grant};
 
 #[tokio::test]
 async fn a_bearer_check_reads_the_state_file_only_after_it_changed() {
