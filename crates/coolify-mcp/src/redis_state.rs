@@ -460,3 +460,7 @@ impl NonceStore for RedisState {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "redis_state_tests.rs"]
+mod tests;

@@ -460,3 +460,25 @@ async fn a_redis_restart_mid_flow_gives_clear_errors_and_grants_nothing_twice() 
     let fresh = tokens["access_token"].as_str().unwrap();
     assert_eq!(mcp_status(&base_a, Some(fresh)).await.0, 200);
 }
+
+#[tokio::test]
+async fn a_replica_whose_redis_does_not_answer_does_not_start_and_says_why() {
+    let fixture = Fixture::start().await.unwrap();
+    let out = crate::process::command(&fixture)
+        .args(["--transport", "http", "--port", "0", "--stateless"])
+        .args(["--state", &format!("redis://:{PASSWORD}@127.0.0.1:9/")])
+        .env("COOLIFY_MCP_HTTP_TOKEN", HTTP_TOKEN)
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the state store redis://127.0.0.1:9/ is unavailable")
+            && err.contains("--state / COOLIFY_MCP_STATE_URL"),
+        "{err}"
+    );
+    assert!(!err.contains(PASSWORD), "{err}");
+    assert!(!err.contains("listening"), "{err}");
+}

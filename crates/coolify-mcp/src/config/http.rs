@@ -116,7 +116,6 @@ pub(super) fn http_spec(
     env: &BTreeMap<String, String>,
     flags: &Flags,
     default: Option<&InstanceSpec>,
-    state_url: Option<&str>,
     problems: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Transport {
@@ -150,7 +149,7 @@ pub(super) fn http_spec(
         0
     });
     let token = get("COOLIFY_MCP_HTTP_TOKEN");
-    let oauth = oauth_spec(&get, default, state_url, problems);
+    let oauth = oauth_spec(&get, default, flags.state.as_deref(), problems);
     let auth = if flags.no_auth {
         if !ip.is_loopback() {
             problems.push("--no-auth is only allowed on a loopback bind (127.0.0.1 or ::1); set COOLIFY_MCP_HTTP_TOKEN to serve other interfaces.".into());
@@ -201,19 +200,23 @@ pub(super) fn http_spec(
     })
 }
 
-/// `--state` (else `COOLIFY_MCP_STATE_URL`): `None` keeps the state file and per-process
-/// confirmation records; a `redis://` (or `valkey://`) URL shares them through that server.
-pub(super) fn state_url(
-    flag: Option<&str>,
-    env: Option<&str>,
+/// `--state` (else `COOLIFY_MCP_STATE_URL`) into `flags.state`, checked: `None` keeps the
+/// state file and per-process confirmation records; a `redis://` (or `valkey://`) URL shares
+/// them through that server.
+pub(super) fn resolve_state(
+    flags: &mut Flags,
+    env: &BTreeMap<String, String>,
     problems: &mut Vec<String>,
-) -> Option<String> {
-    let raw = flag.or(env)?.trim();
+) {
+    let from_env = env
+        .get("COOLIFY_MCP_STATE_URL")
+        .filter(|v| !v.trim().is_empty());
+    let Some(raw) = flags.state.take().or_else(|| from_env.cloned()) else {
+        return;
+    };
+    let raw = raw.trim();
     match crate::redis_state::check_url(raw) {
-        Ok(()) => Some(raw.to_string()),
-        Err(why) => {
-            problems.push(format!("--state / COOLIFY_MCP_STATE_URL: {why}"));
-            None
-        }
+        Ok(()) => flags.state = Some(raw.to_string()),
+        Err(why) => problems.push(format!("--state / COOLIFY_MCP_STATE_URL: {why}")),
     }
 }

@@ -235,7 +235,8 @@ fn parse_flags(args: &[String], problems: &mut Vec<String>) -> Flags {
 pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command, StartupError> {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
-    let flags = parse_flags(args, &mut problems);
+    let mut flags = parse_flags(args, &mut problems);
+    http::resolve_state(&mut flags, env, &mut problems);
     if flags.help {
         return Ok(Command::Help);
     }
@@ -301,21 +302,9 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         .transport
         .clone()
         .or_else(|| get("MCP_TRANSPORT").map(str::to_string));
-    let state_url = http::state_url(
-        flags.state.as_deref(),
-        get("COOLIFY_MCP_STATE_URL"),
-        &mut problems,
-    );
     let transport = match transport_name.as_deref() {
         None | Some("stdio") => Transport::Stdio,
-        Some("http") => http_spec(
-            env,
-            &flags,
-            instances.first(),
-            state_url.as_deref(),
-            &mut problems,
-            &mut warnings,
-        ),
+        Some("http") => http_spec(env, &flags, instances.first(), &mut problems, &mut warnings),
         Some(_) => {
             problems
                 .push("the transport must be stdio or http (--transport / MCP_TRANSPORT)".into());
@@ -358,7 +347,7 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         warnings,
         audit,
         request_state_key,
-        state_url,
+        state_url: flags.state,
     })))
 }
 
