@@ -119,7 +119,7 @@ fn main() -> ExitCode {
             Transport::Http(spec) => {
                 // A state store that does not answer stops the start, naming the setting.
                 if let Some(url) = &config.state_url {
-                    let store = coolify_mcp::redis_state::RedisState::open(url)
+                    let store = coolify_mcp::oauth::redis_store::RedisState::open(url)
                         .map_err(|e| e.to_string())?;
                     store.ping().await.map_err(|e| e.to_string())?;
                 }

@@ -90,7 +90,7 @@ impl ServerOptions {
                 let (seal, _) = ConfirmationSeal::from_key(Some(k.as_bytes())).ok()?;
                 // Used confirmations on the shared store: single-use across replicas.
                 Some(match &config.state_url {
-                    Some(url) => match crate::redis_state::RedisState::open(url) {
+                    Some(url) => match crate::oauth::redis_store::RedisState::open(url) {
                         Ok(redis) => seal.with_nonce_store(std::sync::Arc::new(redis)),
                         Err(_) => seal,
                     },

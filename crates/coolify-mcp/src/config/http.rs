@@ -215,7 +215,7 @@ pub(super) fn resolve_state(
         return;
     };
     let raw = raw.trim();
-    match crate::redis_state::check_url(raw) {
+    match crate::state_url::check_url(raw) {
         Ok(()) => flags.state = Some(raw.to_string()),
         Err(why) => problems.push(format!("--state / COOLIFY_MCP_STATE_URL: {why}")),
     }

@@ -29,6 +29,7 @@ mod flow;
 pub mod guard;
 mod limit;
 mod page;
+pub mod redis_store;
 pub mod sealed;
 pub mod state;
 pub mod store;
@@ -92,7 +93,7 @@ impl Authority {
         .map_err(|e| AuthorityError(e.to_string()))?;
         let (store, limit): (Arc<dyn OAuthStore>, Arc<dyn Limiter>) = match &spec.state_url {
             Some(url) => {
-                let redis = crate::redis_state::RedisState::open(url)
+                let redis = redis_store::RedisState::open(url)
                     .map_err(|e| AuthorityError(e.to_string()))?;
                 let redis = Arc::new(redis);
                 (redis.clone(), redis)

@@ -1,6 +1,6 @@
 //! The seam between the sign-in server and where its state lives: [`OAuthStore`] (clients,
 //! codes, tokens, refresh families) and [`Limiter`] (the sign-in rate limit), with the state
-//! file behind them ([`FileState`], the default) or Redis (`crate::redis_state`).
+//! file behind them ([`FileState`], the default) or Redis (`redis_store`).
 //!
 //! Invariants:
 //! - every operation names the entries it touches; none hands the whole state to a request,

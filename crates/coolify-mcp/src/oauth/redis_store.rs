@@ -24,11 +24,12 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
 use tokio::sync::OnceCell;
 
+use super::state::{LimitFuture, Limiter, OAuthStore, RefreshTake, StoreFuture};
+use super::store::{Client, Code, Grant, StoreError, UNUSED_CLIENT_TTL_SECS, now_secs};
+use super::{PER_MINUTE, WINDOW};
 use crate::nonce::{NonceError, NonceStore, Spend, SpendFuture};
-use crate::oauth::state::{LimitFuture, Limiter, OAuthStore, RefreshTake, StoreFuture};
-use crate::oauth::store::{Client, Code, Grant, StoreError, UNUSED_CLIENT_TTL_SECS};
-use crate::oauth::{PER_MINUTE, WINDOW};
 use crate::request_state::CONFIRMATION_TTL;
+use crate::state_url::{check_url, redacted};
 
 /// Every key this server writes starts with it.
 pub const PREFIX: &str = "coolify-mcp:";
@@ -101,42 +102,6 @@ redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return -1
 ";
-
-/// The URL shown in messages: the password (if any) left out.
-pub fn redacted(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) => {
-            if u.password().is_some() {
-                let _ = u.set_password(None);
-            }
-            u.to_string()
-        }
-        Err(_) => "(unparsable URL)".to_string(),
-    }
-}
-
-/// Whether `url` names a Redis server this build can reach; the reason when not.
-pub fn check_url(url: &str) -> Result<(), String> {
-    let scheme = url.split_once("://").map_or("", |(s, _)| s);
-    match scheme {
-        "redis" | "valkey" | "redis+unix" | "valkey+unix" | "unix" => {}
-        "rediss" | "valkeys" => {
-            return Err(format!(
-                "{} asks for TLS, which this build does not offer; reach Redis over a private network, a unix socket or a TLS tunnel and use redis://",
-                redacted(url)
-            ));
-        }
-        _ => {
-            return Err(format!(
-                "{} is not a redis:// or valkey:// URL",
-                redacted(url)
-            ));
-        }
-    }
-    redis::Client::open(url)
-        .map(|_| ())
-        .map_err(|e| format!("{} is not a usable Redis URL ({e})", redacted(url)))
-}
 
 fn now_ms() -> u64 {
     SystemTime::now()
@@ -272,7 +237,7 @@ impl OAuthStore for RedisState {
                 .arg(client.issued_at)
                 .arg(UNUSED_CLIENT_TTL_SECS)
                 .arg(max)
-                .arg(crate::oauth::store::now_secs())
+                .arg(now_secs())
                 .arg(PREFIX)
                 .invoke_async(&mut conn)
                 .await
@@ -288,7 +253,7 @@ impl OAuthStore for RedisState {
     fn put_code(&self, k: String, code: Code) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             let json = serde_json::to_string(&code).map_err(|e| self.corrupt(e))?;
-            let ttl = ttl_until(code.exp, crate::oauth::store::now_secs());
+            let ttl = ttl_until(code.exp, now_secs());
             let mut conn = self.conn().await?;
             let () = conn
                 .set_ex(key(&format!("code:{k}")), json, ttl)
@@ -308,7 +273,7 @@ impl OAuthStore for RedisState {
             let code: Option<Code> = raw
                 .map(|r| serde_json::from_str(&r).map_err(|e| self.corrupt(e)))
                 .transpose()?;
-            Ok(code.filter(|c| c.exp > crate::oauth::store::now_secs()))
+            Ok(code.filter(|c| c.exp > now_secs()))
         })
     }
 
@@ -330,7 +295,7 @@ impl OAuthStore for RedisState {
 
     fn issue(&self, access: (String, Grant), refresh: (String, Grant)) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            let now = crate::oauth::store::now_secs();
+            let now = now_secs();
             let a = serde_json::to_string(&access.1).map_err(|e| self.corrupt(e))?;
             let r = serde_json::to_string(&refresh.1).map_err(|e| self.corrupt(e))?;
             let family = key(&format!("family:{}", refresh.1.family));
@@ -382,7 +347,7 @@ impl OAuthStore for RedisState {
                 .take_refresh
                 .key(key(&format!("spent:{k}")))
                 .key(key(&format!("refresh:{k}")))
-                .arg(crate::oauth::store::now_secs())
+                .arg(now_secs())
                 .arg(PREFIX)
                 .invoke_async(&mut conn)
                 .await
@@ -391,7 +356,7 @@ impl OAuthStore for RedisState {
                 [tag] if tag == "reused" => Ok(RefreshTake::Reused),
                 [tag, g] if tag == "taken" => {
                     let grant: Grant = serde_json::from_str(g).map_err(|e| self.corrupt(e))?;
-                    Ok(if grant.exp > crate::oauth::store::now_secs() {
+                    Ok(if grant.exp > now_secs() {
                         RefreshTake::Taken(grant)
                     } else {
                         RefreshTake::Unknown
@@ -405,7 +370,7 @@ impl OAuthStore for RedisState {
     fn access(&self, k: String) -> StoreFuture<'_, Option<Grant>> {
         Box::pin(async move {
             let grant: Option<Grant> = self.get_json(key(&format!("access:{k}"))).await?;
-            Ok(grant.filter(|g| g.exp > crate::oauth::store::now_secs()))
+            Ok(grant.filter(|g| g.exp > now_secs()))
         })
     }
 }
@@ -462,5 +427,5 @@ impl NonceStore for RedisState {
 }
 
 #[cfg(test)]
-#[path = "redis_state_tests.rs"]
+#[path = "redis_store_tests.rs"]
 mod tests;
