@@ -202,6 +202,21 @@ async fn unknown_session_delete(
     response
 }
 
+/// 503 when the sign-in store cannot say whether a token is valid: the client keeps its token
+/// and retries (a 401 would send it to sign in again).
+fn store_unavailable(e: &crate::oauth::store::StoreError) -> Response {
+    tracing::error!("bearer check: {e}");
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, "5")],
+        axum::Json(serde_json::json!({
+            "error": "temporarily_unavailable",
+            "error_description": format!("{e}; try again in a moment"),
+        })),
+    )
+        .into_response()
+}
+
 async fn require_bearer(
     State(gate): State<Arc<Gate>>,
     mut request: Request,
@@ -219,13 +234,11 @@ async fn require_bearer(
         {
             return next.run(request).await;
         }
-        // The state file is read under a shared flock: off the async threads.
-        let lookup = gate.oauth.clone().map(|a| {
-            let p = p.clone();
-            tokio::task::spawn_blocking(move || a.client_for(&p))
-        });
-        let client = match lookup {
-            Some(task) => task.await.ok().flatten(),
+        let client = match &gate.oauth {
+            Some(a) => match a.client_for(p).await {
+                Ok(found) => found,
+                Err(e) => return store_unavailable(&e),
+            },
             None => None,
         };
         if let Some((client, user_token)) = client {

@@ -30,6 +30,7 @@ pub mod resources;
 pub mod sanitize;
 pub mod server;
 pub mod shared;
+pub mod state_url;
 pub mod tasks;
 pub mod tools;
 pub mod untrusted;

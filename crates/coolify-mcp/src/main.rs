@@ -117,6 +117,12 @@ fn main() -> ExitCode {
                 Ok::<(), String>(())
             }
             Transport::Http(spec) => {
+                // A state store that does not answer stops the start, naming the setting.
+                if let Some(url) = &config.state_url {
+                    let store = coolify_mcp::oauth::redis_store::RedisState::open(url)
+                        .map_err(|e| e.to_string())?;
+                    store.ping().await.map_err(|e| e.to_string())?;
+                }
                 let handle = coolify_mcp::http::start(server, spec)
                     .await
                     .map_err(|e| format!("cannot bind {}: {e}", spec.bind))?;

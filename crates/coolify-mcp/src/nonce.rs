@@ -1,6 +1,7 @@
 //! Spent confirmation nonces: the record that makes a 2026-07-28 confirmation single-use.
 //! [`NonceStore`] is the seam a store shared between replicas plugs into; [`MemoryNonces`] is
-//! the per-process store.
+//! the per-process store, `oauth::redis_store::RedisState` the one shared through Redis
+//! (`--state`).
 //!
 //! Ground floor: imports nothing from the crate. `request_state` spends a nonce when it
 //! redeems a sealed state.

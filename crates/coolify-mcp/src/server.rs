@@ -91,9 +91,15 @@ impl ServerOptions {
                 Audit::off()
             },
             seal: config.request_state_key.as_ref().and_then(|k| {
-                ConfirmationSeal::from_key(Some(k.as_bytes()))
-                    .ok()
-                    .map(|(seal, _)| seal)
+                let (seal, _) = ConfirmationSeal::from_key(Some(k.as_bytes())).ok()?;
+                // Used confirmations on the shared store: single-use across replicas.
+                Some(match &config.state_url {
+                    Some(url) => match crate::oauth::redis_store::RedisState::open(url) {
+                        Ok(redis) => seal.with_nonce_store(std::sync::Arc::new(redis)),
+                        Err(_) => seal,
+                    },
+                    None => seal,
+                })
             }),
         }
     }

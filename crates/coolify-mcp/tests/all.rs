@@ -31,6 +31,7 @@ mod oauth_user_token;
 mod process;
 mod prompts;
 mod protocol;
+mod redis_state;
 mod replicas;
 mod resources;
 mod sdk_peers;

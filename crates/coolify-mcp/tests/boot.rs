@@ -413,3 +413,59 @@ fn oauth_settings_come_from_mcp_public_url_and_stateless_from_its_flag() {
         Some("http://mcp.example.com")
     );
 }
+
+#[test]
+fn state_url_comes_from_the_flag_or_the_env_and_is_checked_without_showing_its_password() {
+    let base = [
+        ("COOLIFY_BASE_URL", "http://127.0.0.1:9"),
+        ("COOLIFY_ACCESS_TOKEN", FIXTURE_TOKEN),
+        ("COOLIFY_MCP_HTTP_TOKEN", "0123456789abcdef0123456789abcdef"),
+    ];
+    let http = ["--transport", "http"];
+    assert_eq!(
+        run(&base, &http).state_url,
+        None,
+        "the state file is the default"
+    );
+    let flag = run(
+        &base,
+        &[
+            "--transport",
+            "http",
+            "--state",
+            "redis://:pw@10.0.0.5:6379/3",
+        ],
+    );
+    assert_eq!(
+        flag.state_url.as_deref(),
+        Some("redis://:pw@10.0.0.5:6379/3")
+    );
+    let mut with_env = base.to_vec();
+    with_env.push(("COOLIFY_MCP_STATE_URL", "valkey://10.0.0.5"));
+    assert_eq!(
+        run(&with_env, &http).state_url.as_deref(),
+        Some("valkey://10.0.0.5")
+    );
+    // The flag wins over the variable.
+    let both = run(
+        &with_env,
+        &["--transport", "http", "--state", "redis://10.0.0.6"],
+    );
+    assert_eq!(both.state_url.as_deref(), Some("redis://10.0.0.6"));
+    for (url, says) in [
+        ("rediss://:hunter2secret@10.0.0.5", "asks for TLS"),
+        (
+            "http://:hunter2secret@10.0.0.5",
+            "is not a redis:// or valkey:// URL",
+        ),
+    ] {
+        let p = problems(&base, &["--transport", "http", "--state", url]);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].starts_with("--state / COOLIFY_MCP_STATE_URL: "),
+            "{p:?}"
+        );
+        assert!(p[0].contains(says) && p[0].contains("10.0.0.5"), "{p:?}");
+        assert!(!p[0].contains("hunter2secret"), "{p:?}");
+    }
+}

@@ -76,6 +76,7 @@ pub(crate) async fn oauth_server_with(
         oauth: Some(Box::new(OAuthSpec {
             public_url: public_url.map(str::to_string),
             state_file: state_file.clone(),
+            state_url: None,
             access_ttl_secs: 3600,
             refresh_ttl_secs: 28_800,
             trusted_proxies: Vec::new(),

@@ -24,23 +24,39 @@ async fn replica(
     fixture: &Fixture,
     state_file: &std::path::Path,
 ) -> (tokio::process::Child, String) {
+    let file = state_file.display().to_string();
+    replica_with(fixture, &[], &[("MCP_OAUTH_STATE_FILE", file.as_str())]).await
+}
+
+/// One `--stateless` replica signing in under the balancer's URL, with `args` and `env` added;
+/// `(child, base URL)` once it listens.
+pub(crate) async fn replica_with(
+    fixture: &Fixture,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, String) {
     let mut cmd = crate::process::command(fixture);
     cmd.args(["--transport", "http", "--port", "0", "--stateless"])
+        .args(args)
         .env("MCP_PUBLIC_URL", "http://127.0.0.1:8080")
         .env("MCP_ALLOW_INSECURE_HTTP", "true")
-        .env("MCP_OAUTH_STATE_FILE", state_file)
         .env("COOLIFY_MCP_AUDIT", "off")
         .stdin(Stdio::null())
         .kill_on_drop(true);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let mut child = cmd.spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let url = tokio::time::timeout(TIMEOUT, async {
+        let mut seen = Vec::new();
         while let Some(line) = lines.next_line().await.unwrap() {
             if let Some(rest) = line.strip_prefix("coolify-mcp: listening on ") {
                 return rest.to_string();
             }
+            seen.push(line);
         }
-        panic!("the replica exited without listening");
+        panic!("the replica exited without listening: {seen:#?}");
     })
     .await
     .unwrap();

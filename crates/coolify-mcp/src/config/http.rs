@@ -14,8 +14,11 @@ pub struct OAuthSpec {
     /// `MCP_PUBLIC_URL` without a trailing `/`: the issuer, and `<it>/mcp` the resource.
     /// `None` (tests): `http://<bound address>`.
     pub public_url: Option<String>,
-    /// `MCP_OAUTH_STATE_FILE` (default `/data/oauth-state.json`).
+    /// `MCP_OAUTH_STATE_FILE` (default `/data/oauth-state.json`), unless `state_url`.
     pub state_file: PathBuf,
+    /// `--state` / `COOLIFY_MCP_STATE_URL`: a `redis://` URL whose server holds the state
+    /// instead of the file (replicas on several machines).
+    pub state_url: Option<String>,
     /// `MCP_ACCESS_TOKEN_TTL` seconds (default 3600).
     pub access_ttl_secs: u64,
     /// `MCP_REFRESH_TOKEN_TTL` seconds (default 28800).
@@ -37,6 +40,7 @@ pub const DEFAULT_MAX_CLIENTS: usize = 1000;
 fn oauth_spec<'a>(
     get: &dyn Fn(&str) -> Option<&'a str>,
     default: Option<&InstanceSpec>,
+    state_url: Option<&str>,
     problems: &mut Vec<String>,
 ) -> Option<Box<OAuthSpec>> {
     let raw = get("MCP_PUBLIC_URL")?.trim();
@@ -95,6 +99,7 @@ fn oauth_spec<'a>(
     Some(Box::new(OAuthSpec {
         public_url: Some(with_scheme.trim_end_matches('/').to_string()),
         state_file: PathBuf::from(get("MCP_OAUTH_STATE_FILE").unwrap_or("/data/oauth-state.json")),
+        state_url: state_url.map(str::to_string),
         access_ttl_secs,
         refresh_ttl_secs,
         trusted_proxies,
@@ -144,7 +149,7 @@ pub(super) fn http_spec(
         0
     });
     let token = get("COOLIFY_MCP_HTTP_TOKEN");
-    let oauth = oauth_spec(&get, default, problems);
+    let oauth = oauth_spec(&get, default, flags.state.as_deref(), problems);
     let auth = if flags.no_auth {
         if !ip.is_loopback() {
             problems.push("--no-auth is only allowed on a loopback bind (127.0.0.1 or ::1); set COOLIFY_MCP_HTTP_TOKEN to serve other interfaces.".into());
@@ -193,4 +198,25 @@ pub(super) fn http_spec(
         oauth,
         stateless: flags.stateless,
     })
+}
+
+/// `--state` (else `COOLIFY_MCP_STATE_URL`) into `flags.state`, checked: `None` keeps the
+/// state file and per-process confirmation records; a `redis://` (or `valkey://`) URL shares
+/// them through that server.
+pub(super) fn resolve_state(
+    flags: &mut Flags,
+    env: &BTreeMap<String, String>,
+    problems: &mut Vec<String>,
+) {
+    let from_env = env
+        .get("COOLIFY_MCP_STATE_URL")
+        .filter(|v| !v.trim().is_empty());
+    let Some(raw) = flags.state.take().or_else(|| from_env.cloned()) else {
+        return;
+    };
+    let raw = raw.trim();
+    match crate::state_url::check_url(raw) {
+        Ok(()) => flags.state = Some(raw.to_string()),
+        Err(why) => problems.push(format!("--state / COOLIFY_MCP_STATE_URL: {why}")),
+    }
 }

@@ -118,6 +118,9 @@ pub struct Config {
     pub audit: bool,
     /// `MCP_REQUEST_STATE_KEY` (at least 32 bytes); `None` = a key generated per process.
     pub request_state_key: Option<String>,
+    /// `--state` / `COOLIFY_MCP_STATE_URL`: the Redis server that records used confirmations
+    /// (and, with OAuth, the sign-in state); `None` = this process and the state file.
+    pub state_url: Option<String>,
 }
 
 /// What the command line asks for.
@@ -161,6 +164,8 @@ OPTIONS:
   --port <N>                HTTP port (default 8080; env MCP_PORT or PORT)
   --no-auth                 HTTP without a bearer token (loopback binds only)
   --stateless               HTTP without sessions (replicas behind any load balancer)
+  --state <redis://…>       keep sign-ins, used confirmations and rate limits in Redis/Valkey,
+                            shared by replicas on several machines (env COOLIFY_MCP_STATE_URL)
   --read-only               register read-only tools only (env COOLIFY_MCP_READONLY, MCP_READONLY)
   --require-human           refuse guarded operations when the client cannot confirm
                             (env COOLIFY_MCP_REQUIRE_HUMAN; default on for HTTP)
@@ -183,6 +188,7 @@ struct Flags {
     port: Option<String>,
     no_auth: bool,
     stateless: bool,
+    state: Option<String>,
     read_only: bool,
     require_human: bool,
     headers: Vec<String>,
@@ -209,6 +215,7 @@ fn parse_flags(args: &[String], problems: &mut Vec<String>) -> Flags {
             "--host" => flags.host = value(problems),
             "--port" => flags.port = value(problems),
             "--header" => flags.headers.extend(value(problems)),
+            "--state" => flags.state = value(problems),
             "--no-auth" => flags.no_auth = true,
             "--stateless" => flags.stateless = true,
             "--read-only" => flags.read_only = true,
@@ -228,7 +235,8 @@ fn parse_flags(args: &[String], problems: &mut Vec<String>) -> Flags {
 pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command, StartupError> {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
-    let flags = parse_flags(args, &mut problems);
+    let mut flags = parse_flags(args, &mut problems);
+    http::resolve_state(&mut flags, env, &mut problems);
     if flags.help {
         return Ok(Command::Help);
     }
@@ -339,6 +347,7 @@ pub fn parse(env: &BTreeMap<String, String>, args: &[String]) -> Result<Command,
         warnings,
         audit,
         request_state_key,
+        state_url: flags.state,
     })))
 }
 

@@ -2,14 +2,15 @@
 
 use super::*;
 use crate::config::{DEFAULT_MAX_CLIENTS, OAuthSpec};
-use store::Client;
+use store::{Client, Grant};
 
-#[test]
-fn a_bearer_check_reads_the_state_file_only_after_it_changed() {
+#[tokio::test]
+async fn a_bearer_check_reads_the_state_file_only_after_it_changed() {
     let dir = tempfile::tempdir().unwrap();
     let spec = OAuthSpec {
         public_url: None,
         state_file: dir.path().join("state.json"),
+        state_url: None,
         access_ttl_secs: 3600,
         refresh_ttl_secs: 28_800,
         trusted_proxies: Vec::new(),
@@ -46,14 +47,14 @@ fn a_bearer_check_reads_the_state_file_only_after_it_changed() {
         .unwrap();
     for _ in 0..100 {
         assert_eq!(
-            a.client_for("cma_token"),
+            a.client_for("cma_token").await.unwrap(),
             Some(("mcp_client_7".to_string(), "users-own".to_string()))
         );
-        assert_eq!(a.client_for("cma_other"), None);
+        assert_eq!(a.client_for("cma_other").await.unwrap(), None);
     }
     assert_eq!(a.access_reads(), 1, "200 checks, one read");
     // A change (here: the token revoked) is seen by the next check.
     store.update(|st| st.access.clear()).unwrap();
-    assert_eq!(a.client_for("cma_token"), None);
+    assert_eq!(a.client_for("cma_token").await.unwrap(), None);
     assert_eq!(a.access_reads(), 2);
 }

@@ -14,7 +14,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use coolify_api::ProbeAuth;
 use serde_json::{Value, json};
 
-use super::store::{Client, Code, digest, now_secs};
+use super::store::{Client, Code, StoreError, digest, now_secs};
 use super::{Authority, CODE_TTL_SECS, page};
 
 type Params = BTreeMap<String, String>;
@@ -46,6 +46,19 @@ fn server_error() -> Response {
         "server_error",
         "the OAuth state file could not be updated",
     )
+}
+
+/// The answer when the state store cannot be used: 503 for a store that is unreachable (retry
+/// later), 500 otherwise; the description names the store and what to check.
+pub(super) fn unavailable(e: &StoreError) -> Response {
+    match e {
+        StoreError::Unavailable { .. } => oauth_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "temporarily_unavailable",
+            &format!("{e}; nothing was granted, try again once it answers"),
+        ),
+        _ => server_error(),
+    }
 }
 
 /// Where a client may be sent back to: https, http on a loopback host, or a native app's own
@@ -117,25 +130,20 @@ pub(super) async fn register(State(a): State<Arc<Authority>>, body: Bytes) -> Re
         issued_at,
         used: false,
     };
-    let id = client_id.clone();
-    let max = a.spec.max_clients;
-    let registered = a.store.update(move |st| {
-        let room = st.make_room(max);
-        if room {
-            st.clients.insert(id, client);
-        }
-        room
-    });
+    let registered = a
+        .store
+        .register(client_id.clone(), client, a.spec.max_clients)
+        .await;
     match registered {
         Ok(true) => {}
-        Ok(false) | Err(super::store::StoreError::TooLarge { .. }) => {
+        Ok(false) | Err(StoreError::TooLarge { .. }) => {
             return oauth_error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "temporarily_unavailable",
                 "the server holds as many signed-in clients as it may (MCP_OAUTH_MAX_CLIENTS); ask its operator to raise the limit",
             );
         }
-        Err(_) => return server_error(),
+        Err(e) => return unavailable(&e),
     }
     let mut out = json!({
         "client_id": client_id,
@@ -197,19 +205,20 @@ pub(super) fn pkce_shaped(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
 }
 
-fn check(a: &Authority, p: &Params) -> Result<AuthRequest, Refusal> {
+async fn check(a: &Authority, p: &Params) -> Result<AuthRequest, Refusal> {
     let page = |m: &str| Refusal::Page(m.to_string());
     let client_id = p
         .get("client_id")
         .ok_or_else(|| page("client_id is missing"))?;
-    let state = a
-        .store
-        .load()
-        .map_err(|_| page("the server's OAuth state is unreadable"))?;
-    let client = state
-        .clients
-        .get(client_id)
-        .ok_or_else(|| page("unknown client_id: register the client first"))?;
+    let client = match a.store.client(client_id.clone()).await {
+        Ok(found) => found.ok_or_else(|| page("unknown client_id: register the client first"))?,
+        Err(StoreError::Unavailable { .. }) => {
+            return Err(page(
+                "the server's sign-in store is unreachable; try again in a moment",
+            ));
+        }
+        Err(_) => return Err(page("the server's OAuth state is unreadable")),
+    };
     let redirect_uri = match p.get("redirect_uri") {
         Some(u) if client.redirect_uris.contains(u) => u.clone(),
         None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
@@ -265,7 +274,7 @@ pub(super) async fn authorize_form(
     State(a): State<Arc<Authority>>,
     Query(p): Query<Params>,
 ) -> Response {
-    match check(&a, &p) {
+    match check(&a, &p).await {
         Ok(req) => Html(page::form(
             &p,
             &req.client_name,
@@ -283,7 +292,7 @@ pub(super) async fn authorize(
     Form(mut p): Form<Params>,
 ) -> Response {
     let token = p.remove("coolify_token").unwrap_or_default();
-    let req = match check(&a, &p) {
+    let req = match check(&a, &p).await {
         Ok(req) => req,
         Err(r) => return refusal(r),
     };
@@ -339,12 +348,8 @@ pub(super) async fn authorize(
         resource: req.resource.clone(),
         exp: now_secs() + CODE_TTL_SECS,
     };
-    let key = digest(&code);
-    if a.store
-        .update(move |st| st.codes.insert(key, entry))
-        .is_err()
-    {
-        return server_error();
+    if let Err(e) = a.store.put_code(digest(&code), entry).await {
+        return unavailable(&e);
     }
     back_to(
         &req.redirect_uri,

@@ -17,8 +17,10 @@
 //!   are a plain page);
 //! - `/register`, `/authorize` and `/token` are rate-limited per client address (`limit`);
 //! - every sign-in route checks `Host` like `/mcp` and forbids framing (`guard`);
-//! - a bearer check reads the state file only after it changed (`Authority::client_for`), so
-//!   its cost does not grow with the number of registered clients;
+//! - state lives behind `state::OAuthStore` and the rate limit behind `state::Limiter` (the
+//!   state file, or Redis shared by replicas on several machines); a bearer check looks up one
+//!   token (the file store re-reads the file only after it changed), so its cost does not grow
+//!   with the number of registered clients;
 //! - tokens are bound to the canonical MCP URL (`<public URL>/mcp`, the RFC 8707 resource): a
 //!   `resource` naming anything else is refused, and a token issued under another public URL
 //!   (a server sharing the state file) opens nothing here.
@@ -27,14 +29,14 @@ mod flow;
 pub mod guard;
 mod limit;
 mod page;
+pub mod redis_store;
 pub mod sealed;
+pub mod state;
 pub mod store;
 mod token;
 
-use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -47,7 +49,8 @@ use coolify_api::Prober;
 use serde_json::json;
 
 pub use limit::{PER_MINUTE, RateLimit, WINDOW, client_address};
-use store::{Grant, Stamp, Store, digest, now_secs};
+use state::{FileState, Limiter, OAuthStore};
+use store::{Store, StoreError, digest, now_secs};
 
 use crate::config::OAuthSpec;
 use crate::http_limits::PeerAddr;
@@ -62,21 +65,13 @@ pub const CODE_TTL_SECS: u64 = 300;
 #[error("OAuth: cannot probe the Coolify instance for sign-in checks ({0})")]
 pub struct AuthorityError(String);
 
-/// Access tokens by digest, as last read from the state file.
-type AccessTokens = Arc<BTreeMap<String, Grant>>;
-
 /// The authorization server's state (one per process; the file is shared between processes).
 pub struct Authority {
     spec: OAuthSpec,
     public_url: String,
-    store: Store,
-    limit: RateLimit,
+    store: Arc<dyn OAuthStore>,
+    limit: Arc<dyn Limiter>,
     prober: Prober,
-    /// The access tokens of the state file's version named by the stamp: a bearer check costs a
-    /// `stat` and a map lookup, whatever the number of clients, until the file changes.
-    access: Mutex<Option<(Stamp, AccessTokens)>>,
-    /// How often the state file was read for a bearer check.
-    access_reads: AtomicUsize,
 }
 
 impl std::fmt::Debug for Authority {
@@ -96,14 +91,24 @@ impl Authority {
             COOLIFY_CHECK_TIMEOUT,
         )
         .map_err(|e| AuthorityError(e.to_string()))?;
+        let (store, limit): (Arc<dyn OAuthStore>, Arc<dyn Limiter>) = match &spec.state_url {
+            Some(url) => {
+                let redis = redis_store::RedisState::open(url)
+                    .map_err(|e| AuthorityError(e.to_string()))?;
+                let redis = Arc::new(redis);
+                (redis.clone(), redis)
+            }
+            None => (
+                Arc::new(FileState::new(Store::new(&spec.state_file))),
+                Arc::new(RateLimit::default()),
+            ),
+        };
         Ok(Self {
-            store: Store::new(&spec.state_file),
+            store,
             public_url: public_url.trim_end_matches('/').to_string(),
             spec,
-            limit: RateLimit::default(),
+            limit,
             prober,
-            access: Mutex::new(None),
-            access_reads: AtomicUsize::new(0),
         })
     }
 
@@ -143,36 +148,26 @@ impl Authority {
 
     /// The OAuth client an access token was issued to and the signed-in user's Coolify token
     /// (opened with the access token), while the grant is valid and bound to this server's
-    /// resource.
-    pub fn client_for(&self, access_token: &str) -> Option<(String, String)> {
-        let access = self.access_tokens()?;
+    /// resource. One lookup of one key, whatever the number of clients.
+    pub async fn client_for(
+        &self,
+        access_token: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
         let resource = self.resource_url();
-        let grant = access
-            .get(&digest(access_token))
-            .filter(|g| g.exp > now_secs() && g.resource == resource)?;
-        let user_token = sealed::open(&grant.sealed_token, access_token)?;
-        Some((grant.client_id.clone(), user_token))
+        let Some(grant) = self
+            .store
+            .access(digest(access_token))
+            .await?
+            .filter(|g| g.exp > now_secs() && g.resource == resource)
+        else {
+            return Ok(None);
+        };
+        Ok(sealed::open(&grant.sealed_token, access_token).map(|t| (grant.client_id, t)))
     }
 
-    /// The access tokens of the current state, read again only when the file changed (the
-    /// stamp is taken before the read, so a change during it is picked up next time).
-    fn access_tokens(&self) -> Option<AccessTokens> {
-        let stamp = self.store.stamp();
-        let mut cache = self.access.lock().unwrap_or_else(|p| p.into_inner());
-        if let (Some(now), Some((seen, access))) = (stamp, cache.as_ref())
-            && now == *seen
-        {
-            return Some(access.clone());
-        }
-        self.access_reads.fetch_add(1, Ordering::Relaxed);
-        let access = Arc::new(self.store.load().ok()?.access);
-        *cache = stamp.map(|s| (s, access.clone()));
-        Some(access)
-    }
-
-    /// How often a bearer check had to read the state file (it does only after a change).
+    /// How often a bearer check had to read the whole state file (it does only after a change).
     pub fn access_reads(&self) -> usize {
-        self.access_reads.load(Ordering::Relaxed)
+        self.store.whole_reads()
     }
 }
 
@@ -243,7 +238,14 @@ async fn rate_limited(
         .get("x-forwarded-for")
         .and_then(|v| v.to_str().ok());
     let client = client_address(peer, forwarded, &authority.spec.trusted_proxies);
-    if let Err(wait) = authority.limit.check(client) {
+    let counted = match authority.limit.check(client).await {
+        Ok(counted) => counted,
+        Err(e) => {
+            tracing::error!("sign-in rate limit: {e}");
+            return flow::unavailable(&e);
+        }
+    };
+    if let Err(wait) = counted {
         let mut response = (
             StatusCode::TOO_MANY_REQUESTS,
             axum::Json(json!({"error": "rate_limited", "error_description": format!("more than {PER_MINUTE} sign-in requests a minute from this address")})),

@@ -50,6 +50,16 @@ pub enum StoreError {
         /// The parser's reason.
         reason: String,
     },
+    /// The shared state store (Redis) could not be reached or refused the command.
+    #[error(
+        "the state store {url} is unavailable ({reason}); check that it runs and that --state / COOLIFY_MCP_STATE_URL names it"
+    )]
+    Unavailable {
+        /// The store's URL without its password.
+        url: String,
+        /// The client's reason.
+        reason: String,
+    },
 }
 
 /// The largest state file written: a change that would grow it beyond is refused.

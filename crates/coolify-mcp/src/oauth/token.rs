@@ -23,7 +23,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::flow::{oauth_error, pkce_shaped, random_token};
-use super::store::{Grant, Spent, State, digest, now_secs};
+use super::state::RefreshTake;
+use super::store::{Grant, StoreError, digest, now_secs};
 use super::{Authority, sealed};
 
 type Params = BTreeMap<String, String>;
@@ -41,15 +42,33 @@ const OTHER_SERVER: (&str, &str) = (
     "the grant was issued for another server URL; sign in to this one",
 );
 
+type Refusal = (&'static str, String);
+
+fn refused((error, description): (&'static str, &'static str)) -> Refusal {
+    (error, description.to_string())
+}
+
+fn store_failed(e: &StoreError) -> Refusal {
+    match e {
+        StoreError::Unavailable { .. } => (
+            "temporarily_unavailable",
+            format!("{e}; nothing was granted, try again once it answers"),
+        ),
+        _ => (
+            "server_error",
+            "the OAuth state file could not be updated".to_string(),
+        ),
+    }
+}
+
 /// New access and refresh tokens of `family` for `client_id`, bound to this server's resource,
 /// each carrying the user's Coolify token sealed under itself.
-fn issue(
+async fn issue(
     a: &Authority,
-    st: &mut State,
     client_id: &str,
     family: &str,
     coolify_token: &str,
-) -> Value {
+) -> Result<Value, Refusal> {
     let access = random_token("cma_");
     let refresh = random_token("cmr_");
     let now = now_secs();
@@ -60,108 +79,108 @@ fn issue(
         resource: a.resource_url(),
         sealed_token: sealed::seal(coolify_token, under).unwrap_or_default(),
     };
-    st.access
-        .insert(digest(&access), grant(a.spec.access_ttl_secs, &access));
-    st.refresh
-        .insert(digest(&refresh), grant(a.spec.refresh_ttl_secs, &refresh));
-    json!({
+    a.store
+        .issue(
+            (digest(&access), grant(a.spec.access_ttl_secs, &access)),
+            (digest(&refresh), grant(a.spec.refresh_ttl_secs, &refresh)),
+        )
+        .await
+        .map_err(|e| store_failed(&e))?;
+    Ok(json!({
         "access_token": access,
         "token_type": "Bearer",
         "expires_in": a.spec.access_ttl_secs,
         "refresh_token": refresh,
-    })
+    }))
 }
 
-fn redeem_code(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'static str)> {
+async fn redeem_code(a: &Authority, p: &Params) -> Result<Value, Refusal> {
     let (Some(code), Some(verifier)) = (p.get("code"), p.get("code_verifier")) else {
-        return Err(("invalid_request", "code and code_verifier are required"));
+        return Err(refused((
+            "invalid_request",
+            "code and code_verifier are required",
+        )));
     };
     a.check_resource(p.get("resource").map(String::as_str))
-        .map_err(|_| INVALID_TARGET)?;
-    let client_id = p.get("client_id").cloned();
-    let redirect_uri = p.get("redirect_uri").cloned();
-    let resource = a.resource_url();
+        .map_err(|_| refused(INVALID_TARGET))?;
     let expected = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
-    let key = digest(code);
+    // Taken whatever happens next: a code is tried once.
+    let c = a
+        .store
+        .take_code(digest(code))
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let c = c.ok_or(refused((
+        "invalid_grant",
+        "the code is unknown, used or expired",
+    )))?;
+    if p.get("client_id").is_some_and(|id| *id != c.client_id) {
+        return Err(refused((
+            "invalid_grant",
+            "the code was issued to another client",
+        )));
+    }
+    if p.get("redirect_uri").is_some_and(|u| *u != c.redirect_uri) {
+        return Err(refused((
+            "invalid_grant",
+            "redirect_uri differs from the authorization request",
+        )));
+    }
+    if !pkce_shaped(verifier) || expected != c.challenge {
+        return Err(refused((
+            "invalid_grant",
+            "the PKCE code_verifier does not match",
+        )));
+    }
+    if c.resource != a.resource_url() {
+        return Err(refused(OTHER_SERVER));
+    }
+    let user_token = sealed::open(&c.sealed_token, code).ok_or(refused(SIGN_IN_AGAIN))?;
     a.store
-        .update(|st| {
-            // Removed whatever happens next: a code is tried once.
-            let c = st.codes.remove(&key).filter(|c| c.exp > now_secs());
-            let c = c.ok_or(("invalid_grant", "the code is unknown, used or expired"))?;
-            if client_id.as_ref().is_some_and(|id| *id != c.client_id) {
-                return Err(("invalid_grant", "the code was issued to another client"));
-            }
-            if redirect_uri.as_ref().is_some_and(|u| *u != c.redirect_uri) {
-                return Err((
-                    "invalid_grant",
-                    "redirect_uri differs from the authorization request",
-                ));
-            }
-            if !pkce_shaped(verifier) || expected != c.challenge {
-                return Err(("invalid_grant", "the PKCE code_verifier does not match"));
-            }
-            if c.resource != resource {
-                return Err(OTHER_SERVER);
-            }
-            let user_token = sealed::open(&c.sealed_token, code).ok_or(SIGN_IN_AGAIN)?;
-            if let Some(client) = st.clients.get_mut(&c.client_id) {
-                client.used = true;
-            }
-            Ok(issue(
-                a,
-                st,
-                &c.client_id,
-                &random_token("fam_"),
-                &user_token,
-            ))
-        })
-        .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
+        .mark_used(c.client_id.clone())
+        .await
+        .map_err(|e| store_failed(&e))?;
+    issue(a, &c.client_id, &random_token("fam_"), &user_token).await
 }
 
-fn refresh(a: &Authority, p: &Params) -> Result<Value, (&'static str, &'static str)> {
+async fn refresh(a: &Authority, p: &Params) -> Result<Value, Refusal> {
     let Some(token) = p.get("refresh_token") else {
-        return Err(("invalid_request", "refresh_token is required"));
+        return Err(refused(("invalid_request", "refresh_token is required")));
     };
     a.check_resource(p.get("resource").map(String::as_str))
-        .map_err(|_| INVALID_TARGET)?;
-    let client_id = p.get("client_id").cloned();
-    let resource = a.resource_url();
-    let key = digest(token);
-    a.store
-        .update(|st| {
-            if let Some(spent) = st.spent_refresh.get(&key).cloned() {
-                // Reuse: whoever holds the other copy must not keep the sign-in either.
-                st.revoke_family(&spent.family);
-                return Err((
-                    "invalid_grant",
-                    "the refresh token was already used, so every token of this sign-in is revoked; sign in again",
-                ));
-            }
-            let g = st.refresh.remove(&key).filter(|g| g.exp > now_secs());
-            let g = g.ok_or((
+        .map_err(|_| refused(INVALID_TARGET))?;
+    let taken = a
+        .store
+        .take_refresh(digest(token))
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let g = match taken {
+        // Reuse: whoever holds the other copy must not keep the sign-in either.
+        RefreshTake::Reused => {
+            return Err(refused((
+                "invalid_grant",
+                "the refresh token was already used, so every token of this sign-in is revoked; sign in again",
+            )));
+        }
+        RefreshTake::Unknown => {
+            return Err(refused((
                 "invalid_grant",
                 "the refresh token is unknown or expired",
-            ))?;
-            st.spent_refresh.insert(
-                key,
-                Spent {
-                    family: g.family.clone(),
-                    exp: g.exp,
-                },
-            );
-            if client_id.as_ref().is_some_and(|id| *id != g.client_id) {
-                return Err((
-                    "invalid_grant",
-                    "the refresh token was issued to another client",
-                ));
-            }
-            if g.resource != resource || g.family.is_empty() {
-                return Err(OTHER_SERVER);
-            }
-            let user_token = sealed::open(&g.sealed_token, token).ok_or(SIGN_IN_AGAIN)?;
-            Ok(issue(a, st, &g.client_id, &g.family, &user_token))
-        })
-        .map_err(|_| ("server_error", "the OAuth state file could not be updated"))?
+            )));
+        }
+        RefreshTake::Taken(g) => g,
+    };
+    if p.get("client_id").is_some_and(|id| *id != g.client_id) {
+        return Err(refused((
+            "invalid_grant",
+            "the refresh token was issued to another client",
+        )));
+    }
+    if g.resource != a.resource_url() || g.family.is_empty() {
+        return Err(refused(OTHER_SERVER));
+    }
+    let user_token = sealed::open(&g.sealed_token, token).ok_or(refused(SIGN_IN_AGAIN))?;
+    issue(a, &g.client_id, &g.family, &user_token).await
 }
 
 /// `POST /token`.
@@ -170,12 +189,12 @@ pub(super) async fn token(
     Form(p): Form<Params>,
 ) -> Response {
     let result = match p.get("grant_type").map(String::as_str) {
-        Some("authorization_code") => redeem_code(&a, &p),
-        Some("refresh_token") => refresh(&a, &p),
-        _ => Err((
+        Some("authorization_code") => redeem_code(&a, &p).await,
+        Some("refresh_token") => refresh(&a, &p).await,
+        _ => Err(refused((
             "unsupported_grant_type",
             "grant_type must be authorization_code or refresh_token",
-        )),
+        ))),
     };
     match result {
         Ok(tokens) => (
@@ -185,12 +204,12 @@ pub(super) async fn token(
         )
             .into_response(),
         Err((error, description)) => {
-            let status = if error == "server_error" {
-                StatusCode::INTERNAL_SERVER_ERROR
-            } else {
-                StatusCode::BAD_REQUEST
+            let status = match error {
+                "server_error" => StatusCode::INTERNAL_SERVER_ERROR,
+                "temporarily_unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+                _ => StatusCode::BAD_REQUEST,
             };
-            oauth_error(status, error, description)
+            oauth_error(status, error, &description)
         }
     }
 }
