@@ -14,6 +14,7 @@ mod boot;
 mod bundle;
 mod canary;
 mod coyote_modern;
+mod coyote_tasks;
 mod doctor;
 mod elicitation;
 mod fidelity;

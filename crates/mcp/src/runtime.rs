@@ -357,6 +357,8 @@ impl McpRuntime {
     /// Closes every server concurrently (bounded; see [`ShutdownTimeouts`]) and aborts starts
     /// in flight. Await it before the process exits.
     pub async fn shutdown(&self) {
+        // A task call abandoned a moment ago (Ctrl-C) is still telling its server to stop.
+        crate::tasks::cancels_sent(std::time::Duration::from_secs(2)).await;
         let pending = std::mem::take(
             &mut *self
                 .inner

@@ -16,11 +16,20 @@
 //! - Every request here is an ordinary request of [`ServerHandle::request`]: call timeout,
 //!   cancellation on drop, errors mapped once.
 //! - The poll interval is the server's, clamped to [`MIN_POLL`]..[`MAX_POLL`].
+//! - A runtime's shutdown first waits (bounded) for the `tasks/cancel`s of abandoned calls, so
+//!   Ctrl-C followed by exit still stops the work on the server.
+//! - Two wires: the 2025-11-25 task-augmented call (`task` in `tools/call`, result from
+//!   `tasks/result`, as server-everything speaks it) and the tasks extension
+//!   (`io.modelcontextprotocol/tasks`, declared by every coyote connection: the server answers
+//!   `resultType: "task"`, `tasks/get` carries the result or the task's questions, answered
+//!   with `tasks/update`), as coolify-mcp's deployments speak it.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use serde_json::{Map, Value, json};
+use tokio::sync::Notify;
 
 pub use crate::client_handler::task_facts::TaskSupport;
 pub use crate::content::TaskInfo;
@@ -54,6 +63,26 @@ enum Wire {
     Extension,
 }
 
+/// `tasks/cancel`s sent for abandoned task calls and not answered yet (process-wide), so a
+/// runtime that shuts down right after Ctrl-C lets them reach the server first
+/// ([`cancels_sent`]).
+static PENDING_CANCELS: AtomicUsize = AtomicUsize::new(0);
+static CANCEL_ANSWERED: Notify = Notify::const_new();
+
+/// Waits (at most `bound`) until every `tasks/cancel` of an abandoned task call was answered.
+pub(crate) async fn cancels_sent(bound: Duration) {
+    let drained = async {
+        loop {
+            let answered = CANCEL_ANSWERED.notified();
+            if PENDING_CANCELS.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            answered.await;
+        }
+    };
+    let _ = tokio::time::timeout(bound, drained).await;
+}
+
 /// Sends `tasks/cancel` for a task call whose caller went away.
 struct CancelTaskOnDrop {
     handle: Option<ServerHandle>,
@@ -69,10 +98,13 @@ impl Drop for CancelTaskOnDrop {
             return;
         };
         let task_id = std::mem::take(&mut self.task_id);
+        PENDING_CANCELS.fetch_add(1, Ordering::AcqRel);
         runtime.spawn(async move {
             if let Err(e) = handle.cancel_task(&task_id).await {
                 tracing::debug!(server = %handle.name(), "tasks/cancel after Ctrl-C: {e}");
             }
+            PENDING_CANCELS.fetch_sub(1, Ordering::AcqRel);
+            CANCEL_ANSWERED.notify_waiters();
         });
     }
 }
@@ -161,7 +193,9 @@ impl ServerHandle {
                         server: self.name().to_owned(),
                         what: format!(
                             "task {task_id} has no result (it is {})",
-                            raw.get("status").and_then(Value::as_str).unwrap_or("unknown")
+                            raw.get("status")
+                                .and_then(Value::as_str)
+                                .unwrap_or("unknown")
                         ),
                     }),
                 }
@@ -223,7 +257,8 @@ impl ServerHandle {
         let Some(task) = TaskInfo::from_wire(&created) else {
             return Err(self.unreadable_task("tools/call", &created));
         };
-        self.follow(name, task, created, wait, Wire::Extension).await
+        self.follow(name, task, created, wait, Wire::Extension)
+            .await
     }
 
     /// Polls `task` until it ends (or `wait` passes), showing its status; `raw` is the latest
@@ -262,10 +297,13 @@ impl ServerHandle {
                 tokio::time::sleep(poll_interval(&task)).await;
             }
             raw = self.get_task_raw(&task.task_id).await?;
-            task = TaskInfo::from_wire(&raw).ok_or_else(|| self.unreadable_task("tasks/get", &raw))?;
+            task =
+                TaskInfo::from_wire(&raw).ok_or_else(|| self.unreadable_task("tasks/get", &raw))?;
         }
         let outcome = match (task.status.as_str(), wire) {
-            ("cancelled", _) | ("failed", Wire::Extension) => Err(self.task_ended(name, &task, &raw)),
+            ("cancelled", _) | ("failed", Wire::Extension) => {
+                Err(self.task_ended(name, &task, &raw))
+            }
             (_, Wire::Augmented) => self.task_result(&task.task_id).await,
             (_, Wire::Extension) => match raw.get("result") {
                 Some(result) => Ok(convert::tool_outcome_raw(result.clone())),
@@ -295,7 +333,11 @@ impl ServerHandle {
             what: format!(
                 "task {} of tool `{tool}` {}{}",
                 task.task_id,
-                if task.status == "failed" { "failed" } else { "was cancelled" },
+                if task.status == "failed" {
+                    "failed"
+                } else {
+                    "was cancelled"
+                },
                 reason.map(|r| format!(" ({r})")).unwrap_or_default()
             ),
         }
@@ -308,7 +350,9 @@ impl ServerHandle {
         let needed: rmcp::model::InputRequiredResult = serde_json::from_value(
             json!({ "resultType": "input_required", "inputRequests": requests }),
         )
-        .map_err(|e| self.unreadable_task("tasks/get", &json!({ "inputRequests": e.to_string() })))?;
+        .map_err(|e| {
+            self.unreadable_task("tasks/get", &json!({ "inputRequests": e.to_string() }))
+        })?;
         let Some(inputs) = self.input_responder() else {
             return Err(McpError::InputNotGiven {
                 server: self.name().to_owned(),
