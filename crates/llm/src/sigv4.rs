@@ -9,7 +9,7 @@
 //! `ListUsers` example) in the tests below.
 //! Reference: <https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-create-signed-request.html>.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use coyote_protocol::AwsCredentials;
 use ring::{digest, hmac};
@@ -32,29 +32,10 @@ fn hmac_sha256(key: &[u8], data: &[u8]) -> Vec<u8> {
 
 /// `(YYYYMMDD, YYYYMMDDTHHMMSSZ)` of `time` in UTC.
 fn amz_dates(time: SystemTime) -> (String, String) {
-    let secs = time
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let days = (secs / 86_400) as i64;
-    let rest = secs % 86_400;
-    // Civil date from days since 1970-01-01 (proleptic Gregorian).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let date = format!("{year:04}{month:02}{day:02}");
-    let stamp = format!(
-        "{date}T{:02}{:02}{:02}Z",
-        rest / 3_600,
-        rest % 3_600 / 60,
-        rest % 60
-    );
+    let utc = coyote_protocol::utc::UtcTime::of(time);
+    let date = utc.compact_date();
+    let (h, m, s) = utc.clock();
+    let stamp = format!("{date}T{h:02}{m:02}{s:02}Z");
     (date, stamp)
 }
 
@@ -163,7 +144,7 @@ pub(crate) fn sign(scope: &Scope<'_>, request: &SignRequest<'_>) -> Vec<(&'stati
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
+    use std::time::{Duration, UNIX_EPOCH};
 
     use coyote_protocol::ApiKey;
 

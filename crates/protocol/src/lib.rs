@@ -13,6 +13,7 @@ pub mod preset;
 pub mod protocol_pin;
 pub mod provider;
 pub mod server;
+pub mod utc;
 
 pub use function::FunctionDeclaration;
 pub use message::{

@@ -157,39 +157,5 @@ async fn show(d: &MetaDispatcher, server: &str, uri: &str, a: &WatchArgs) -> Cli
 
 /// The time now as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    utc(secs)
-}
-
-/// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, proleptic Gregorian).
-fn utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rest = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn utc_times_read_as_rfc3339() {
-        assert_eq!(super::utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::utc(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(super::utc(1_796_300_000), "2026-12-03T12:13:20Z");
-    }
+    coyote_protocol::utc::UtcTime::now().rfc3339()
 }
