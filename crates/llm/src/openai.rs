@@ -23,13 +23,12 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::error::LlmError;
-use crate::framing::Framing;
 use crate::http::HttpCore;
 use crate::openai_route::OpenAiRoute;
 use crate::openai_stream::{OpenAiStreamParser, parse_completion, parse_model_list};
 use crate::provider::Provider;
 use crate::retry::{RetryClock, RetryPolicy};
-use crate::stream::{EventStream, ready_event_stream};
+use crate::stream::EventStream;
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice};
 
 /// A client for one OpenAI-compatible chat-completions server (or an Azure OpenAI resource).
@@ -113,22 +112,17 @@ impl OpenAiCompatible {
         let body = self
             .core
             .encode_turn(&request.messages, &self.body(request))?;
-        let provider = &self.core.provider;
         let url = self.route.chat_url(&request.model);
-        match request.stream {
-            StreamMode::Streaming => {
-                let headers = self.route.headers(&self.core, "text/event-stream").await?;
-                let parser = OpenAiStreamParser::new(provider);
-                (self.core)
-                    .post_framed((&url, headers), body, Framing::sse(), parser)
-                    .await
-            }
-            StreamMode::Whole => {
-                let headers = self.route.headers(&self.core, "application/json").await?;
-                let bytes = self.core.post_whole(&url, headers, body).await?;
-                Ok(ready_event_stream(parse_completion(provider, &bytes)?))
-            }
-        }
+        let parser = OpenAiStreamParser::new(&self.core.provider);
+        self.route
+            .exchange(
+                &self.core,
+                (&url, body),
+                request.stream,
+                parser,
+                parse_completion,
+            )
+            .await
     }
 }
 

@@ -4,11 +4,16 @@
 //! an `api-key` header or an Entra ID bearer token). Chat completions and Responses both take
 //! their URLs and headers from here, so Azure is one route rather than two more providers.
 
+use bytes::Bytes;
 use coyote_protocol::{AzureAuth, ProviderConfig, ProviderKind};
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 
 use crate::error::LlmError;
+use crate::event::StreamEvent;
+use crate::framing::Framing;
 use crate::http::{HttpCore, encode_path_segment};
+use crate::stream::{EventStream, WireParser, ready_event_stream};
+use crate::types::StreamMode;
 
 /// The `api-version` sent to Azure OpenAI's deployment URLs when config.yaml names none (the
 /// latest GA version of the data-plane inference API).
@@ -73,6 +78,30 @@ impl OpenAiRoute {
         match self {
             OpenAiRoute::Plain { base } => format!("{base}/models"),
             OpenAiRoute::Azure { root, .. } => format!("{root}/openai/v1/models"),
+        }
+    }
+
+    /// One POST of `body` to `url`: an SSE stream decoded by `parser`, or (`StreamMode::Whole`)
+    /// the whole answer read by `whole`. Chat completions and Responses differ only in those.
+    pub async fn exchange<P: WireParser>(
+        &self,
+        core: &HttpCore,
+        (url, body): (&str, Bytes),
+        mode: StreamMode,
+        parser: P,
+        whole: fn(&str, &[u8]) -> Result<Vec<StreamEvent>, LlmError>,
+    ) -> Result<EventStream, LlmError> {
+        match mode {
+            StreamMode::Streaming => {
+                let headers = self.headers(core, "text/event-stream").await?;
+                core.post_framed((url, headers), body, Framing::sse(), parser)
+                    .await
+            }
+            StreamMode::Whole => {
+                let headers = self.headers(core, "application/json").await?;
+                let bytes = core.post_whole(url, headers, body).await?;
+                Ok(ready_event_stream(whole(&core.provider, &bytes)?))
+            }
         }
     }
 

@@ -18,7 +18,6 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::error::LlmError;
-use crate::framing::Framing;
 use crate::http::HttpCore;
 use crate::openai::{history_arguments, object_schema};
 use crate::openai_route::OpenAiRoute;
@@ -26,7 +25,7 @@ use crate::openai_stream::parse_model_list;
 use crate::provider::Provider;
 use crate::responses_stream::{RESPONSES_WIRE, ResponsesStreamParser, parse_response};
 use crate::retry::{RetryClock, RetryPolicy};
-use crate::stream::{EventStream, ready_event_stream};
+use crate::stream::EventStream;
 use crate::types::{ChatRequest, Message, StreamMode, ToolChoice};
 
 /// A client for the Responses API.
@@ -92,22 +91,17 @@ impl OpenAiResponses {
         let body = self
             .core
             .encode_turn(&request.messages, &self.body(request))?;
-        let provider = &self.core.provider;
         let url = self.route.responses_url();
-        match request.stream {
-            StreamMode::Streaming => {
-                let headers = self.route.headers(&self.core, "text/event-stream").await?;
-                let parser = ResponsesStreamParser::new(provider);
-                (self.core)
-                    .post_framed((&url, headers), body, Framing::sse(), parser)
-                    .await
-            }
-            StreamMode::Whole => {
-                let headers = self.route.headers(&self.core, "application/json").await?;
-                let bytes = self.core.post_whole(&url, headers, body).await?;
-                Ok(ready_event_stream(parse_response(provider, &bytes)?))
-            }
-        }
+        let parser = ResponsesStreamParser::new(&self.core.provider);
+        self.route
+            .exchange(
+                &self.core,
+                (&url, body),
+                request.stream,
+                parser,
+                parse_response,
+            )
+            .await
     }
 }
 
