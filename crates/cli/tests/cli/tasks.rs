@@ -267,12 +267,7 @@ async fn the_server_s_async_sampling_runs_as_a_coyote_task() {
         return;
     };
     let llm = FakeLlm::start(LlmWire::OpenAi, vec![Reply::text("sampled in a task")]).await;
-    let config = format!(
-        "model: fake:fake-model\nclients:\n  - type: openai-compatible\n    name: fake\n    \
-         api_base: {}\n    models:\n      - name: fake-model\n",
-        llm.api_base()
-    );
-    std::fs::write(f.home.config_dir().join("config.yaml"), config).unwrap();
+    super::repl::write_config(&f.home, &llm);
     let (code, out, err) = tokio::task::spawn_blocking(move || {
         let r = f.run(&[
             "mcp",
