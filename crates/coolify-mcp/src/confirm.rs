@@ -307,7 +307,7 @@ async fn ask(ctx: &CallCtx<'_>, message: String) -> Result<ElicitationAction, St
         .peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| client_error_text(&e))?;
     let timeout = ctx.timing.elicitation_timeout;
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
@@ -323,7 +323,7 @@ async fn ask(ctx: &CallCtx<'_>, message: String) -> Result<ElicitationAction, St
         tokio::select! {
             r = &mut handle.rx => break Ended::Answer(match r {
                 Ok(Ok(result)) => Ok(result),
-                Ok(Err(e)) => Err(e.to_string()),
+                Ok(Err(e)) => Err(client_error_text(&e)),
                 Err(_) => Err("the connection closed".to_string()),
             }),
             _ = &mut deadline => break Ended::TimedOut,
@@ -340,10 +340,7 @@ async fn ask(ctx: &CallCtx<'_>, message: String) -> Result<ElicitationAction, St
         Ended::Answer(Err(e)) => Err(e),
         Ended::TimedOut => {
             let _ = handle.cancel(Some("confirmation timed out".into())).await;
-            Err(format!(
-                "Request timed out after {} ms",
-                timeout.as_millis()
-            ))
+            Err(mcp_error_text(REQUEST_TIMEOUT, "Request timed out"))
         }
         Ended::Withdrawn => {
             let _ = handle
@@ -352,6 +349,24 @@ async fn ask(ctx: &CallCtx<'_>, message: String) -> Result<ElicitationAction, St
             Err("the tool call was cancelled".into())
         }
     }
+}
+
+/// JSON-RPC error code of a request the server gave up waiting for (the TypeScript SDK's
+/// `ErrorCode.RequestTimeout`).
+const REQUEST_TIMEOUT: i32 = -32001;
+
+/// How a failed request reads inside `could not confirm with the user (…)`: the TypeScript
+/// SDK's `MCP error <code>: <message>` for an error the client answered, so the text is the
+/// same as the reference server's; a transport failure as rmcp words it.
+fn client_error_text(e: &rmcp::ServiceError) -> String {
+    match e {
+        rmcp::ServiceError::McpError(data) => mcp_error_text(data.code.0, &data.message),
+        other => other.to_string(),
+    }
+}
+
+fn mcp_error_text(code: i32, message: &str) -> String {
+    format!("MCP error {code}: {message}")
 }
 
 /// `S()`: control chars → space; strip `` ` * [ ] < > " ( ) # ``; collapse whitespace;

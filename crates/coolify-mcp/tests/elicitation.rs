@@ -309,11 +309,33 @@ async fn item_59_timeout_aborts_with_could_not_confirm() {
         )
         .await;
     assert!(
-        text.starts_with("Aborted: could not confirm with the user ("),
-        "{text}"
+        text.starts_with(
+            "Aborted: could not confirm with the user (MCP error -32001: Request timed out)"
+        ),
+        "the reference's wording: {text}"
     );
     assert!(
         text.ends_with("Nothing was changed. Do not retry without new instructions from the user.")
+    );
+    assert!(h.fixture.mutations().is_empty());
+}
+
+#[tokio::test]
+async fn a_client_error_answer_is_worded_as_the_reference_words_it() {
+    let h = Harness::start(Setup::default().human(Human::Fails))
+        .await
+        .unwrap();
+    let text = h
+        .call(
+            "application",
+            json!({"action": "delete", "uuid": "app-api"}),
+        )
+        .await;
+    assert!(
+        text.starts_with(
+            "Aborted: could not confirm with the user (MCP error -32603: Elicitation failed)"
+        ),
+        "the TypeScript SDK's `MCP error <code>: <message>`, not rmcp's `Mcp error: …`: {text}"
     );
     assert!(h.fixture.mutations().is_empty());
 }

@@ -25,6 +25,9 @@ fn json_file(path: &Path) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The recorder's closed loopback port (`UNREACHABLE` in record-calls.mjs).
+const UNREACHABLE: &str = "http://127.0.0.1:9";
+
 /// The server setup of a recorded configuration.
 fn setup(config: &str) -> Setup {
     match config {
@@ -34,6 +37,7 @@ fn setup(config: &str) -> Setup {
         "require-human" => Setup::default().require_human(),
         "elicit" => Setup::default().human(Human::Decline),
         "elicit-fleet" => Setup::default().fleet().human(Human::Decline),
+        "unreachable" => Setup::default().base_url(UNREACHABLE),
         other => panic!("unknown configuration {other}"),
     }
 }
@@ -206,13 +210,14 @@ fn exceptions() -> Vec<(Vec<String>, String)> {
         .collect()
 }
 
-const CONFIGS: [&str; 6] = [
+const CONFIGS: [&str; 7] = [
     "single",
     "fleet",
     "readonly",
     "require-human",
     "elicit",
     "elicit-fleet",
+    "unreachable",
 ];
 
 #[tokio::test]

@@ -234,7 +234,11 @@ pub fn summary(current: &Value, uuid: &str, timeout_s: f64) -> Value {
     if !terminal(&status) {
         out.insert("timed_out".into(), json!(true));
         let secs = crate::json::compact(&json!(timeout_s));
-        out.insert("next_action".into(), json!(format!("Still \"{status}\" after {secs}s — poll `deployment` (action: \"get\", uuid: \"{uuid}\") to keep watching.")));
+        // As the reference interpolates `current.status`: a missing status reads "undefined".
+        let shown = current
+            .get("status")
+            .map_or_else(|| "undefined".to_string(), crate::json::js_string);
+        out.insert("next_action".into(), json!(format!("Still \"{shown}\" after {secs}s — poll `deployment` (action: \"get\", uuid: \"{uuid}\") to keep watching.")));
         return Value::Object(out);
     }
     for k in ["commit", "created_at", "updated_at"] {
@@ -272,6 +276,25 @@ mod tests {
                 &json!("2024-01-01T00:01:30.000000Z")
             ),
             Some(90)
+        );
+    }
+
+    #[test]
+    fn a_timed_out_wait_names_the_status_as_the_reference_interpolates_it() {
+        let next = |current: Value| summary(&current, "dep-1", 2.0)["next_action"].clone();
+        let tail =
+            "after 2s — poll `deployment` (action: \"get\", uuid: \"dep-1\") to keep watching.";
+        assert_eq!(
+            next(json!({"status": "in_progress"})),
+            json!(format!("Still \"in_progress\" {tail}"))
+        );
+        assert_eq!(
+            next(json!({})),
+            json!(format!("Still \"undefined\" {tail}"))
+        );
+        assert_eq!(
+            next(json!({"status": null})),
+            json!(format!("Still \"null\" {tail}"))
         );
     }
 }

@@ -27,6 +27,8 @@ pub enum Human {
     Cancel,
     /// Never answers (timeout tests).
     Silent,
+    /// Answers `elicitation/create` with a JSON-RPC error (-32603 "Elicitation failed").
+    Fails,
 }
 
 #[derive(Clone)]
@@ -65,6 +67,7 @@ impl ClientHandler for TestClient {
                 std::future::pending::<()>().await;
                 unreachable!()
             }
+            Human::Fails => return Err(ErrorData::internal_error("Elicitation failed", None)),
         };
         Ok(serde_json::from_value(json!({"action": action})).unwrap())
     }
@@ -113,6 +116,8 @@ pub struct Setup {
     pub audit: coolify_mcp::audit::Audit,
     /// The 2026-07-28 confirmation seal (default: a per-process key, the system clock).
     pub seal: Option<coolify_mcp::request_state::ConfirmationSeal>,
+    /// The default instance's URL when it is not the fixture's.
+    pub base_url: Option<String>,
 }
 
 impl Default for Setup {
@@ -128,6 +133,7 @@ impl Default for Setup {
             request_timeout: None,
             audit: coolify_mcp::audit::Audit::off(),
             seal: None,
+            base_url: None,
         }
     }
 }
@@ -153,6 +159,11 @@ impl Setup {
         self.extra.push(("staging".into(), None));
         self
     }
+    /// The default instance points at `url` instead of the fixture (e.g. a closed port).
+    pub fn base_url(mut self, url: &str) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
     pub fn instance(mut self, name: &str, url: Option<String>) -> Self {
         self.extra.push((name.into(), url));
         self
@@ -176,7 +187,8 @@ pub fn factory() -> BackendFactory {
 }
 
 pub fn build_server(fixture_url: &str, setup: &Setup) -> CoolifyServer {
-    let mut instances = vec![spec(&setup.default_name, fixture_url)];
+    let default_url = setup.base_url.as_deref().unwrap_or(fixture_url);
+    let mut instances = vec![spec(&setup.default_name, default_url)];
     for (name, url) in &setup.extra {
         instances.push(spec(name, url.as_deref().unwrap_or(fixture_url)));
     }

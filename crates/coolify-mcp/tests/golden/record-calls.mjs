@@ -28,6 +28,8 @@
 //   require-human  the server class built with {requireElicitation: true}; every call
 //   elicit         single, the client advertises elicitation and declines; guarded calls
 //   elicit-fleet   fleet + the declining client; guarded calls
+//   unreachable    single, but COOLIFY_BASE_URL is a closed loopback port (UNREACHABLE):
+//                  what a connection failure reads like; a few read tools
 
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync, rmSync, readFileSync } from 'node:fs';
@@ -173,6 +175,10 @@ function startServer(entry, env, preload, elicit) {
   };
 }
 
+/** A loopback URL nothing listens on (port 9, discard): every request fails to connect. */
+const UNREACHABLE = 'http://127.0.0.1:9';
+const UNREACHABLE_TOOLS = new Set(['get_version', 'list_servers', 'get_application']);
+
 function configurations(url, entries) {
   const single = { COOLIFY_BASE_URL: url, COOLIFY_ACCESS_TOKEN: TOKEN };
   const fleet = { ...single, COOLIFY_INSTANCES: JSON.stringify([{ name: 'staging', url, token: TOKEN }]) };
@@ -183,6 +189,12 @@ function configurations(url, entries) {
     { name: 'require-human', entry: entries.requireHuman, env: single, pick: () => true },
     { name: 'elicit', entry: entries.main, env: single, elicit: 'decline', pick: (c) => c.guarded },
     { name: 'elicit-fleet', entry: entries.main, env: fleet, instance: 'staging', elicit: 'decline', pick: (c) => c.guarded },
+    {
+      name: 'unreachable',
+      entry: entries.main,
+      env: { ...single, COOLIFY_BASE_URL: UNREACHABLE },
+      pick: (c) => UNREACHABLE_TOOLS.has(c.tool),
+    },
   ];
 }
 
