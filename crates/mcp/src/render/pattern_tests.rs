@@ -189,3 +189,76 @@ fn run_rg(rg: &str, pattern: &str, path: &Path) -> String {
         .unwrap();
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// A log several read buffers long with matches on both sides of every buffer boundary: the
+/// same bytes as the in-memory scan.
+#[test]
+fn many_buffers_give_the_in_memory_output() {
+    let mut log = String::new();
+    let mut n = 0u32;
+    while log.len() < 5 * READ_BUFFER_BYTES {
+        n += 1;
+        let level = if n.is_multiple_of(97) || n % 431 < 3 {
+            "ERROR"
+        } else {
+            "INFO"
+        };
+        log.push_str(&format!("{n:06} {level} status={} é\n", 200 + n % 7));
+    }
+    log.push_str("last ERROR line without a newline");
+    for pattern in ["ERROR", r"status=20[56]", "^$", "é$", "zzz"] {
+        let filter = LineFilter::new(pattern).unwrap();
+        let expected = filter.filter(&log);
+        let got = filter.filter_reader(log.as_bytes()).unwrap();
+        assert_eq!(got, expected, "{pattern:?}");
+        // Short reads: every refill ends somewhere else.
+        let got = filter
+            .filter_buffered(Trickle(log.as_bytes(), 4093), READ_BUFFER_BYTES)
+            .unwrap();
+        assert_eq!(got, expected, "{pattern:?} trickle");
+    }
+}
+
+/// A line longer than the buffer (which grows) holding the match, with context lines on both
+/// sides, and a match straddling what was the buffer's end.
+#[test]
+fn a_line_longer_than_the_buffer_grows_it() {
+    let long = format!("{}ERROR{}", "x".repeat(150), "y".repeat(300));
+    let input = format!("a\nb\n{long}\nc\nd\ne\n{}ERR\nOR\nERROR\n", "z".repeat(61));
+    let filter = LineFilter::new("ERROR").unwrap();
+    let expected = filter.filter(&input);
+    assert!(expected.starts_with("1-a\n2-b\n3:x"), "{expected}");
+    for capacity in [16, 64, 100, 155, 157] {
+        let got = filter.filter_buffered(input.as_bytes(), capacity).unwrap();
+        assert_eq!(got, expected, "capacity {capacity}");
+    }
+}
+
+/// An error after some input has been scanned is the error reported (not a hang, not a
+/// half result).
+#[test]
+fn reader_error_after_data_is_reported() {
+    struct FailsLater(usize);
+    impl Read for FailsLater {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0 == 0 {
+                return Err(io::Error::other("cable pulled"));
+            }
+            self.0 -= 1;
+            let line = b"ERROR\n";
+            let n = line.len().min(buf.len());
+            buf[..n].copy_from_slice(&line[..n]);
+            Ok(n)
+        }
+    }
+    for capacity in [6, 64, READ_BUFFER_BYTES] {
+        let err = LineFilter::new("ERROR")
+            .unwrap()
+            .filter_buffered(FailsLater(50), capacity)
+            .unwrap_err();
+        assert!(
+            matches!(&err, FilterReadError::Io(e) if e.to_string() == "cable pulled"),
+            "{capacity}: {err:?}"
+        );
+    }
+}
