@@ -2,7 +2,8 @@
 //! - `crate_rules`: no crate depends on one it must not (`data/crate-rules.toml`);
 //! - `dependencies`: every declared dependency is named by a source of its section;
 //! - `rust_version`: the workspace `rust-version` is the highest any dependency needs;
-//! - `file_size`: no non-test source file is over 500 lines.
+//! - `file_size`: no non-test source file is over 500 lines;
+//! - `link_scripts`: the release start-up linker scripts are the generated shape.
 //!
 //! The checkers are unit-tested in `coyote_test_support::structure`; these tests apply them to
 //! the real workspace. `cargo metadata` runs once per test binary.
@@ -15,6 +16,7 @@ use coyote_test_support::structure::Metadata;
 mod crate_rules;
 mod dependencies;
 mod file_size;
+mod link_scripts;
 mod rust_version;
 
 /// The workspace root (two levels above this crate's manifest).
