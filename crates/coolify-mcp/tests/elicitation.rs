@@ -5,6 +5,18 @@ use serde_json::json;
 
 use crate::common::{Harness, Human, Setup, quick_timing};
 
+/// A harness on `setup`, and the text of `application delete app-api` called through it.
+async fn delete_app_api(setup: Setup) -> (Harness, String) {
+    let h = Harness::start(setup).await.unwrap();
+    let text = h
+        .call(
+            "application",
+            json!({"action": "delete", "uuid": "app-api"}),
+        )
+        .await;
+    (h, text)
+}
+
 const DELETE_MSG: &str = "Delete application \"api-gateway\" (app-api)?\n\nPersistent volumes will be DESTROYED and their data is not recoverable (delete_volumes was not set, and it defaults to true). This cannot be undone.";
 
 #[tokio::test]
@@ -23,15 +35,7 @@ async fn item_50_no_capability_on_stdio_runs_unconfirmed() {
 
 #[tokio::test]
 async fn item_51_decline() {
-    let h = Harness::start(Setup::default().human(Human::Decline))
-        .await
-        .unwrap();
-    let text = h
-        .call(
-            "application",
-            json!({"action": "delete", "uuid": "app-api"}),
-        )
-        .await;
+    let (h, text) = delete_app_api(Setup::default().human(Human::Decline)).await;
     assert_eq!(
         text,
         "Aborted: the user declined. Nothing was changed. Do not retry without new instructions from the user."
@@ -301,13 +305,7 @@ async fn item_59_timeout_aborts_with_could_not_confirm() {
         ..Setup::default()
     }
     .human(Human::Silent);
-    let h = Harness::start(setup).await.unwrap();
-    let text = h
-        .call(
-            "application",
-            json!({"action": "delete", "uuid": "app-api"}),
-        )
-        .await;
+    let (h, text) = delete_app_api(setup).await;
     assert!(
         text.starts_with(
             "Aborted: could not confirm with the user (MCP error -32001: Request timed out)"
@@ -322,15 +320,7 @@ async fn item_59_timeout_aborts_with_could_not_confirm() {
 
 #[tokio::test]
 async fn a_client_error_answer_is_worded_as_the_reference_words_it() {
-    let h = Harness::start(Setup::default().human(Human::Fails))
-        .await
-        .unwrap();
-    let text = h
-        .call(
-            "application",
-            json!({"action": "delete", "uuid": "app-api"}),
-        )
-        .await;
+    let (h, text) = delete_app_api(Setup::default().human(Human::Fails)).await;
     assert!(
         text.starts_with(
             "Aborted: could not confirm with the user (MCP error -32603: Elicitation failed)"
