@@ -151,13 +151,18 @@ fn statuses() -> [&'static str; 4] {
     ["queued", "in_progress", "in_progress", "finished"]
 }
 
-#[tokio::test]
-async fn a_deploy_task_follows_coolify_and_ends_with_the_blocking_answer() {
-    let fixture = Fixture::builder()
+/// A fixture whose new deployments go through [`statuses`].
+async fn deploying_fixture() -> Fixture {
+    Fixture::builder()
         .new_deployment_statuses(statuses())
         .start()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_deploy_task_follows_coolify_and_ends_with_the_blocking_answer() {
+    let fixture = deploying_fixture().await;
     let c = connect(&fixture, true, Duration::from_millis(60)).await;
     let id = task_id(call(&c, "deploy", json!({"tag_or_uuid": "app-api"})).await);
     let (mut seen, done) = settle(&c, &id).await;
@@ -187,11 +192,7 @@ async fn a_deploy_task_follows_coolify_and_ends_with_the_blocking_answer() {
     assert_eq!(posts, ["/api/v1/deploy?tag=app-api&force=false"]);
 
     // The same deploy, blocking with `wait: true`, from a client without the extension.
-    let fixture = Fixture::builder()
-        .new_deployment_statuses(statuses())
-        .start()
-        .await
-        .unwrap();
+    let fixture = deploying_fixture().await;
     let plain = connect(&fixture, false, Duration::from_millis(1)).await;
     let blocking = match call(
         &plain,
@@ -306,11 +307,7 @@ async fn an_application_restart_is_followed_and_answers_as_before() {
 
 #[tokio::test]
 async fn a_client_without_the_extension_sees_no_task_and_no_extension() {
-    let fixture = Fixture::builder()
-        .new_deployment_statuses(statuses())
-        .start()
-        .await
-        .unwrap();
+    let fixture = deploying_fixture().await;
     let plain = connect(&fixture, false, Duration::from_millis(1)).await;
     let discovered = plain.peer().discover(Default::default()).await.unwrap();
     let caps = serde_json::to_value(&discovered).unwrap()["capabilities"].clone();
@@ -392,11 +389,7 @@ async fn a_confirmed_project_redeploy_becomes_a_task_on_its_final_round() {
 
 #[tokio::test]
 async fn a_session_client_is_told_each_status_change() {
-    let fixture = Fixture::builder()
-        .new_deployment_statuses(statuses())
-        .start()
-        .await
-        .unwrap();
+    let fixture = deploying_fixture().await;
     let client = Client {
         tasks: true,
         ..Client::default()
