@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use coolify_fixture::Fixture;
 
-use crate::sdk_peers::{TOKEN, coyote_binary, coyote_env, coyote_with, serve};
+use crate::sdk_peers::{coyote_binary, coyote_env, coyote_with, home_for, serve};
 
 const MODERN: (&str, &str) = ("COYOTE_MCP_PROTOCOL", "2026-07-28");
 /// Bound of each wait for the screen (generous: CI machines are shared).
@@ -19,20 +19,6 @@ const WAIT: Duration = Duration::from_secs(90);
 
 fn deletes(f: &Fixture) -> usize {
     f.requests().iter().filter(|r| r.method == "DELETE").count()
-}
-
-/// A home whose mcp.json names coolify-mcp at `url` with the bearer token.
-fn home_for(url: &str) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    for d in ["config", "state", "cache"] {
-        std::fs::create_dir_all(home.path().join(d)).unwrap();
-    }
-    let servers = serde_json::json!({"mcpServers": {"coolify": {
-        "url": url,
-        "headers": {"Authorization": format!("Bearer {TOKEN}")}
-    }}});
-    std::fs::write(home.path().join("config/mcp.json"), servers.to_string()).unwrap();
-    home
 }
 
 const DELETE: [&str; 6] = [

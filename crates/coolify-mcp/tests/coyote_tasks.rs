@@ -7,10 +7,10 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use coolify_fixture::Fixture;
-use coolify_mcp::config::{HttpAuth, HttpSpec, HumanPolicy};
+use coolify_mcp::config::HumanPolicy;
 
-use crate::common::{Setup, build_server, quick_timing};
-use crate::sdk_peers::{TOKEN, coyote_binary, coyote_env, coyote_with};
+use crate::common::{Setup, bearer_http, build_server, quick_timing};
+use crate::sdk_peers::{TOKEN, coyote_binary, coyote_env, coyote_with, home_for};
 
 /// coolify-mcp over HTTP in front of `fixture`, polling Coolify quickly.
 async fn serve_quick(fixture: &Fixture) -> coolify_mcp::http::HttpHandle {
@@ -19,30 +19,10 @@ async fn serve_quick(fixture: &Fixture) -> coolify_mcp::http::HttpHandle {
         timing: quick_timing(),
         ..Setup::default()
     };
-    let spec = HttpSpec {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        auth: HttpAuth::Bearer(TOKEN.into()),
-        allowed_hosts: Vec::new(),
-        allowed_origins: Vec::new(),
-        oauth: None,
-        stateless: false,
-    };
+    let spec = bearer_http(TOKEN, false);
     coolify_mcp::http::start(build_server(fixture.url(), &setup), &spec)
         .await
         .unwrap()
-}
-
-fn home_for(url: &str) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    for d in ["config", "state", "cache"] {
-        std::fs::create_dir_all(home.path().join(d)).unwrap();
-    }
-    let servers = serde_json::json!({"mcpServers": {"coolify": {
-        "url": url,
-        "headers": {"Authorization": format!("Bearer {TOKEN}")}
-    }}});
-    std::fs::write(home.path().join("config/mcp.json"), servers.to_string()).unwrap();
-    home
 }
 
 const DEPLOY: [&str; 5] = ["mcp", "call", "coolify", "deploy", "tag_or_uuid=app-api"];

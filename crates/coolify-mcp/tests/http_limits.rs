@@ -3,27 +3,19 @@
 
 use std::time::Duration;
 
-use coolify_mcp::config::{HttpAuth, HttpSpec};
 use coolify_mcp::http::{HttpHandle, start};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-use crate::common::{Setup, build_server};
+use crate::common::{Setup, bearer_http, build_server};
 
 const TOKEN: &str = "limits-test-token-0123456789abcdef";
 
 async fn serve() -> HttpHandle {
     // Nothing here reaches Coolify: the address only has to parse.
     let server = build_server("http://127.0.0.1:9", &Setup::default());
-    let spec = HttpSpec {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        auth: HttpAuth::Bearer(TOKEN.into()),
-        allowed_hosts: Vec::new(),
-        allowed_origins: Vec::new(),
-        oauth: None,
-        stateless: false,
-    };
+    let spec = bearer_http(TOKEN, false);
     start(server, &spec).await.unwrap()
 }
 

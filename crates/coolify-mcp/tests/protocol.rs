@@ -5,7 +5,6 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use coolify_mcp::config::{HttpAuth, HttpSpec};
 use coolify_mcp::http::{HttpHandle, start};
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ProtocolVersion,
@@ -16,21 +15,14 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::common::{Setup, as_map, build_server};
+use crate::common::{Setup, as_map, bearer_http, build_server};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 const TOKEN: &str = "protocol-test-token-0123456789abcdef";
 
 async fn serve_http(coolify: &str, setup: &Setup, stateless: bool) -> HttpHandle {
     let server = build_server(coolify, setup);
-    let spec = HttpSpec {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        auth: HttpAuth::Bearer(TOKEN.into()),
-        allowed_hosts: Vec::new(),
-        allowed_origins: Vec::new(),
-        oauth: None,
-        stateless,
-    };
+    let spec = bearer_http(TOKEN, stateless);
     start(server, &spec).await.unwrap()
 }
 

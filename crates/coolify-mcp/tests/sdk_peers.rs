@@ -9,10 +9,10 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use coolify_fixture::Fixture;
-use coolify_mcp::config::{HttpAuth, HttpSpec, HumanPolicy};
+use coolify_mcp::config::HumanPolicy;
 use serde_json::Value;
 
-use crate::common::{Setup, build_server};
+use crate::common::{Setup, bearer_http, build_server};
 
 pub(crate) const TOKEN: &str = "sdk-peer-token-0123456789abcdef012345";
 /// Bounds a stuck peer; never reached by a passing run.
@@ -68,14 +68,7 @@ pub(crate) async fn serve(fixture: &Fixture) -> coolify_mcp::http::HttpHandle {
         ..Setup::default()
     };
     let server = build_server(fixture.url(), &setup);
-    let spec = HttpSpec {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        auth: HttpAuth::Bearer(TOKEN.into()),
-        allowed_hosts: Vec::new(),
-        allowed_origins: Vec::new(),
-        oauth: None,
-        stateless: false,
-    };
+    let spec = bearer_http(TOKEN, false);
     coolify_mcp::http::start(server, &spec).await.unwrap()
 }
 
@@ -154,6 +147,20 @@ pub(crate) fn coyote_binary() -> Option<PathBuf> {
 
 /// The environment `coyote` runs with in these tests: only `home`'s directories, a file token
 /// store and the form-filling browser stand-in.
+/// A home whose mcp.json names coolify-mcp at `url` with the bearer token.
+pub(crate) fn home_for(url: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    for d in ["config", "state", "cache"] {
+        std::fs::create_dir_all(home.path().join(d)).unwrap();
+    }
+    let servers = serde_json::json!({"mcpServers": {"coolify": {
+        "url": url,
+        "headers": {"Authorization": format!("Bearer {TOKEN}")}
+    }}});
+    std::fs::write(home.path().join("config/mcp.json"), servers.to_string()).unwrap();
+    home
+}
+
 pub(crate) fn coyote_env(home: &std::path::Path) -> Vec<(String, std::ffi::OsString)> {
     let browser = format!(
         "node {}",

@@ -178,6 +178,18 @@ pub struct Harness {
     pub progress: Arc<Mutex<Vec<Value>>>,
 }
 
+/// HTTP on a free loopback port behind a static bearer `token` (sessions unless `stateless`).
+pub fn bearer_http(token: &str, stateless: bool) -> coolify_mcp::config::HttpSpec {
+    coolify_mcp::config::HttpSpec {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        auth: coolify_mcp::config::HttpAuth::Bearer(token.into()),
+        allowed_hosts: Vec::new(),
+        allowed_origins: Vec::new(),
+        oauth: None,
+        stateless,
+    }
+}
+
 pub fn spec(name: &str, url: &str) -> InstanceSpec {
     InstanceSpec::new(name, url, TokenSource::Value(FIXTURE_TOKEN.into()))
 }
