@@ -1,9 +1,10 @@
 //! The start-up linker scripts `link/build.rs` hands to release links (`link/<package>.ld`,
 //! written by `scripts/link-order`): every package that names `link/build.rs` as its build
 //! script has one, and each is exactly the generated shape — one output section before
-//! `.text` holding `*(.text._ZN…17h*)` globs — so a hand edit that could move or drop
-//! other sections, or a script for a package that no longer exists, fails here rather than
-//! in a user's `cargo install`.
+//! `.text` holding function sections by name (`*(.text._ZN…17h<hash>E)`, then hash-free
+//! globs `*(.text._ZN…17h*)`) — so a hand edit that could move or drop other sections, or a
+//! script for a package that no longer exists, fails here rather than in a user's
+//! `cargo install`.
 
 use super::{metadata, workspace_root};
 
@@ -11,7 +12,7 @@ const OPEN: &str = "SECTIONS {\n  .text.startup_order : {\n";
 const CLOSE: &str = "  }\n}\nINSERT BEFORE .text;\n";
 
 #[test]
-fn every_release_link_script_is_a_list_of_text_section_globs() {
+fn every_release_link_script_is_a_list_of_function_sections() {
     let link = workspace_root().join("link");
     let users: Vec<String> = metadata()
         .members()
@@ -50,23 +51,28 @@ fn every_release_link_script_is_a_list_of_text_section_globs() {
         let body = text[body_start..]
             .strip_suffix(CLOSE)
             .unwrap_or_else(|| panic!("{}: does not end with INSERT BEFORE .text", path.display()));
-        let globs: Vec<&str> = body.lines().collect();
+        let lines: Vec<&str> = body.lines().collect();
+        let globs = lines.iter().filter(|l| l.ends_with("17h*)")).count();
         assert!(
-            globs.len() > 100,
-            "{}: only {} globs",
+            lines.len() - globs > 100 && globs > 100,
+            "{}: {} exact sections and {globs} globs",
             path.display(),
-            globs.len()
+            lines.len() - globs
         );
-        for glob in globs {
-            let inner = glob
-                .strip_prefix("    *(.text._ZN")
-                .and_then(|g| g.strip_suffix("17h*)"))
-                .unwrap_or_else(|| panic!("{}: not a section glob: {glob}", path.display()));
+        for line in lines {
+            let inner = line
+                .strip_prefix("    *(.text.")
+                .and_then(|g| g.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("{}: not a text section line: {line}", path.display()));
+            // A name or a glob whose only wildcard is the trailing hash: nothing that could
+            // match a non-function section.
+            let name = inner.strip_suffix("17h*").unwrap_or(inner);
             assert!(
-                inner
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')),
-                "{}: unexpected characters in {glob}",
+                !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')),
+                "{}: unexpected characters in {line}",
                 path.display()
             );
         }
