@@ -4,7 +4,8 @@ package, using the lld link map (`-Wl,-Map=`, `--no-demangle`) of that very link
 code that ran. The script has one output section before `.text` (`INSERT BEFORE .text`; the
 default layout stays) with two lists of input sections, both first-seen first:
 
-  1. the exact sections that ran, with their per-build hashes (`*(.text._ZN…17h<hash>E)`):
+  1. the exact sections that ran, with their per-build hashes (`*(.text._ZN…17h<hash>E)`;
+     a ThinLTO-promoted local's `.llvm.<module hash>` suffix as `.llvm.*`):
      they exist in a build with the same toolchain, lock file, features and profile — such as
      `cargo install` from this checkout — and then the code a session runs sits on a few
      contiguous pages;
@@ -137,6 +138,9 @@ def main():
         if m and m.group(1) not in seen_globs:
             seen_globs.add(m.group(1))
             globs.append(f".text.{m.group(1)}*")
+    # ThinLTO renames the locals it promotes `NAME.llvm.<hash of the module>`, and that hash
+    # changes with any edit to the module; the name before it still names one function.
+    names = [re.sub(r"\.llvm\.\d+$", ".llvm.*", name) for name in names]
     what = out_path.rsplit("/", 1)[-1].removesuffix(".ld")
     with open(out_path, "w", encoding="utf-8") as f:
         f.write(HEADER.format(what=what))

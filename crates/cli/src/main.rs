@@ -85,7 +85,9 @@ fn main() -> ExitCode {
                 },
             )
         }
-        _ => rt.block_on(run_until_signal(cli)),
+        // Boxed: a command's future is as large as the largest command's state, and a future
+        // moved by value is copied through the main thread's stack, which stays resident.
+        _ => rt.block_on(Box::pin(run_until_signal(cli))),
     };
     // Servers were closed by the command itself; give stray tasks no chance to outlive us.
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
@@ -131,7 +133,7 @@ async fn run_until_signal(cli: args::Cli) -> u8 {
 
 async fn run(cli: args::Cli) -> u8 {
     let result = match cli.command {
-        Some(args::Command::Mcp(cmd)) => mcp_cmd::run(&cli.global, cmd).await,
+        Some(args::Command::Mcp(cmd)) => Box::pin(mcp_cmd::run(&cli.global, cmd)).await,
         Some(args::Command::Repl(_)) => Err(exit::CliError::usage(
             "the REPL cannot start here; run `coyote repl` on a terminal",
         )),
@@ -141,7 +143,7 @@ async fn run(cli: args::Cli) -> u8 {
         Some(args::Command::Help { topic }) => help_cmd::run(&cli.global, &topic),
         Some(args::Command::Completions { shell }) => shell_cmd::completions(shell),
         Some(args::Command::Man { dir }) => shell_cmd::man(dir.as_deref()),
-        None => chat::run(&cli.global, cli.chat).await,
+        None => Box::pin(chat::run(&cli.global, cli.chat)).await,
     };
     match result {
         Ok(()) => exit::CODE_OK,

@@ -64,9 +64,12 @@ fn every_release_link_script_is_a_list_of_function_sections() {
                 .strip_prefix("    *(.text.")
                 .and_then(|g| g.strip_suffix(')'))
                 .unwrap_or_else(|| panic!("{}: not a text section line: {line}", path.display()));
-            // A name or a glob whose only wildcard is the trailing hash: nothing that could
-            // match a non-function section.
-            let name = inner.strip_suffix("17h*").unwrap_or(inner);
+            // A name or a glob whose only wildcard is the trailing hash or ThinLTO's
+            // `.llvm.<module hash>` suffix: nothing that could match a non-function section.
+            let name = inner
+                .strip_suffix("17h*")
+                .or_else(|| inner.strip_suffix(".llvm.*"))
+                .unwrap_or(inner);
             assert!(
                 !name.is_empty()
                     && name
