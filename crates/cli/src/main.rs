@@ -9,6 +9,7 @@ mod agent;
 mod agent_chat;
 mod args;
 mod attach;
+mod boxed;
 mod capture;
 mod chat;
 mod client;
@@ -87,7 +88,7 @@ fn main() -> ExitCode {
         }
         // Boxed: a command's future is as large as the largest command's state, and a future
         // moved by value is copied through the main thread's stack, which stays resident.
-        _ => rt.block_on(Box::pin(run_until_signal(cli))),
+        _ => rt.block_on(boxed::boxed(|| run_until_signal(cli))),
     };
     // Servers were closed by the command itself; give stray tasks no chance to outlive us.
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
@@ -133,17 +134,17 @@ async fn run_until_signal(cli: args::Cli) -> u8 {
 
 async fn run(cli: args::Cli) -> u8 {
     let result = match cli.command {
-        Some(args::Command::Mcp(cmd)) => Box::pin(mcp_cmd::run(&cli.global, cmd)).await,
+        Some(args::Command::Mcp(cmd)) => boxed::boxed(|| mcp_cmd::run(&cli.global, cmd)).await,
         Some(args::Command::Repl(_)) => Err(exit::CliError::usage(
             "the REPL cannot start here; run `coyote repl` on a terminal",
         )),
         Some(args::Command::Models { client, out }) => {
-            models_cmd::run(&cli.global, client, out).await
+            boxed::boxed(|| models_cmd::run(&cli.global, client, out)).await
         }
         Some(args::Command::Help { topic }) => help_cmd::run(&cli.global, &topic),
         Some(args::Command::Completions { shell }) => shell_cmd::completions(shell),
         Some(args::Command::Man { dir }) => shell_cmd::man(dir.as_deref()),
-        None => Box::pin(chat::run(&cli.global, cli.chat)).await,
+        None => boxed::boxed(|| chat::run(&cli.global, cli.chat)).await,
     };
     match result {
         Ok(()) => exit::CODE_OK,

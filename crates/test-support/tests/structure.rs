@@ -180,6 +180,7 @@ fn coyote_cli_floors() -> Floors {
                     "reasoning",
                     "attach",
                     "agent",
+                    "boxed",
                 ],
             ),
             ("ui", vec!["ui"]),

@@ -21,6 +21,7 @@ pub(crate) mod watch;
 use coyote_mcp::{McpError, McpRuntime, ServerHandle};
 
 use crate::args::{GlobalArgs, McpCommand};
+use crate::boxed::boxed;
 use crate::exit::{CliError, CliResult};
 use crate::setup;
 use pool::ServerPool;
@@ -39,16 +40,16 @@ pub async fn run(global: &GlobalArgs, cmd: McpCommand) -> CliResult {
             fail_fast,
             file,
         };
-        return batch::run(global, &paths, options).await;
+        return boxed(|| batch::run(global, &paths, options)).await;
     }
     if let McpCommand::Session { action } = cmd {
-        return daemon::run(global, &paths, action).await;
+        return boxed(|| daemon::run(global, &paths, action)).await;
     }
-    if let Some(served) = daemon::route(global, &paths, &cmd).await {
+    if let Some(served) = boxed(|| daemon::route(global, &paths, &cmd)).await {
         return served;
     }
     let mut pool = ServerPool::new(global, &paths);
-    let result = until_signal(run_in(&mut pool, cmd)).await;
+    let result = boxed(|| until_signal(run_in(&mut pool, cmd))).await;
     finish(&mut pool).await;
     result
 }
@@ -66,8 +67,8 @@ async fn finish(pool: &mut ServerPool<'_>) {
 /// One command, with the servers it needs started in `pool` (unless already running there).
 pub(crate) async fn run_in(pool: &mut ServerPool<'_>, cmd: McpCommand) -> CliResult {
     let paths = pool.paths();
-    match prepare(pool, cmd).await? {
-        Some(prepared) => run_prepared(paths, prepared).await,
+    match boxed(|| prepare(pool, cmd)).await? {
+        Some(prepared) => boxed(|| run_prepared(paths, prepared)).await,
         None => Ok(()),
     }
 }
@@ -239,17 +240,23 @@ async fn dispatch(
             out, declarations, ..
         } => {
             let d = as_the_model_sees(d, config, paths);
-            list::servers(runtime, config, &d, out, declarations).await
+            boxed(|| list::servers(runtime, config, &d, out, declarations)).await
         }
-        McpCommand::Tools { server, out } => list::tools(runtime, server.as_deref(), out).await,
+        McpCommand::Tools { server, out } => {
+            boxed(|| list::tools(runtime, server.as_deref(), out)).await
+        }
         McpCommand::Resources { server, out } => {
-            list::resources(runtime, server.as_deref(), out).await
+            boxed(|| list::resources(runtime, server.as_deref(), out)).await
         }
         McpCommand::Templates { server, out } => {
-            list::templates(runtime, server.as_deref(), out).await
+            boxed(|| list::templates(runtime, server.as_deref(), out)).await
         }
-        McpCommand::Prompts { server, out } => list::prompts(runtime, server.as_deref(), out).await,
-        McpCommand::Skills { server, out } => skills::skills(runtime, server.as_deref(), out).await,
+        McpCommand::Prompts { server, out } => {
+            boxed(|| list::prompts(runtime, server.as_deref(), out)).await
+        }
+        McpCommand::Skills { server, out } => {
+            boxed(|| skills::skills(runtime, server.as_deref(), out)).await
+        }
         McpCommand::Call {
             server,
             tool,
@@ -257,31 +264,28 @@ async fn dispatch(
             json_args,
             out,
         } => {
-            call::call(
-                &handle(runtime, &server)?,
-                &tool,
-                call::ArgsInput::new(args, json_args),
-                out,
-            )
-            .await
+            let handle = handle(runtime, &server)?;
+            let args = call::ArgsInput::new(args, json_args);
+            boxed(|| call::call(&handle, &tool, args, out)).await
         }
-        cmd @ McpCommand::Tasks { .. } => tasks::run(runtime, cmd).await,
+        cmd @ McpCommand::Tasks { .. } => boxed(|| tasks::run(runtime, cmd)).await,
         McpCommand::Search {
             server,
             query,
             top_k,
             out,
-        } => via_meta::search(&d, &server, &query, top_k, out).await,
+        } => boxed(|| via_meta::search(&d, &server, &query, top_k, out)).await,
         McpCommand::Retrieve { server, text, out } => {
             let exposure = coyote_mcp::meta::ExposurePolicies::from_specs(&config.servers);
-            via_meta::retrieve(&d.with_exposure(exposure), &server, &text, out).await
+            let d = d.with_exposure(exposure);
+            boxed(|| via_meta::retrieve(&d, &server, &text, out)).await
         }
         McpCommand::Describe {
             server,
             id,
             kind,
             out,
-        } => via_meta::describe(&d, &server, &id, kind, out).await,
+        } => boxed(|| via_meta::describe(&d, &server, &id, kind, out)).await,
         McpCommand::Watch {
             server,
             uri,
@@ -297,7 +301,8 @@ async fn dispatch(
                 read,
                 json,
             };
-            watch::watch(&handle(runtime, &server)?, &d, a).await
+            let handle = handle(runtime, &server)?;
+            boxed(|| watch::watch(&handle, &d, a)).await
         }
         McpCommand::Complete {
             server,
@@ -305,7 +310,7 @@ async fn dispatch(
             template,
             args,
             out,
-        } => via_meta::complete(&d, &server, prompt, template, &args, out).await,
+        } => boxed(|| via_meta::complete(&d, &server, prompt, template, &args, out)).await,
         McpCommand::Read {
             server,
             uri,
@@ -322,23 +327,21 @@ async fn dispatch(
                 offset,
                 max_bytes,
             };
-            via_meta::read(&d, &server, a, out).await
+            boxed(|| via_meta::read(&d, &server, a, out)).await
         }
         McpCommand::Prompt {
             server,
             name,
             args,
             out,
-        } => via_meta::prompt(&d, &server, &name, args, out).await,
+        } => boxed(|| via_meta::prompt(&d, &server, &name, args, out)).await,
         McpCommand::Meta {
             function_name,
             json_args,
             json,
         } => {
-            // Direct tool names exist only in a declaration set: build the one the model gets.
             let d = as_the_model_sees(d, config, paths);
-            d.declarations(&runtime.server_names()).await;
-            via_meta::meta(&d, &function_name, &json_args, json).await
+            boxed(|| meta(runtime, &d, &function_name, &json_args, json)).await
         }
         McpCommand::Add { .. }
         | McpCommand::Import { .. }
@@ -349,6 +352,19 @@ async fn dispatch(
         | McpCommand::Batch { .. }
         | McpCommand::Session { .. } => Ok(()),
     }
+}
+
+/// `coyote mcp meta`: one call of a function of the model's declaration set (`d`).
+async fn meta(
+    runtime: &McpRuntime,
+    d: &coyote_mcp::meta::MetaDispatcher,
+    function_name: &str,
+    json_args: &str,
+    json: bool,
+) -> CliResult {
+    // Direct tool names exist only in a declaration set: build the one the model gets.
+    d.declarations(&runtime.server_names()).await;
+    via_meta::meta(d, function_name, json_args, json).await
 }
 
 /// `coyote mcp servers --names`: the configured (and trusted) server names, one per line,

@@ -32,11 +32,13 @@ pub async fn run(
             idle_timeout,
             daemon: true,
         } => {
-            serve::serve(
-                global.clone(),
-                paths.clone(),
-                Duration::from_secs(idle_timeout),
-            )
+            crate::boxed::boxed(|| {
+                serve::serve(
+                    global.clone(),
+                    paths.clone(),
+                    Duration::from_secs(idle_timeout),
+                )
+            })
             .await
         }
         SessionAction::Start { .. } => start(paths).await,

@@ -25,6 +25,7 @@ use tokio::sync::{Mutex, Notify, mpsc, oneshot};
 use super::forward::{Answer, Forwarder};
 use super::wire::{self, Request, Response, ServerLine, Status};
 use crate::args::{Cli, Command, GlobalArgs};
+use crate::boxed::boxed;
 use crate::exit::{CliError, CliResult};
 use crate::mcp_cmd::pool::ServerPool;
 
@@ -94,7 +95,7 @@ pub async fn serve(
         tokio::select! {
             accepted = listener.accept() => {
                 if let Ok((stream, _)) = accepted {
-                    connections.push(daemon.clone().connection(stream));
+                    connections.push(boxed(|| daemon.clone().connection(stream)));
                 }
             }
             Some(()) = connections.next() => {}
@@ -273,10 +274,12 @@ impl Daemon {
         }
         self.served.fetch_add(1, Ordering::AcqRel);
         let work = async move {
-            let prepared = crate::mcp_cmd::prepare(&mut pool, cmd).await;
+            let prepared = boxed(|| crate::mcp_cmd::prepare(&mut pool, cmd)).await;
             drop(pool);
             let result = match prepared {
-                Ok(Some(prepared)) => crate::mcp_cmd::run_prepared(self.paths, prepared).await,
+                Ok(Some(prepared)) => {
+                    boxed(|| crate::mcp_cmd::run_prepared(self.paths, prepared)).await
+                }
                 Ok(None) => Ok(()),
                 Err(e) => Err(e),
             };
