@@ -4,7 +4,8 @@
 //! `.text` holding function sections by name (`*(.text._ZN…17h<hash>E)`, then hash-free
 //! globs `*(.text._ZN…17h*)`) — so a hand edit that could move or drop other sections, or a
 //! script for a package that no longer exists, fails here rather than in a user's
-//! `cargo install`.
+//! `cargo install`. Also the order `scripts/dist.d/map_order.py` writes them in (smallest
+//! session first, with the code a native run touched).
 
 use super::{metadata, workspace_root};
 
@@ -80,4 +81,76 @@ fn every_release_link_script_is_a_list_of_function_sections() {
             );
         }
     }
+}
+
+/// `scripts/dist.d/map_order.py` (what `scripts/link-order` writes the scripts with) on a
+/// made-up link map and three callgrind runs, smallest first: all the first run's code comes
+/// first — what the other runs share before what only it ran, with the code it touched
+/// natively (`RUN.native`) — then what the second run adds, then the third; globs follow the
+/// exact names. (Ordered by how many runs ran it, the code only the first run ran would come
+/// after what the second and third share.)
+#[test]
+fn map_order_lays_out_the_smallest_session_first() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let section = |i: usize| format!(".text._ZN4test2f{i}17h{i:016x}E");
+    let mut map =
+        String::from("             VMA              LMA     Size Align Out     In      Symbol\n");
+    map.push_str("            1000             1000     7800    16 .text\n");
+    for i in 0..120 {
+        let addr = 0x1000 + i * 0x100;
+        map.push_str(&format!(
+            "{addr:>16x} {addr:>16x}      100    16         lib.o:({})\n",
+            section(i)
+        ));
+    }
+    std::fs::write(dir.path().join("test.map"), map).expect("map written");
+    let run = |name: &str, order: &[usize]| {
+        let mut text = String::from("ob=(1) /bin/app\n");
+        for (n, i) in order.iter().enumerate() {
+            text.push_str(&format!("fn=({}) {:#x}\n", n + 1, 0x1000 + i * 0x100 + 8));
+        }
+        std::fs::write(dir.path().join(name), text).expect("run written");
+    };
+    run("small", &[110, 105, 115]);
+    std::fs::write(
+        dir.path().join("small.native"),
+        format!("{}\n", section(50)),
+    )
+    .expect("native list written");
+    run("medium", &(0..10).collect::<Vec<_>>());
+    run("large", &(0..120).filter(|&i| i != 115).collect::<Vec<_>>());
+    let out = dir.path().join("app.ld");
+    let status = std::process::Command::new("python3")
+        .arg(workspace_root().join("scripts/dist.d/map_order.py"))
+        .arg(dir.path().join("test.map"))
+        .arg("/elsewhere/app")
+        .arg(&out)
+        .arg(dir.path().join("small"))
+        .arg(dir.path().join("medium"))
+        .arg(dir.path().join("large"))
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "map_order.py failed: {status}");
+    let script = std::fs::read_to_string(&out).expect("script written");
+    let lines: Vec<&str> = script
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("*(")?.strip_suffix(')'))
+        .collect();
+    let exact: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.ends_with("17h*"))
+        .collect();
+    let mut expected = vec![section(110), section(105), section(50), section(115)];
+    expected.extend(
+        (0..120)
+            .filter(|i| ![50, 105, 110, 115].contains(i))
+            .map(section),
+    );
+    assert_eq!(exact, expected, "exact sections in the wrong order");
+    assert_eq!(lines.len(), 240, "one glob per exact name after them");
+    assert_eq!(
+        lines[120], ".text._ZN4test2f11017h*",
+        "globs follow the same order"
+    );
 }
