@@ -15,32 +15,15 @@ to the run's callgrind list, links again and repeats: each pass brings the next 
 Usage: fault_sections.py MAP BINARY PERF.DATA   (section names on stdout)
 """
 import bisect
+import os
 import re
 import subprocess
 import sys
 
-LINE = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(.*)$")
-SECTION = re.compile(r":\((\.text\.[A-Za-z0-9_$.]+)\)$")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from map_order import text_sections  # noqa: E402  (the same reading of an lld map)
+
 MMAP = re.compile(r"\[0x([0-9a-f]+)\(0x([0-9a-f]+)\) @ 0x([0-9a-f]+) [^\]]*\]: r-xp (\S+)")
-
-
-def text_sections(map_path):
-    """(start, end, name) of every named input section of the executable output sections."""
-    sections, in_text = [], False
-    with open(map_path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = LINE.match(line)
-            if not m:
-                continue
-            addr, size, indent, rest = int(m.group(1), 16), int(m.group(2), 16), m.group(3), m.group(4)
-            if indent == "":
-                in_text = rest.startswith(".text")
-            elif in_text and len(indent) < 12 and size:
-                name = SECTION.search(rest)
-                if name:
-                    sections.append((addr, addr + size, name.group(1)))
-    sections.sort()
-    return sections
 
 
 def load_segments(binary):
@@ -54,7 +37,7 @@ def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     map_path, binary, data = sys.argv[1:]
-    sections = text_sections(map_path)
+    sections = [s for s in text_sections(map_path) if s[2]]
     if not sections:
         sys.exit(f"{map_path}: no text input sections (not an lld map?)")
     starts = [s[0] for s in sections]

@@ -169,4 +169,5 @@ def main():
     print(f"{what}: {len(names)} sections, {len(globs)} globs -> {out_path}", file=sys.stderr)
 
 
-main()
+if __name__ == "__main__":
+    main()
