@@ -11,7 +11,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 /// `make()`'s future on the heap, built in this function's frame rather than the caller's.
-/// For the rarely taken or very large branches of a dispatcher (see the module docs).
+/// For the branches of a dispatcher, whose futures are large or rarely built (see the module
+/// docs).
 #[inline(never)]
 pub fn boxed<F: Future>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
     Box::pin(make())

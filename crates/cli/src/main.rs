@@ -86,8 +86,8 @@ fn main() -> ExitCode {
                 },
             )
         }
-        // Boxed: a command's future is as large as the largest command's state, and a future
-        // moved by value is copied through the main thread's stack, which stays resident.
+        // Built in a frame of its own (boxed.rs): a command's future is as large as the largest
+        // command's state, and a slot that size on the main thread's stack stays resident.
         _ => rt.block_on(boxed::boxed(|| run_until_signal(cli))),
     };
     // Servers were closed by the command itself; give stray tasks no chance to outlive us.
